@@ -1,0 +1,52 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace stepscope {
+
+// Launch geometry of one GPU kernel, parsed from the `kernel_details` stat. Three spellings occur
+// in real profiles (see README, "Kernel details"):
+//   TF 2020:  "regs:16 shm:0 grid:160,1,1 block:1024,1,1"
+//   CUDA now: "regs:32 static_shared:0 dynamic_shared:4096 grid:.. block:.. occ_pct:50"
+//   ROCm:     " grid:8,32,1 block:256,1,1 private_mem:0 group_mem:12800 occ_pct:0"
+// `shm` and `group_mem` are both counted as static shared memory.
+struct KernelDetails {
+    uint32_t registersPerThread = 0;
+    uint32_t staticSharedBytes = 0;
+    uint32_t dynamicSharedBytes = 0;
+    uint32_t privateBytes = 0; // ROCm private (scratch) memory per work-item
+    std::array<uint32_t, 3> grid{0, 0, 0};
+    std::array<uint32_t, 3> block{0, 0, 0};
+    double occupancyPct = -1; // theoretical occupancy, -1 when the profile does not give it
+    bool valid = false;       // at least grid and block were present
+
+    uint32_t sharedBytes() const { return staticSharedBytes + dynamicSharedBytes; }
+    uint64_t threadsPerBlock() const {
+        return uint64_t(block[0]) * block[1] * block[2];
+    }
+    static KernelDetails parse(std::string_view text);
+};
+
+// Direction of a memory copy, from the event name or the stream it ran on.
+enum class CopyKind : uint8_t { Unknown, HostToDevice, DeviceToHost, DeviceToDevice, PeerToPeer,
+                                Memset };
+
+// The `memcpy_details` stat: "size:112 dest:4 async:0", or "kind:Unknown size:0 dest:512 async:1".
+struct MemcpyDetails {
+    uint64_t bytes = 0;
+    int64_t destination = -1;
+    bool async = false;
+    CopyKind kind = CopyKind::Unknown; // from a `kind:` field where one is present
+    bool valid = false;
+
+    static MemcpyDetails parse(std::string_view text);
+};
+
+// The copy direction an event or track name implies ("MemcpyH2D", "cudaMemcpyDtoHAsync",
+// "Memset", ...), Unknown where it implies none.
+CopyKind copyKindFromName(std::string_view name);
+std::string_view copyKindName(CopyKind kind);
+
+} // namespace stepscope

@@ -1,0 +1,102 @@
+#include "model/Profile.h"
+
+namespace stepscope {
+
+uint32_t Profile::trackOf(EventIndex e) const {
+    const auto it = std::upper_bound(trackStarts_.begin(), trackStarts_.end(), e);
+    // Empty tracks share their firstEvent with the next track; upper_bound lands after all of
+    // them, on the track that holds e.
+    return static_cast<uint32_t>(it - trackStarts_.begin()) - 1;
+}
+
+uint32_t Profile::depthOf(EventIndex e) const {
+    const Track& t = tracks_[trackOf(e)];
+    const auto first = depthOffsets_.begin() + t.firstDepth;
+    const auto it = std::upper_bound(first, first + t.depthCount + 1, e);
+    return static_cast<uint32_t>(it - first) - 1;
+}
+
+EventRange Profile::eventsAt(uint32_t track, uint32_t depth) const {
+    const Track& t = tracks_[track];
+    if (depth >= t.depthCount) return {};
+    return {depthOffsets_[t.firstDepth + depth], depthOffsets_[t.firstDepth + depth + 1]};
+}
+
+EventRange Profile::eventsInWindow(uint32_t track, uint32_t depth, int64_t t0, int64_t t1) const {
+    const EventRange all = eventsAt(track, depth);
+    if (all.empty() || t1 < t0) return {all.begin, all.begin};
+    // Ends are sorted within a (track, depth) because events there never overlap.
+    EventIndex lo = all.begin, hi = all.end;
+    while (lo < hi) {
+        const EventIndex mid = lo + (hi - lo) / 2;
+        if (end(mid) < t0 || (end(mid) == t0 && duration(mid) > 0)) lo = mid + 1;
+        else hi = mid;
+    }
+    const EventIndex first = lo;
+    const auto last = std::lower_bound(start_.begin() + first, start_.begin() + all.end, t1);
+    EventIndex stop = static_cast<EventIndex>(last - start_.begin());
+    // A zero-length window still holds the zero-length events at its instant.
+    if (t1 == t0)
+        while (stop < all.end && start_[stop] == t0) ++stop;
+    return {first, std::max(first, stop)};
+}
+
+std::vector<EventIndex> Profile::eventsByName(std::string_view name) const {
+    std::vector<EventIndex> out;
+    const StringId id = strings_.find(name);
+    if (id == StringPool::kNotFound) return out;
+    std::vector<bool> match(metadata_.size(), false);
+    bool any = false;
+    for (size_t m = 0; m < metadata_.size(); ++m)
+        if (metadata_[m].name == id) match[m] = any = true;
+    if (!any) return out;
+    for (EventIndex e = 0; e < meta_.size(); ++e)
+        if (match[meta_[e]]) out.push_back(e);
+    return out;
+}
+
+std::optional<StatValue> Profile::findStat(EventIndex e, std::string_view key) const {
+    const StringId id = strings_.find(key);
+    if (id == StringPool::kNotFound) return std::nullopt;
+    for (const StatValue& s : eventStats(e))
+        if (s.key == id) return s;
+    for (const StatValue& s : metadataStats(meta_[e]))
+        if (s.key == id) return s;
+    return std::nullopt;
+}
+
+std::span<const Flow> Profile::flowsFrom(EventIndex launch) const {
+    const auto lo = std::lower_bound(flows_.begin(), flows_.end(), launch,
+                                     [](const Flow& f, EventIndex e) { return f.launch < e; });
+    auto hi = lo;
+    while (hi != flows_.end() && hi->launch == launch) ++hi;
+    return {flows_.data() + (lo - flows_.begin()), static_cast<size_t>(hi - lo)};
+}
+
+std::vector<EventIndex> Profile::launchesOf(EventIndex target) const {
+    std::vector<EventIndex> out;
+    auto it = std::lower_bound(flowsByTarget_.begin(), flowsByTarget_.end(), target,
+                               [&](uint32_t f, EventIndex e) { return flows_[f].target < e; });
+    for (; it != flowsByTarget_.end() && flows_[*it].target == target; ++it)
+        out.push_back(flows_[*it].launch);
+    return out;
+}
+
+size_t Profile::memoryBytes() const {
+    auto vec = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
+    size_t n = strings_.memoryBytes();
+    n += vec(planes_) + vec(tracks_) + vec(metadata_) + vec(start_) + vec(duration_) +
+         vec(meta_) + vec(statBegin_) + vec(statCount_) + vec(stats_) + vec(depthOffsets_) +
+         vec(trackStarts_) + vec(groupId_) + vec(kernelDetails_) + vec(flows_) +
+         vec(flowsByTarget_);
+    n += correlation_.memoryBytes() + kernels_.memoryBytes() + memcpys_.memoryBytes() +
+         memory_.memoryBytes() + tfOps_.memoryBytes() + hloOps_.memoryBytes();
+    for (const Host& h : hosts_) {
+        n += sizeof(Host) + h.name.capacity() + h.sourcePath.capacity();
+        for (const auto& s : h.errors) n += s.capacity() + sizeof(s);
+        for (const auto& s : h.warnings) n += s.capacity() + sizeof(s);
+    }
+    return n;
+}
+
+} // namespace stepscope

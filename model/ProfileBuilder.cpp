@@ -1,0 +1,466 @@
+#include "model/ProfileBuilder.h"
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+
+namespace stepscope {
+
+uint32_t ProfileBuilder::addHost(std::string name, std::string sourcePath) {
+    profile_->hosts_.push_back(Host{std::move(name), std::move(sourcePath), {}, {}});
+    return static_cast<uint32_t>(profile_->hosts_.size() - 1);
+}
+
+uint32_t ProfileBuilder::addPlane(uint32_t host, int64_t xplaneId, std::string_view name) {
+    Plane p;
+    p.xplaneId = xplaneId;
+    p.name = intern(name);
+    const PlaneClass c = classifyPlane(name);
+    p.kind = c.kind;
+    p.deviceOrdinal = c.deviceOrdinal;
+    p.host = host;
+    profile_->planes_.push_back(p);
+    return static_cast<uint32_t>(profile_->planes_.size() - 1);
+}
+
+void ProfileBuilder::addPlaneStat(uint32_t plane, const StatValue& stat) {
+    planeStats_.push_back({plane, stat});
+}
+
+uint32_t ProfileBuilder::addMetadata(uint32_t plane, int64_t xId, std::string_view name,
+                                     std::string_view displayName) {
+    EventMetadata m;
+    m.name = intern(name);
+    m.displayName = intern(displayName);
+    m.plane = plane;
+    m.xId = xId;
+    profile_->metadata_.push_back(m);
+    return static_cast<uint32_t>(profile_->metadata_.size() - 1);
+}
+
+void ProfileBuilder::addMetadataStat(uint32_t metadata, const StatValue& stat) {
+    metadataStats_.push_back({metadata, stat});
+}
+
+uint32_t ProfileBuilder::addTrack(uint32_t plane, int64_t lineId, std::string_view name,
+                                  std::string_view displayName, int64_t displayId) {
+    Track t;
+    t.plane = plane;
+    t.lineId = lineId;
+    t.displayId = displayId;
+    t.name = intern(name);
+    t.displayName = intern(displayName);
+    const TrackClass c = classifyTrack(profile_->planes_[plane].kind, name);
+    t.kind = c.kind;
+    t.streamFlags = c.streamFlags;
+    t.streamId = c.streamId;
+    profile_->tracks_.push_back(t);
+    return static_cast<uint32_t>(profile_->tracks_.size() - 1);
+}
+
+void ProfileBuilder::reserveEvents(size_t events, size_t stats) {
+    track_.reserve(events);
+    start_.reserve(events);
+    duration_.reserve(events);
+    meta_.reserve(events);
+    statBegin_.reserve(events + 1);
+    stats_.reserve(stats);
+}
+
+// Planes list their tracks as one contiguous range. Importers add tracks plane by plane; should
+// a builder user interleave them, reorder the tracks (stably) and renumber the events' tracks.
+void ProfileBuilder::groupTracksByPlane() {
+    Profile& p = *profile_;
+    auto byPlane = [](const Track& a, const Track& b) { return a.plane < b.plane; };
+    if (std::is_sorted(p.tracks_.begin(), p.tracks_.end(), byPlane)) return;
+    std::vector<uint32_t> order(p.tracks_.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return p.tracks_[a].plane < p.tracks_[b].plane; });
+    std::vector<uint32_t> newIndex(order.size());
+    std::vector<Track> tracks(order.size());
+    for (uint32_t i = 0; i < order.size(); ++i) {
+        newIndex[order[i]] = i;
+        tracks[i] = p.tracks_[order[i]];
+    }
+    p.tracks_ = std::move(tracks);
+    for (uint32_t& t : track_) t = newIndex[t];
+}
+
+// Returns the final order of events (new row -> raw row) and fills in each track's event range
+// and depth offsets. Within a track, events are sorted by start (longer first on ties, so a
+// parent precedes its children), then given a depth with a stack: an event's depth is the number
+// of open events that contain its start. An event that overlaps the open one without nesting in
+// it still goes one level deeper, so no two events of a (track, depth) ever overlap.
+std::vector<uint32_t> ProfileBuilder::orderEvents(const Progress* progress, bool& cancelled) {
+    Profile& p = *profile_;
+    const size_t n = start_.size();
+    const size_t trackCount = p.tracks_.size();
+
+    // Group by track: a stable counting sort, skipped when events arrive grouped already.
+    std::vector<uint32_t> order(n);
+    std::vector<uint32_t> trackBegin(trackCount + 1, 0);
+    for (uint32_t t : track_) ++trackBegin[t + 1];
+    std::partial_sum(trackBegin.begin(), trackBegin.end(), trackBegin.begin());
+    if (std::is_sorted(track_.begin(), track_.end())) {
+        std::iota(order.begin(), order.end(), 0u);
+    } else {
+        std::vector<uint32_t> fill(trackBegin.begin(), trackBegin.end() - 1);
+        for (uint32_t i = 0; i < n; ++i) order[fill[track_[i]]++] = i;
+    }
+
+    p.depthOffsets_.clear();
+    std::vector<uint32_t> depth;
+    std::vector<uint32_t> depthCount;
+    std::vector<int64_t> openEnds;
+    std::vector<uint32_t> scratch;
+    for (size_t t = 0; t < trackCount; ++t) {
+        if (progress) {
+            if (progress->cancelled()) {
+                cancelled = true;
+                return {};
+            }
+            progress->report("Sorting events", double(t) / double(trackCount));
+        }
+        Track& track = p.tracks_[t];
+        const uint32_t b = trackBegin[t], e = trackBegin[t + 1];
+        track.firstEvent = b;
+        track.eventCount = e - b;
+        track.firstDepth = static_cast<uint32_t>(p.depthOffsets_.size());
+        auto before = [&](uint32_t x, uint32_t y) {
+            if (start_[x] != start_[y]) return start_[x] < start_[y];
+            if (duration_[x] != duration_[y]) return duration_[x] > duration_[y];
+            return x < y;
+        };
+        if (!std::is_sorted(order.begin() + b, order.begin() + e, before))
+            std::sort(order.begin() + b, order.begin() + e, before);
+
+        depth.assign(e - b, 0);
+        openEnds.clear();
+        uint32_t maxDepth = 0;
+        int64_t minStart = 0, maxEnd = 0;
+        for (uint32_t k = b; k < e; ++k) {
+            const uint32_t i = order[k];
+            const int64_t s = start_[i], end = s + duration_[i];
+            while (!openEnds.empty() && openEnds.back() <= s) openEnds.pop_back();
+            depth[k - b] = static_cast<uint32_t>(openEnds.size());
+            maxDepth = std::max(maxDepth, depth[k - b]);
+            openEnds.push_back(end);
+            if (k == b || s < minStart) minStart = s;
+            if (k == b || end > maxEnd) maxEnd = end;
+        }
+        track.minStartPs = minStart;
+        track.maxEndPs = maxEnd;
+        track.depthCount = e > b ? maxDepth + 1 : 0;
+
+        // Stable counting sort of the track's events by depth.
+        depthCount.assign(track.depthCount + 1, 0);
+        for (uint32_t k = 0; k < e - b; ++k) ++depthCount[depth[k] + 1];
+        std::partial_sum(depthCount.begin(), depthCount.end(), depthCount.begin());
+        for (uint32_t d = 0; d <= track.depthCount; ++d)
+            p.depthOffsets_.push_back(b + depthCount[d]);
+        if (maxDepth > 0) {
+            scratch.assign(order.begin() + b, order.begin() + e);
+            for (uint32_t k = 0; k < e - b; ++k) order[b + depthCount[depth[k]]++] = scratch[k];
+        }
+    }
+    return order;
+}
+
+std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress) {
+    Profile& p = *profile_;
+    const size_t n = start_.size();
+    groupTracksByPlane();
+    bool cancelled = false;
+    std::vector<uint32_t> order = orderEvents(progress, cancelled);
+    if (cancelled) return nullptr;
+    if (progress) progress->report("Building columns", 0);
+
+    // Shift time so the profile starts within the first nanosecond; keep the absolute start.
+    int64_t minStart = 0, maxEnd = 0;
+    for (size_t i = 0; i < n; ++i) {
+        minStart = i == 0 ? start_[i] : std::min(minStart, start_[i]);
+        maxEnd = i == 0 ? start_[i] + duration_[i] : std::max(maxEnd, start_[i] + duration_[i]);
+    }
+    const int64_t shiftNs = minStart >= 0 ? minStart / 1000 : -((-minStart + 999) / 1000);
+    const int64_t shift = shiftNs * 1000;
+    p.startNs_ = timeBaseNs_ + shiftNs;
+    p.durationPs_ = n ? maxEnd - shift : 0;
+    for (Track& t : p.tracks_) {
+        if (t.eventCount == 0) {
+            t.minStartPs = t.maxEndPs = 0;
+            continue;
+        }
+        t.minStartPs -= shift;
+        t.maxEndPs -= shift;
+    }
+
+    const bool identity = [&] {
+        for (uint32_t i = 0; i < n; ++i)
+            if (order[i] != i) return false;
+        return true;
+    }();
+    statBegin_.push_back(static_cast<uint32_t>(stats_.size()));
+    p.statCount_.resize(n);
+    auto statCount = [&](uint32_t raw) {
+        return static_cast<uint16_t>(std::min<uint32_t>(statBegin_[raw + 1] - statBegin_[raw], 0xFFFF));
+    };
+    if (identity) {
+        for (uint32_t i = 0; i < n; ++i) p.statCount_[i] = statCount(i);
+        statBegin_.pop_back();
+        p.start_ = std::move(start_);
+        p.duration_ = std::move(duration_);
+        p.meta_ = std::move(meta_);
+        p.statBegin_ = std::move(statBegin_);
+    } else {
+        p.start_.resize(n);
+        p.duration_.resize(n);
+        p.meta_.resize(n);
+        p.statBegin_.resize(n);
+        for (uint32_t i = 0; i < n; ++i) {
+            const uint32_t r = order[i];
+            p.start_[i] = start_[r];
+            p.duration_[i] = duration_[r];
+            p.meta_[i] = meta_[r];
+            p.statBegin_[i] = statBegin_[r];
+            p.statCount_[i] = statCount(r);
+        }
+        std::vector<int64_t>().swap(start_);
+        std::vector<int64_t>().swap(duration_);
+        std::vector<uint32_t>().swap(meta_);
+        std::vector<uint32_t>().swap(statBegin_);
+    }
+    std::vector<uint32_t>().swap(order);
+    std::vector<uint32_t>().swap(track_);
+    if (shift != 0)
+        for (int64_t& s : p.start_) s -= shift;
+
+    // Metadata and plane stats go after the event stats, in one column.
+    std::stable_sort(metadataStats_.begin(), metadataStats_.end(),
+                     [](const PendingStat& a, const PendingStat& b) { return a.owner < b.owner; });
+    std::stable_sort(planeStats_.begin(), planeStats_.end(),
+                     [](const PendingStat& a, const PendingStat& b) { return a.owner < b.owner; });
+    stats_.reserve(stats_.size() + metadataStats_.size() + planeStats_.size());
+    for (size_t i = 0; i < metadataStats_.size();) {
+        EventMetadata& m = p.metadata_[metadataStats_[i].owner];
+        m.statBegin = static_cast<uint32_t>(stats_.size());
+        const uint32_t owner = metadataStats_[i].owner;
+        for (; i < metadataStats_.size() && metadataStats_[i].owner == owner; ++i)
+            stats_.push_back(metadataStats_[i].stat);
+        m.statEnd = static_cast<uint32_t>(stats_.size());
+    }
+    for (size_t i = 0; i < planeStats_.size();) {
+        Plane& pl = p.planes_[planeStats_[i].owner];
+        pl.statBegin = static_cast<uint32_t>(stats_.size());
+        const uint32_t owner = planeStats_[i].owner;
+        for (; i < planeStats_.size() && planeStats_[i].owner == owner; ++i)
+            stats_.push_back(planeStats_[i].stat);
+        pl.statEnd = static_cast<uint32_t>(stats_.size());
+    }
+    p.stats_ = std::move(stats_);
+    p.stats_.shrink_to_fit();
+
+    for (Plane& pl : p.planes_) pl.trackCount = 0;
+    for (size_t t = 0; t < p.tracks_.size(); ++t) {
+        Plane& pl = p.planes_[p.tracks_[t].plane];
+        if (pl.trackCount == 0) pl.firstTrack = static_cast<uint32_t>(t);
+        ++pl.trackCount;
+    }
+    p.trackStarts_.resize(p.tracks_.size());
+    for (size_t t = 0; t < p.tracks_.size(); ++t) p.trackStarts_[t] = p.tracks_[t].firstEvent;
+
+    // Device properties from plane stats.
+    for (Plane& pl : p.planes_) {
+        for (const StatValue& s : p.planeStats(pl)) {
+            const std::string_view key = p.str(s.key);
+            if (key == "device_vendor" && s.isText()) pl.device.vendor = p.str(s.asString());
+            else if (key == "compute_cap_major") pl.device.computeCapMajor = int(s.asInt());
+            else if (key == "compute_cap_minor") pl.device.computeCapMinor = int(s.asInt());
+            else if (key == "core_count") pl.device.coreCount = s.asInt();
+            else if (key == "clock_rate") pl.device.clockRateKHz = s.asInt();
+            else if (key == "memory_size") pl.device.memoryBytes = uint64_t(s.asInt());
+            else if (key == "memory_bandwidth") pl.device.bandwidthBps = uint64_t(s.asInt());
+        }
+    }
+
+    if (progress) progress->report("Decoding stats", 0);
+    decodeHotStats();
+    if (progress) progress->report("Joining launches to kernels", 0);
+    joinFlows();
+    if (progress) progress->report("Done", 1);
+    return std::move(profile_);
+}
+
+// Reads the stats every analysis needs into typed columns, once. Stats on the event override
+// those of its metadata. Text stats such as kernel_details repeat across events, so each distinct
+// string is parsed once.
+void ProfileBuilder::decodeHotStats() {
+    Profile& p = *profile_;
+    const StringPool& pool = p.strings_;
+    const size_t n = p.start_.size();
+    enum Key : uint8_t { None, Group, Corr, Kernel, Memcpy, TfOp, Level0, HloOp, Allocator,
+                         BytesAllocated, BytesReserved, BytesAvailable, Peak, Requested,
+                         AllocationBytes, Addr, Fragmentation, RegionType, DataType, Shape };
+    const std::pair<std::string_view, Key> names[] = {
+        {"group_id", Group},           {"correlation_id", Corr},
+        {"kernel_details", Kernel},    {"memcpy_details", Memcpy},
+        {"tf_op", TfOp},               {"level 0", Level0},
+        {"hlo_op", HloOp},             {"allocator_name", Allocator},
+        {"bytes_allocated", BytesAllocated}, {"bytes_reserved", BytesReserved},
+        {"bytes_available", BytesAvailable}, {"peak_bytes_in_use", Peak},
+        {"requested_bytes", Requested}, {"allocation_bytes", AllocationBytes},
+        {"addr", Addr},                 {"fragmentation", Fragmentation},
+        {"region_type", RegionType},    {"data_type", DataType},
+        {"shape", Shape},
+    };
+    std::unordered_map<StringId, Key> keyOf;
+    for (const auto& [name, key] : names) {
+        const StringId id = pool.find(name);
+        if (id != StringPool::kNotFound) keyOf[id] = key;
+    }
+    // Dense lookup by stat key id; stat names are few and their ids small in practice, but bound
+    // the table by the largest key actually present.
+    StringId maxKey = 0;
+    for (const auto& [id, key] : keyOf) maxKey = std::max(maxKey, id);
+    std::vector<Key> keyTable(keyOf.empty() ? 0 : maxKey + 1, None);
+    for (const auto& [id, key] : keyOf) keyTable[id] = key;
+    auto classify = [&](StringId id) { return id < keyTable.size() ? keyTable[id] : None; };
+
+    const StringId allocName = pool.find("MemoryAllocation");
+    const StringId deallocName = pool.find("MemoryDeallocation");
+    std::vector<uint8_t> isMemory(p.metadata_.size(), 0);
+    for (size_t m = 0; m < p.metadata_.size(); ++m) {
+        if (p.metadata_[m].name == allocName) isMemory[m] = 1;
+        else if (p.metadata_[m].name == deallocName) isMemory[m] = 2;
+    }
+
+    std::unordered_map<StringId, uint32_t> kernelIndex;
+    std::unordered_map<StringId, MemcpyDetails> memcpyCache;
+    p.groupId_.assign(n, -1);
+
+    struct Hot {
+        int64_t group = -1;
+        bool hasCorr = false;
+        uint64_t corr = 0;
+        StringId kernel = 0, memcpy = 0, tfOp = 0, level0 = 0, hloOp = 0;
+    };
+    auto apply = [&](const StatValue& s, Hot& h, MemoryEvent* mem) {
+        switch (classify(s.key)) {
+        case Group: h.group = s.asInt(); break;
+        case Corr: h.hasCorr = true; h.corr = s.raw; break;
+        case Kernel: if (s.isText()) h.kernel = s.asString(); break;
+        case Memcpy: if (s.isText()) h.memcpy = s.asString(); break;
+        case TfOp: if (s.isText()) h.tfOp = s.asString(); break;
+        case Level0: if (s.isText()) h.level0 = s.asString(); break;
+        case HloOp: if (s.isText()) h.hloOp = s.asString(); break;
+        default: break;
+        }
+        if (!mem) return;
+        switch (classify(s.key)) {
+        case Allocator: if (s.isText()) mem->allocator = s.asString(); break;
+        case BytesAllocated: mem->bytesAllocated = s.asInt(); break;
+        case BytesReserved: mem->bytesReserved = s.asInt(); break;
+        case BytesAvailable: mem->bytesAvailable = s.asInt(); break;
+        case Peak: mem->peakBytesInUse = s.asInt(); break;
+        case Requested: mem->requestedBytes = s.asInt(); break;
+        case AllocationBytes: mem->allocationBytes = s.asInt(); break;
+        case Addr: mem->address = s.raw; break;
+        case Fragmentation: mem->fragmentation = s.asDouble(); break;
+        case RegionType: if (s.isText()) mem->regionType = s.asString(); break;
+        case DataType: if (s.isNumber()) mem->dataType = s.asInt(); break;
+        case Shape: if (s.isText()) mem->shape = s.asString(); break;
+        case TfOp: if (s.isText()) mem->tfOp = s.asString(); break;
+        case Group: mem->stepId = s.asInt(); break;
+        default: break;
+        }
+    };
+
+    std::vector<Hot> metaHot(p.metadata_.size());
+    for (size_t m = 0; m < p.metadata_.size(); ++m)
+        for (const StatValue& s : p.metadataStats(uint32_t(m))) apply(s, metaHot[m], nullptr);
+
+    for (EventIndex e = 0; e < n; ++e) {
+        const uint32_t m = p.meta_[e];
+        Hot h = metaHot[m];
+        MemoryEvent mem;
+        MemoryEvent* memPtr = isMemory[m] ? &mem : nullptr;
+        for (const StatValue& s : p.eventStats(e)) apply(s, h, memPtr);
+        if (h.group >= INT32_MIN && h.group <= INT32_MAX) p.groupId_[e] = int32_t(h.group);
+        if (h.hasCorr) p.correlation_.append(e, h.corr);
+        if (h.kernel) {
+            auto [it, inserted] = kernelIndex.try_emplace(h.kernel, uint32_t(p.kernelDetails_.size()));
+            if (inserted) p.kernelDetails_.push_back(KernelDetails::parse(pool.get(h.kernel)));
+            p.kernels_.append(e, it->second);
+        }
+        if (h.memcpy) {
+            auto it = memcpyCache.find(h.memcpy);
+            if (it == memcpyCache.end())
+                it = memcpyCache.emplace(h.memcpy, MemcpyDetails::parse(pool.get(h.memcpy))).first;
+            p.memcpys_.append(e, it->second);
+        }
+        if (h.tfOp || h.level0) p.tfOps_.append(e, h.tfOp ? h.tfOp : h.level0);
+        if (h.hloOp) p.hloOps_.append(e, h.hloOp);
+        if (memPtr) {
+            mem.deallocation = isMemory[m] == 2;
+            p.memory_.append(e, mem);
+        }
+    }
+    p.correlation_.shrink();
+    p.kernels_.shrink();
+    p.memcpys_.shrink();
+    p.memory_.shrink();
+    p.tfOps_.shrink();
+    p.hloOps_.shrink();
+}
+
+// Joins host launches to device events by correlation id, within each host. A launch is an
+// event with a correlation id on a host plane; a target is one on a GPU or TPU plane outside the
+// derived lines (those repeat the stream events).
+void ProfileBuilder::joinFlows() {
+    Profile& p = *profile_;
+    struct Key {
+        uint64_t corr;
+        uint32_t host;
+        uint8_t isTarget;
+        EventIndex event;
+    };
+    std::vector<Key> keys;
+    keys.reserve(p.correlation_.size());
+    for (size_t i = 0; i < p.correlation_.size(); ++i) {
+        const EventIndex e = p.correlation_.eventAt(i);
+        const Track& t = p.tracks_[p.trackOf(e)];
+        const Plane& pl = p.planes_[t.plane];
+        uint8_t isTarget;
+        if (pl.kind == PlaneKind::Host) isTarget = 0;
+        else if ((pl.kind == PlaneKind::Gpu || pl.kind == PlaneKind::Tpu) && !isDerived(t.kind))
+            isTarget = 1;
+        else continue;
+        keys.push_back({p.correlation_.valueAt(i), pl.host, isTarget, e});
+    }
+    std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+        if (a.host != b.host) return a.host < b.host;
+        if (a.corr != b.corr) return a.corr < b.corr;
+        if (a.isTarget != b.isTarget) return a.isTarget < b.isTarget;
+        return a.event < b.event;
+    });
+    for (size_t i = 0; i < keys.size();) {
+        size_t j = i;
+        while (j < keys.size() && keys[j].host == keys[i].host && keys[j].corr == keys[i].corr) ++j;
+        size_t firstTarget = i;
+        while (firstTarget < j && !keys[firstTarget].isTarget) ++firstTarget;
+        for (size_t l = i; l < firstTarget; ++l)
+            for (size_t t = firstTarget; t < j; ++t)
+                p.flows_.push_back({keys[l].event, keys[t].event});
+        i = j;
+    }
+    std::sort(p.flows_.begin(), p.flows_.end(), [](const Flow& a, const Flow& b) {
+        return a.launch != b.launch ? a.launch < b.launch : a.target < b.target;
+    });
+    p.flowsByTarget_.resize(p.flows_.size());
+    std::iota(p.flowsByTarget_.begin(), p.flowsByTarget_.end(), 0u);
+    std::sort(p.flowsByTarget_.begin(), p.flowsByTarget_.end(), [&](uint32_t a, uint32_t b) {
+        return p.flows_[a].target < p.flows_[b].target;
+    });
+}
+
+} // namespace stepscope

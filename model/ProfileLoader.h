@@ -1,0 +1,35 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "model/LogDir.h"
+#include "model/Profile.h"
+#include "model/Progress.h"
+
+namespace stepscope {
+
+struct LoadResult {
+    std::shared_ptr<const Profile> profile; // null on error or cancel
+    std::string error;                      // names the file and the problem
+    bool cancelled = false;
+    bool ok() const { return profile != nullptr; }
+};
+
+// Loads one or more hosts of a run into one Profile (hosts side by side, sharing one time base
+// so they line up). Runs on the calling thread; call it from a worker. Progress is reported per
+// file and stage; cancel() on the Progress stops it.
+LoadResult loadHosts(const std::vector<HostFile>& hosts, const Progress* progress = nullptr);
+
+// Loads an XSpace held in memory (the demo profile, tests).
+LoadResult loadXSpaceBytes(std::span<const uint8_t> bytes, const std::string& hostName,
+                           const Progress* progress = nullptr);
+
+// Convenience for the CLI and tests: discovers `path` and loads the newest run's hosts (all of
+// them), or the single file.
+LoadResult loadPath(const std::string& path, const Progress* progress = nullptr);
+
+} // namespace stepscope

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace stepscope {
+
+// A sparse typed column: values for the few events that have them, keyed by event index in
+// ascending order. Lookup is a binary search; iteration visits events in order.
+template <class T> class SideTable {
+public:
+    void append(uint32_t event, const T& value) {
+        events_.push_back(event);
+        values_.push_back(value);
+    }
+    const T* find(uint32_t event) const {
+        const auto it = std::lower_bound(events_.begin(), events_.end(), event);
+        if (it == events_.end() || *it != event) return nullptr;
+        return &values_[it - events_.begin()];
+    }
+    size_t size() const { return events_.size(); }
+    bool empty() const { return events_.empty(); }
+    uint32_t eventAt(size_t i) const { return events_[i]; }
+    const T& valueAt(size_t i) const { return values_[i]; }
+    const std::vector<uint32_t>& events() const { return events_; }
+    const std::vector<T>& values() const { return values_; }
+    void shrink() {
+        events_.shrink_to_fit();
+        values_.shrink_to_fit();
+    }
+    size_t memoryBytes() const {
+        return events_.capacity() * sizeof(uint32_t) + values_.capacity() * sizeof(T);
+    }
+
+private:
+    std::vector<uint32_t> events_;
+    std::vector<T> values_;
+};
+
+} // namespace stepscope

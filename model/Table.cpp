@@ -1,0 +1,85 @@
+#include "model/Table.h"
+
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+namespace stepscope {
+
+int Table::addColumn(std::string name, Type type, ColumnFormat format, std::string tooltip) {
+    columns_.push_back(Column{std::move(name), type, format, std::move(tooltip)});
+    return static_cast<int>(columns_.size() - 1);
+}
+
+void Table::addRow(std::vector<Cell> cells) {
+    if (cells.size() != columns_.size())
+        throw std::logic_error("Table::addRow: cell count does not match column count");
+    rows_.push_back(std::move(cells));
+}
+
+int Table::columnIndex(std::string_view name) const {
+    for (size_t c = 0; c < columns_.size(); ++c)
+        if (columns_[c].name == name) return static_cast<int>(c);
+    return -1;
+}
+
+double Table::number(size_t row, size_t col) const {
+    const Cell& c = rows_[row][col];
+    if (const auto* i = std::get_if<int64_t>(&c)) return static_cast<double>(*i);
+    if (const auto* d = std::get_if<double>(&c)) return *d;
+    return 0;
+}
+
+const std::string& Table::text(size_t row, size_t col) const {
+    static const std::string empty;
+    const auto* s = std::get_if<std::string>(&rows_[row][col]);
+    return s ? *s : empty;
+}
+
+std::string Table::exactText(size_t row, size_t col) const {
+    const Cell& c = rows_[row][col];
+    if (const auto* i = std::get_if<int64_t>(&c)) return std::to_string(*i);
+    if (const auto* d = std::get_if<double>(&c)) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.17g", *d);
+        return buf;
+    }
+    return std::get<std::string>(c);
+}
+
+namespace {
+std::string formatFixed(double v, int decimals) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
+std::string formatBytes(double v) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    double a = std::fabs(v);
+    while (a >= 1024 && u < 4) {
+        a /= 1024;
+        v /= 1024;
+        ++u;
+    }
+    return u == 0 ? formatFixed(v, 0) + " B" : formatFixed(v, 2) + " " + units[u];
+}
+} // namespace
+
+std::string Table::displayText(size_t row, size_t col) const {
+    const Cell& c = rows_[row][col];
+    if (std::holds_alternative<std::string>(c)) return std::get<std::string>(c);
+    const bool isInt = std::holds_alternative<int64_t>(c);
+    const double v = number(row, col);
+    switch (columns_[col].format) {
+    case ColumnFormat::Plain: return isInt ? exactText(row, col) : formatFixed(v, 3);
+    case ColumnFormat::Microseconds: return formatFixed(v, 3);
+    case ColumnFormat::Percent: return formatFixed(v, 1) + "%";
+    case ColumnFormat::Bytes: return formatBytes(v);
+    case ColumnFormat::Bool: return v != 0 ? "Yes" : "No";
+    }
+    return exactText(row, col);
+}
+
+} // namespace stepscope

@@ -1,0 +1,58 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace stepscope {
+
+// How a numeric column reads on screen. CSV always carries the full-precision value.
+enum class ColumnFormat : uint8_t {
+    Plain,        // integers as is, doubles with up to 3 decimals
+    Microseconds, // value is in µs; shown with 3 significant decimals
+    Percent,      // value is 0..100; shown as "12.3%"
+    Bytes,        // value is bytes; shown as KiB/MiB/GiB
+    Bool,         // integer 0/1; shown as "Yes"/"No"
+};
+
+// An analysis result: named, typed columns of equal length. Analyses return these; the GUI wraps
+// them in a QAbstractTableModel, CSV export and the CLI write them, so all three agree.
+class Table {
+public:
+    using Cell = std::variant<int64_t, double, std::string>;
+    enum class Type : uint8_t { Int, Double, Text };
+
+    struct Column {
+        std::string name;
+        Type type = Type::Text;
+        ColumnFormat format = ColumnFormat::Plain;
+        std::string tooltip;
+    };
+
+    int addColumn(std::string name, Type type, ColumnFormat format = ColumnFormat::Plain,
+                  std::string tooltip = {});
+    // Appends a row; `cells` must have one value per column, of the column's type.
+    void addRow(std::vector<Cell> cells);
+
+    size_t rowCount() const { return rows_.size(); }
+    size_t columnCount() const { return columns_.size(); }
+    const Column& column(size_t c) const { return columns_[c]; }
+    const std::vector<Column>& columns() const { return columns_; }
+    int columnIndex(std::string_view name) const; // -1 if absent
+    const Cell& cell(size_t row, size_t col) const { return rows_[row][col]; }
+    double number(size_t row, size_t col) const;   // Int or Double as double; 0 for text
+    const std::string& text(size_t row, size_t col) const;
+
+    // Full precision, as CSV and the CLI write it.
+    std::string exactText(size_t row, size_t col) const;
+    // As the screen shows it (units, rounding).
+    std::string displayText(size_t row, size_t col) const;
+
+private:
+    std::vector<Column> columns_;
+    std::vector<std::vector<Cell>> rows_;
+};
+
+} // namespace stepscope

@@ -1,0 +1,31 @@
+#pragma once
+
+#include <QWidget>
+#include <memory>
+
+#include "model/Profile.h"
+
+namespace stepscope {
+
+// One tool tab. The window owns one instance per tool and hands it the loaded profile; a view
+// computes what it shows off the UI thread and never parses files.
+class ToolView : public QWidget {
+    Q_OBJECT
+public:
+    using QWidget::QWidget;
+
+    // Called on the UI thread whenever the window shows a different profile (or null to clear).
+    virtual void setProfile(std::shared_ptr<const Profile> profile) = 0;
+    // Brings one event into view, where the tool shows single events (the trace viewer does).
+    virtual void focusEvent(EventIndex event) { Q_UNUSED(event); }
+    // True once what the view shows for the current profile is complete (used by --screenshot).
+    virtual bool isReady() const { return true; }
+
+signals:
+    // Asks the window to show this event in the trace viewer.
+    void showEventRequested(stepscope::EventIndex event);
+    // Emitted when isReady() turns true.
+    void ready();
+};
+
+} // namespace stepscope

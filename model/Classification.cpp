@@ -6,7 +6,9 @@
 namespace stepscope {
 
 namespace {
-bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool startsWith(std::string_view s, std::string_view p) {
+    return s.substr(0, p.size()) == p;
+}
 
 int parseInt(std::string_view s, int fallback) {
     int v = fallback;
@@ -27,14 +29,16 @@ constexpr FlagName kFlagNames[] = {
 
 PlaneClass classifyPlane(std::string_view name) {
     PlaneClass c;
-    if (startsWith(name, "/host:CPU")) c.kind = PlaneKind::Host;
+    if (startsWith(name, "/host:CPU"))
+        c.kind = PlaneKind::Host;
     else if (startsWith(name, "/device:GPU:")) {
         c.kind = PlaneKind::Gpu;
         c.deviceOrdinal = parseInt(name.substr(12), -1);
     } else if (startsWith(name, "/device:TPU:")) {
         c.kind = PlaneKind::Tpu;
         c.deviceOrdinal = parseInt(name.substr(12), -1);
-    } else if (startsWith(name, "/device:CUSTOM:")) c.kind = PlaneKind::Custom;
+    } else if (startsWith(name, "/device:CUSTOM:"))
+        c.kind = PlaneKind::Custom;
     return c;
 }
 
@@ -44,14 +48,20 @@ TrackClass classifyTrack(PlaneKind plane, std::string_view name) {
         c.kind = TrackKind::HostThread;
         return c;
     }
-    if (name == "Steps") c.kind = TrackKind::Steps;
-    else if (name == "XLA Modules") c.kind = TrackKind::XlaModules;
-    else if (name == "XLA Ops") c.kind = TrackKind::XlaOps;
-    else if (name == "TensorFlow Ops" || name == "Framework Ops") c.kind = TrackKind::FrameworkOps;
+    if (name == "Steps")
+        c.kind = TrackKind::Steps;
+    else if (name == "XLA Modules")
+        c.kind = TrackKind::XlaModules;
+    else if (name == "XLA Ops")
+        c.kind = TrackKind::XlaOps;
+    else if (name == "TensorFlow Ops" || name == "Framework Ops")
+        c.kind = TrackKind::FrameworkOps;
     else if (name == "TensorFlow Name Scope" || name == "Framework Name Scope")
         c.kind = TrackKind::NameScope;
-    else if (name == "Source code") c.kind = TrackKind::SourceCode;
-    else if (name == "Launch Stats") c.kind = TrackKind::LaunchStats;
+    else if (name == "Source code")
+        c.kind = TrackKind::SourceCode;
+    else if (name == "Launch Stats")
+        c.kind = TrackKind::LaunchStats;
     else if (startsWith(name, "Stream #")) {
         c.kind = TrackKind::GpuStream;
         std::string_view rest = name.substr(8);
@@ -87,34 +97,51 @@ bool isDerived(TrackKind kind) {
     case TrackKind::FrameworkOps:
     case TrackKind::NameScope:
     case TrackKind::SourceCode:
-    case TrackKind::LaunchStats: return true;
-    default: return false;
+    case TrackKind::LaunchStats:
+        return true;
+    default:
+        return false;
     }
 }
 
 std::string_view planeKindName(PlaneKind kind) {
     switch (kind) {
-    case PlaneKind::Host: return "host";
-    case PlaneKind::Gpu: return "GPU";
-    case PlaneKind::Tpu: return "TPU";
-    case PlaneKind::Custom: return "custom";
-    case PlaneKind::Other: break;
+    case PlaneKind::Host:
+        return "host";
+    case PlaneKind::Gpu:
+        return "GPU";
+    case PlaneKind::Tpu:
+        return "TPU";
+    case PlaneKind::Custom:
+        return "custom";
+    case PlaneKind::Other:
+        break;
     }
     return "other";
 }
 
 std::string_view trackKindName(TrackKind kind) {
     switch (kind) {
-    case TrackKind::HostThread: return "host thread";
-    case TrackKind::GpuStream: return "GPU stream";
-    case TrackKind::Steps: return "steps (derived)";
-    case TrackKind::XlaModules: return "XLA modules (derived)";
-    case TrackKind::XlaOps: return "XLA ops (derived)";
-    case TrackKind::FrameworkOps: return "framework ops (derived)";
-    case TrackKind::NameScope: return "name scope (derived)";
-    case TrackKind::SourceCode: return "source code (derived)";
-    case TrackKind::LaunchStats: return "launch stats (derived)";
-    case TrackKind::Other: break;
+    case TrackKind::HostThread:
+        return "host thread";
+    case TrackKind::GpuStream:
+        return "GPU stream";
+    case TrackKind::Steps:
+        return "steps (derived)";
+    case TrackKind::XlaModules:
+        return "XLA modules (derived)";
+    case TrackKind::XlaOps:
+        return "XLA ops (derived)";
+    case TrackKind::FrameworkOps:
+        return "framework ops (derived)";
+    case TrackKind::NameScope:
+        return "name scope (derived)";
+    case TrackKind::SourceCode:
+        return "source code (derived)";
+    case TrackKind::LaunchStats:
+        return "launch stats (derived)";
+    case TrackKind::Other:
+        break;
     }
     return "other";
 }

@@ -38,8 +38,12 @@ bool parseDim3(std::string_view s, std::array<uint32_t, 3>& out) {
     return true;
 }
 
-bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-bool contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
+bool startsWith(std::string_view s, std::string_view p) {
+    return s.substr(0, p.size()) == p;
+}
+bool contains(std::string_view s, std::string_view p) {
+    return s.find(p) != std::string_view::npos;
+}
 
 } // namespace
 
@@ -47,13 +51,18 @@ KernelDetails KernelDetails::parse(std::string_view text) {
     KernelDetails d;
     bool grid = false, block = false;
     forEachField(text, [&](std::string_view key, std::string_view value) {
-        if (key == "regs") parseNumber(value, d.registersPerThread);
+        if (key == "regs")
+            parseNumber(value, d.registersPerThread);
         else if (key == "shm" || key == "static_shared" || key == "group_mem")
             parseNumber(value, d.staticSharedBytes);
-        else if (key == "dynamic_shared") parseNumber(value, d.dynamicSharedBytes);
-        else if (key == "private_mem") parseNumber(value, d.privateBytes);
-        else if (key == "grid") grid = parseDim3(value, d.grid);
-        else if (key == "block") block = parseDim3(value, d.block);
+        else if (key == "dynamic_shared")
+            parseNumber(value, d.dynamicSharedBytes);
+        else if (key == "private_mem")
+            parseNumber(value, d.privateBytes);
+        else if (key == "grid")
+            grid = parseDim3(value, d.grid);
+        else if (key == "block")
+            block = parseDim3(value, d.block);
         else if (key == "occ_pct") {
             double v = 0;
             if (parseNumber(value, v)) d.occupancyPct = v;
@@ -67,10 +76,14 @@ MemcpyDetails MemcpyDetails::parse(std::string_view text) {
     MemcpyDetails d;
     bool size = false;
     forEachField(text, [&](std::string_view key, std::string_view value) {
-        if (key == "size") size = parseNumber(value, d.bytes);
-        else if (key == "dest") parseNumber(value, d.destination);
-        else if (key == "async") d.async = value == "1" || value == "true";
-        else if (key == "kind") d.kind = copyKindFromName(value);
+        if (key == "size")
+            size = parseNumber(value, d.bytes);
+        else if (key == "dest")
+            parseNumber(value, d.destination);
+        else if (key == "async")
+            d.async = value == "1" || value == "true";
+        else if (key == "kind")
+            d.kind = copyKindFromName(value);
     });
     d.valid = size;
     return d;
@@ -89,12 +102,18 @@ CopyKind copyKindFromName(std::string_view name) {
 
 std::string_view copyKindName(CopyKind kind) {
     switch (kind) {
-    case CopyKind::HostToDevice: return "HtoD";
-    case CopyKind::DeviceToHost: return "DtoH";
-    case CopyKind::DeviceToDevice: return "DtoD";
-    case CopyKind::PeerToPeer: return "PtoP";
-    case CopyKind::Memset: return "Memset";
-    case CopyKind::Unknown: break;
+    case CopyKind::HostToDevice:
+        return "HtoD";
+    case CopyKind::DeviceToHost:
+        return "DtoH";
+    case CopyKind::DeviceToDevice:
+        return "DtoD";
+    case CopyKind::PeerToPeer:
+        return "PtoP";
+    case CopyKind::Memset:
+        return "Memset";
+    case CopyKind::Unknown:
+        break;
     }
     return "Unknown";
 }

@@ -23,15 +23,19 @@ struct KernelDetails {
     bool valid = false;       // at least grid and block were present
 
     uint32_t sharedBytes() const { return staticSharedBytes + dynamicSharedBytes; }
-    uint64_t threadsPerBlock() const {
-        return uint64_t(block[0]) * block[1] * block[2];
-    }
+    uint64_t threadsPerBlock() const { return uint64_t(block[0]) * block[1] * block[2]; }
     static KernelDetails parse(std::string_view text);
 };
 
 // Direction of a memory copy, from the event name or the stream it ran on.
-enum class CopyKind : uint8_t { Unknown, HostToDevice, DeviceToHost, DeviceToDevice, PeerToPeer,
-                                Memset };
+enum class CopyKind : uint8_t {
+    Unknown,
+    HostToDevice,
+    DeviceToHost,
+    DeviceToDevice,
+    PeerToPeer,
+    Memset
+};
 
 // The `memcpy_details` stat: "size:112 dest:4 async:0", or "kind:Unknown size:0 dest:512 async:1".
 struct MemcpyDetails {

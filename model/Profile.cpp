@@ -29,8 +29,10 @@ EventRange Profile::eventsInWindow(uint32_t track, uint32_t depth, int64_t t0, i
     EventIndex lo = all.begin, hi = all.end;
     while (lo < hi) {
         const EventIndex mid = lo + (hi - lo) / 2;
-        if (end(mid) < t0 || (end(mid) == t0 && duration(mid) > 0)) lo = mid + 1;
-        else hi = mid;
+        if (end(mid) < t0 || (end(mid) == t0 && duration(mid) > 0))
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     const EventIndex first = lo;
     const auto last = std::lower_bound(start_.begin() + first, start_.begin() + all.end, t1);
@@ -85,10 +87,9 @@ std::vector<EventIndex> Profile::launchesOf(EventIndex target) const {
 size_t Profile::memoryBytes() const {
     auto vec = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
     size_t n = strings_.memoryBytes();
-    n += vec(planes_) + vec(tracks_) + vec(metadata_) + vec(start_) + vec(duration_) +
-         vec(meta_) + vec(statBegin_) + vec(statCount_) + vec(stats_) + vec(depthOffsets_) +
-         vec(trackStarts_) + vec(groupId_) + vec(kernelDetails_) + vec(flows_) +
-         vec(flowsByTarget_);
+    n += vec(planes_) + vec(tracks_) + vec(metadata_) + vec(start_) + vec(duration_) + vec(meta_) +
+         vec(statBegin_) + vec(statCount_) + vec(stats_) + vec(depthOffsets_) + vec(trackStarts_) +
+         vec(groupId_) + vec(kernelDetails_) + vec(flows_) + vec(flowsByTarget_);
     n += correlation_.memoryBytes() + kernels_.memoryBytes() + memcpys_.memoryBytes() +
          memory_.memoryBytes() + tfOps_.memoryBytes() + hloOps_.memoryBytes();
     for (const Host& h : hosts_) {

@@ -21,21 +21,21 @@ inline constexpr uint32_t kNoIndex = 0xFFFFFFFFu;
 
 // One host of a run (one `<host>.xplane.pb`).
 struct Host {
-    std::string name;       // hostname from the file, or the file's stem
-    std::string sourcePath; // the file it was loaded from; empty for in-memory profiles
+    std::string name;                  // hostname from the file, or the file's stem
+    std::string sourcePath;            // the file it was loaded from; empty for in-memory profiles
     std::vector<std::string> errors;   // XSpace.errors
     std::vector<std::string> warnings; // XSpace.warnings
 };
 
 // Device properties carried as plane stats; 0 / empty where the profile does not give them.
 struct DeviceInfo {
-    std::string vendor;         // device_vendor
-    int computeCapMajor = 0;    // compute_cap_major
-    int computeCapMinor = 0;    // compute_cap_minor
-    int64_t coreCount = 0;      // core_count: SMs (NVIDIA) or CUs (AMD)
-    int64_t clockRateKHz = 0;   // clock_rate
-    uint64_t memoryBytes = 0;   // memory_size
-    uint64_t bandwidthBps = 0;  // memory_bandwidth, bytes per second
+    std::string vendor;        // device_vendor
+    int computeCapMajor = 0;   // compute_cap_major
+    int computeCapMinor = 0;   // compute_cap_minor
+    int64_t coreCount = 0;     // core_count: SMs (NVIDIA) or CUs (AMD)
+    int64_t clockRateKHz = 0;  // clock_rate
+    uint64_t memoryBytes = 0;  // memory_size
+    uint64_t bandwidthBps = 0; // memory_bandwidth, bytes per second
 };
 
 struct Plane {
@@ -165,7 +165,8 @@ public:
     // Step (group) id of an event, -1 where it has none.
     int32_t groupId(EventIndex e) const { return groupId_[e]; }
     const SideTable<uint64_t>& correlationIds() const { return correlation_; }
-    // Kernel geometry: the side table maps an event to an index into kernelDetailsTable().
+    // Kernel geometry of device stream events (GPU/TPU planes, non-derived lines): the side
+    // table maps an event to an index into kernelDetailsTable().
     const SideTable<uint32_t>& kernels() const { return kernels_; }
     const std::vector<KernelDetails>& kernelDetailsTable() const { return kernelDetails_; }
     const KernelDetails* kernelDetails(EventIndex e) const {

@@ -75,8 +75,9 @@ void ProfileBuilder::groupTracksByPlane() {
     if (std::is_sorted(p.tracks_.begin(), p.tracks_.end(), byPlane)) return;
     std::vector<uint32_t> order(p.tracks_.size());
     std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](uint32_t a, uint32_t b) { return p.tracks_[a].plane < p.tracks_[b].plane; });
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        return p.tracks_[a].plane < p.tracks_[b].plane;
+    });
     std::vector<uint32_t> newIndex(order.size());
     std::vector<Track> tracks(order.size());
     for (uint32_t i = 0; i < order.size(); ++i) {
@@ -203,7 +204,8 @@ std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress) {
     statBegin_.push_back(static_cast<uint32_t>(stats_.size()));
     p.statCount_.resize(n);
     auto statCount = [&](uint32_t raw) {
-        return static_cast<uint16_t>(std::min<uint32_t>(statBegin_[raw + 1] - statBegin_[raw], 0xFFFF));
+        return static_cast<uint16_t>(
+            std::min<uint32_t>(statBegin_[raw + 1] - statBegin_[raw], 0xFFFF));
     };
     if (identity) {
         for (uint32_t i = 0; i < n; ++i) p.statCount_[i] = statCount(i);
@@ -273,13 +275,20 @@ std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress) {
     for (Plane& pl : p.planes_) {
         for (const StatValue& s : p.planeStats(pl)) {
             const std::string_view key = p.str(s.key);
-            if (key == "device_vendor" && s.isText()) pl.device.vendor = p.str(s.asString());
-            else if (key == "compute_cap_major") pl.device.computeCapMajor = int(s.asInt());
-            else if (key == "compute_cap_minor") pl.device.computeCapMinor = int(s.asInt());
-            else if (key == "core_count") pl.device.coreCount = s.asInt();
-            else if (key == "clock_rate") pl.device.clockRateKHz = s.asInt();
-            else if (key == "memory_size") pl.device.memoryBytes = uint64_t(s.asInt());
-            else if (key == "memory_bandwidth") pl.device.bandwidthBps = uint64_t(s.asInt());
+            if (key == "device_vendor" && s.isText())
+                pl.device.vendor = p.str(s.asString());
+            else if (key == "compute_cap_major")
+                pl.device.computeCapMajor = int(s.asInt());
+            else if (key == "compute_cap_minor")
+                pl.device.computeCapMinor = int(s.asInt());
+            else if (key == "core_count")
+                pl.device.coreCount = s.asInt();
+            else if (key == "clock_rate")
+                pl.device.clockRateKHz = s.asInt();
+            else if (key == "memory_size")
+                pl.device.memoryBytes = uint64_t(s.asInt());
+            else if (key == "memory_bandwidth")
+                pl.device.bandwidthBps = uint64_t(s.asInt());
         }
     }
 
@@ -298,19 +307,47 @@ void ProfileBuilder::decodeHotStats() {
     Profile& p = *profile_;
     const StringPool& pool = p.strings_;
     const size_t n = p.start_.size();
-    enum Key : uint8_t { None, Group, Corr, Kernel, Memcpy, TfOp, Level0, HloOp, Allocator,
-                         BytesAllocated, BytesReserved, BytesAvailable, Peak, Requested,
-                         AllocationBytes, Addr, Fragmentation, RegionType, DataType, Shape };
+    enum Key : uint8_t {
+        None,
+        Group,
+        Corr,
+        Kernel,
+        Memcpy,
+        TfOp,
+        Level0,
+        HloOp,
+        Allocator,
+        BytesAllocated,
+        BytesReserved,
+        BytesAvailable,
+        Peak,
+        Requested,
+        AllocationBytes,
+        Addr,
+        Fragmentation,
+        RegionType,
+        DataType,
+        Shape
+    };
     const std::pair<std::string_view, Key> names[] = {
-        {"group_id", Group},           {"correlation_id", Corr},
-        {"kernel_details", Kernel},    {"memcpy_details", Memcpy},
-        {"tf_op", TfOp},               {"level 0", Level0},
-        {"hlo_op", HloOp},             {"allocator_name", Allocator},
-        {"bytes_allocated", BytesAllocated}, {"bytes_reserved", BytesReserved},
-        {"bytes_available", BytesAvailable}, {"peak_bytes_in_use", Peak},
-        {"requested_bytes", Requested}, {"allocation_bytes", AllocationBytes},
-        {"addr", Addr},                 {"fragmentation", Fragmentation},
-        {"region_type", RegionType},    {"data_type", DataType},
+        {"group_id", Group},
+        {"correlation_id", Corr},
+        {"kernel_details", Kernel},
+        {"memcpy_details", Memcpy},
+        {"tf_op", TfOp},
+        {"level 0", Level0},
+        {"hlo_op", HloOp},
+        {"allocator_name", Allocator},
+        {"bytes_allocated", BytesAllocated},
+        {"bytes_reserved", BytesReserved},
+        {"bytes_available", BytesAvailable},
+        {"peak_bytes_in_use", Peak},
+        {"requested_bytes", Requested},
+        {"allocation_bytes", AllocationBytes},
+        {"addr", Addr},
+        {"fragmentation", Fragmentation},
+        {"region_type", RegionType},
+        {"data_type", DataType},
         {"shape", Shape},
     };
     std::unordered_map<StringId, Key> keyOf;
@@ -330,8 +367,10 @@ void ProfileBuilder::decodeHotStats() {
     const StringId deallocName = pool.find("MemoryDeallocation");
     std::vector<uint8_t> isMemory(p.metadata_.size(), 0);
     for (size_t m = 0; m < p.metadata_.size(); ++m) {
-        if (p.metadata_[m].name == allocName) isMemory[m] = 1;
-        else if (p.metadata_[m].name == deallocName) isMemory[m] = 2;
+        if (p.metadata_[m].name == allocName)
+            isMemory[m] = 1;
+        else if (p.metadata_[m].name == deallocName)
+            isMemory[m] = 2;
     }
 
     std::unordered_map<StringId, uint32_t> kernelIndex;
@@ -346,32 +385,77 @@ void ProfileBuilder::decodeHotStats() {
     };
     auto apply = [&](const StatValue& s, Hot& h, MemoryEvent* mem) {
         switch (classify(s.key)) {
-        case Group: h.group = s.asInt(); break;
-        case Corr: h.hasCorr = true; h.corr = s.raw; break;
-        case Kernel: if (s.isText()) h.kernel = s.asString(); break;
-        case Memcpy: if (s.isText()) h.memcpy = s.asString(); break;
-        case TfOp: if (s.isText()) h.tfOp = s.asString(); break;
-        case Level0: if (s.isText()) h.level0 = s.asString(); break;
-        case HloOp: if (s.isText()) h.hloOp = s.asString(); break;
-        default: break;
+        case Group:
+            h.group = s.asInt();
+            break;
+        case Corr:
+            h.hasCorr = true;
+            h.corr = s.raw;
+            break;
+        case Kernel:
+            if (s.isText()) h.kernel = s.asString();
+            break;
+        case Memcpy:
+            if (s.isText()) h.memcpy = s.asString();
+            break;
+        case TfOp:
+            if (s.isText()) h.tfOp = s.asString();
+            break;
+        case Level0:
+            if (s.isText()) h.level0 = s.asString();
+            break;
+        case HloOp:
+            if (s.isText()) h.hloOp = s.asString();
+            break;
+        default:
+            break;
         }
         if (!mem) return;
         switch (classify(s.key)) {
-        case Allocator: if (s.isText()) mem->allocator = s.asString(); break;
-        case BytesAllocated: mem->bytesAllocated = s.asInt(); break;
-        case BytesReserved: mem->bytesReserved = s.asInt(); break;
-        case BytesAvailable: mem->bytesAvailable = s.asInt(); break;
-        case Peak: mem->peakBytesInUse = s.asInt(); break;
-        case Requested: mem->requestedBytes = s.asInt(); break;
-        case AllocationBytes: mem->allocationBytes = s.asInt(); break;
-        case Addr: mem->address = s.raw; break;
-        case Fragmentation: mem->fragmentation = s.asDouble(); break;
-        case RegionType: if (s.isText()) mem->regionType = s.asString(); break;
-        case DataType: if (s.isNumber()) mem->dataType = s.asInt(); break;
-        case Shape: if (s.isText()) mem->shape = s.asString(); break;
-        case TfOp: if (s.isText()) mem->tfOp = s.asString(); break;
-        case Group: mem->stepId = s.asInt(); break;
-        default: break;
+        case Allocator:
+            if (s.isText()) mem->allocator = s.asString();
+            break;
+        case BytesAllocated:
+            mem->bytesAllocated = s.asInt();
+            break;
+        case BytesReserved:
+            mem->bytesReserved = s.asInt();
+            break;
+        case BytesAvailable:
+            mem->bytesAvailable = s.asInt();
+            break;
+        case Peak:
+            mem->peakBytesInUse = s.asInt();
+            break;
+        case Requested:
+            mem->requestedBytes = s.asInt();
+            break;
+        case AllocationBytes:
+            mem->allocationBytes = s.asInt();
+            break;
+        case Addr:
+            mem->address = s.raw;
+            break;
+        case Fragmentation:
+            mem->fragmentation = s.asDouble();
+            break;
+        case RegionType:
+            if (s.isText()) mem->regionType = s.asString();
+            break;
+        case DataType:
+            if (s.isNumber()) mem->dataType = s.asInt();
+            break;
+        case Shape:
+            if (s.isText()) mem->shape = s.asString();
+            break;
+        case TfOp:
+            if (s.isText()) mem->tfOp = s.asString();
+            break;
+        case Group:
+            mem->stepId = s.asInt();
+            break;
+        default:
+            break;
         }
     };
 
@@ -379,30 +463,39 @@ void ProfileBuilder::decodeHotStats() {
     for (size_t m = 0; m < p.metadata_.size(); ++m)
         for (const StatValue& s : p.metadataStats(uint32_t(m))) apply(s, metaHot[m], nullptr);
 
-    for (EventIndex e = 0; e < n; ++e) {
-        const uint32_t m = p.meta_[e];
-        Hot h = metaHot[m];
-        MemoryEvent mem;
-        MemoryEvent* memPtr = isMemory[m] ? &mem : nullptr;
-        for (const StatValue& s : p.eventStats(e)) apply(s, h, memPtr);
-        if (h.group >= INT32_MIN && h.group <= INT32_MAX) p.groupId_[e] = int32_t(h.group);
-        if (h.hasCorr) p.correlation_.append(e, h.corr);
-        if (h.kernel) {
-            auto [it, inserted] = kernelIndex.try_emplace(h.kernel, uint32_t(p.kernelDetails_.size()));
-            if (inserted) p.kernelDetails_.push_back(KernelDetails::parse(pool.get(h.kernel)));
-            p.kernels_.append(e, it->second);
-        }
-        if (h.memcpy) {
-            auto it = memcpyCache.find(h.memcpy);
-            if (it == memcpyCache.end())
-                it = memcpyCache.emplace(h.memcpy, MemcpyDetails::parse(pool.get(h.memcpy))).first;
-            p.memcpys_.append(e, it->second);
-        }
-        if (h.tfOp || h.level0) p.tfOps_.append(e, h.tfOp ? h.tfOp : h.level0);
-        if (h.hloOp) p.hloOps_.append(e, h.hloOp);
-        if (memPtr) {
-            mem.deallocation = isMemory[m] == 2;
-            p.memory_.append(e, mem);
+    for (const Track& track : p.tracks_) {
+        // Kernel geometry is a property of device work. TF 2020 also wrote `kernel_details` on
+        // host executor events, with uninitialised values, so only device stream events count.
+        const PlaneKind planeKind = p.planes_[track.plane].kind;
+        const bool deviceWork =
+            (planeKind == PlaneKind::Gpu || planeKind == PlaneKind::Tpu) && !isDerived(track.kind);
+        for (EventIndex e = track.firstEvent; e < track.firstEvent + track.eventCount; ++e) {
+            const uint32_t m = p.meta_[e];
+            Hot h = metaHot[m];
+            MemoryEvent mem;
+            MemoryEvent* memPtr = isMemory[m] ? &mem : nullptr;
+            for (const StatValue& s : p.eventStats(e)) apply(s, h, memPtr);
+            if (h.group >= INT32_MIN && h.group <= INT32_MAX) p.groupId_[e] = int32_t(h.group);
+            if (h.hasCorr) p.correlation_.append(e, h.corr);
+            if (h.kernel && deviceWork) {
+                auto [it, inserted] =
+                    kernelIndex.try_emplace(h.kernel, uint32_t(p.kernelDetails_.size()));
+                if (inserted) p.kernelDetails_.push_back(KernelDetails::parse(pool.get(h.kernel)));
+                p.kernels_.append(e, it->second);
+            }
+            if (h.memcpy) {
+                auto it = memcpyCache.find(h.memcpy);
+                if (it == memcpyCache.end())
+                    it = memcpyCache.emplace(h.memcpy, MemcpyDetails::parse(pool.get(h.memcpy)))
+                             .first;
+                p.memcpys_.append(e, it->second);
+            }
+            if (h.tfOp || h.level0) p.tfOps_.append(e, h.tfOp ? h.tfOp : h.level0);
+            if (h.hloOp) p.hloOps_.append(e, h.hloOp);
+            if (memPtr) {
+                mem.deallocation = isMemory[m] == 2;
+                p.memory_.append(e, mem);
+            }
         }
     }
     p.correlation_.shrink();
@@ -431,10 +524,12 @@ void ProfileBuilder::joinFlows() {
         const Track& t = p.tracks_[p.trackOf(e)];
         const Plane& pl = p.planes_[t.plane];
         uint8_t isTarget;
-        if (pl.kind == PlaneKind::Host) isTarget = 0;
+        if (pl.kind == PlaneKind::Host)
+            isTarget = 0;
         else if ((pl.kind == PlaneKind::Gpu || pl.kind == PlaneKind::Tpu) && !isDerived(t.kind))
             isTarget = 1;
-        else continue;
+        else
+            continue;
         keys.push_back({p.correlation_.valueAt(i), pl.host, isTarget, e});
     }
     std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
@@ -458,9 +553,8 @@ void ProfileBuilder::joinFlows() {
     });
     p.flowsByTarget_.resize(p.flows_.size());
     std::iota(p.flowsByTarget_.begin(), p.flowsByTarget_.end(), 0u);
-    std::sort(p.flowsByTarget_.begin(), p.flowsByTarget_.end(), [&](uint32_t a, uint32_t b) {
-        return p.flows_[a].target < p.flows_[b].target;
-    });
+    std::sort(p.flowsByTarget_.begin(), p.flowsByTarget_.end(),
+              [&](uint32_t a, uint32_t b) { return p.flows_[a].target < p.flows_[b].target; });
 }
 
 } // namespace stepscope

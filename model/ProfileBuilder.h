@@ -51,6 +51,21 @@ public:
         meta_.push_back(metadata);
         statBegin_.push_back(static_cast<uint32_t>(stats_.size()));
     }
+    // Sets the time and metadata of the event added last (for decoders that read them after
+    // its stats), or removes it together with its stats.
+    void amendLastEvent(int64_t startPs, int64_t durationPs, uint32_t metadata) {
+        start_.back() = startPs;
+        duration_.back() = durationPs < 0 ? 0 : durationPs;
+        meta_.back() = metadata;
+    }
+    void dropLastEvent() {
+        stats_.resize(statBegin_.back());
+        track_.pop_back();
+        start_.pop_back();
+        duration_.pop_back();
+        meta_.pop_back();
+        statBegin_.pop_back();
+    }
     // Adds a stat to the event added last.
     void addEventStat(const StatValue& stat) { stats_.push_back(stat); }
     void reserveEvents(size_t events, size_t stats);

@@ -13,7 +13,8 @@ public:
     using Callback = std::function<void(std::string_view stage, double fraction)>;
 
     Progress() = default;
-    explicit Progress(Callback callback) : callback_(std::move(callback)) {}
+    explicit Progress(Callback callback)
+        : callback_(std::move(callback)) {}
 
     void report(std::string_view stage, double fraction) const {
         if (callback_) callback_(stage, fraction);

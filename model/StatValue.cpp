@@ -6,16 +6,20 @@ namespace stepscope {
 
 std::string StatValue::format(const StringPool& strings) const {
     switch (type) {
-    case StatType::Int64: return std::to_string(static_cast<int64_t>(raw));
-    case StatType::Uint64: return std::to_string(raw);
+    case StatType::Int64:
+        return std::to_string(static_cast<int64_t>(raw));
+    case StatType::Uint64:
+        return std::to_string(raw);
     case StatType::Double: {
         char buf[64];
         std::snprintf(buf, sizeof buf, "%.17g", std::bit_cast<double>(raw));
         return buf;
     }
     case StatType::Str:
-    case StatType::Ref: return std::string(strings.get(asString()));
-    case StatType::Bytes: return "<" + std::to_string(strings.get(asString()).size()) + " bytes>";
+    case StatType::Ref:
+        return std::string(strings.get(asString()));
+    case StatType::Bytes:
+        return "<" + std::to_string(strings.get(asString()).size()) + " bytes>";
     }
     return {};
 }

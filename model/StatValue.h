@@ -28,9 +28,12 @@ struct [[gnu::packed]] StatValue {
     }
     double asDouble() const {
         switch (type) {
-        case StatType::Double: return std::bit_cast<double>(raw);
-        case StatType::Uint64: return static_cast<double>(raw);
-        default: return static_cast<double>(static_cast<int64_t>(raw));
+        case StatType::Double:
+            return std::bit_cast<double>(raw);
+        case StatType::Uint64:
+            return static_cast<double>(raw);
+        default:
+            return static_cast<double>(static_cast<int64_t>(raw));
         }
     }
     StringId asString() const { return static_cast<StringId>(raw); }

@@ -14,7 +14,11 @@ uint64_t hashBytes(std::string_view s) {
 }
 } // namespace
 
-StringPool::StringPool() : offsets_{0}, slots_(1024, 0) { intern(""); }
+StringPool::StringPool()
+    : offsets_{0}
+    , slots_(1024, 0) {
+    intern("");
+}
 
 size_t StringPool::slotOf(std::string_view s, uint64_t hash) const {
     const size_t mask = slots_.size() - 1;

@@ -73,11 +73,16 @@ std::string Table::displayText(size_t row, size_t col) const {
     const bool isInt = std::holds_alternative<int64_t>(c);
     const double v = number(row, col);
     switch (columns_[col].format) {
-    case ColumnFormat::Plain: return isInt ? exactText(row, col) : formatFixed(v, 3);
-    case ColumnFormat::Microseconds: return formatFixed(v, 3);
-    case ColumnFormat::Percent: return formatFixed(v, 1) + "%";
-    case ColumnFormat::Bytes: return formatBytes(v);
-    case ColumnFormat::Bool: return v != 0 ? "Yes" : "No";
+    case ColumnFormat::Plain:
+        return isInt ? exactText(row, col) : formatFixed(v, 3);
+    case ColumnFormat::Microseconds:
+        return formatFixed(v, 3);
+    case ColumnFormat::Percent:
+        return formatFixed(v, 1) + "%";
+    case ColumnFormat::Bytes:
+        return formatBytes(v);
+    case ColumnFormat::Bool:
+        return v != 0 ? "Yes" : "No";
     }
     return exactText(row, col);
 }

@@ -42,7 +42,7 @@ public:
     const std::vector<Column>& columns() const { return columns_; }
     int columnIndex(std::string_view name) const; // -1 if absent
     const Cell& cell(size_t row, size_t col) const { return rows_[row][col]; }
-    double number(size_t row, size_t col) const;   // Int or Double as double; 0 for text
+    double number(size_t row, size_t col) const; // Int or Double as double; 0 for text
     const std::string& text(size_t row, size_t col) const;
 
     // Full precision, as CSV and the CLI write it.

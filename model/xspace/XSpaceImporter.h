@@ -16,7 +16,7 @@ namespace stepscope {
 // Returns an empty string on success, otherwise a message that names the byte offset and the
 // field where decoding failed. On failure the builder may hold part of the host; callers discard
 // the builder.
-std::string importXSpace(std::span<const uint8_t> bytes, ProfileBuilder& builder,
-                         uint32_t host, const Progress* progress = nullptr);
+std::string importXSpace(std::span<const uint8_t> bytes, ProfileBuilder& builder, uint32_t host,
+                         const Progress* progress = nullptr);
 
 } // namespace stepscope

@@ -1,0 +1,154 @@
+#include "model/ProfileLoader.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "model/ProfileBuilder.h"
+#include "model/xspace/XSpaceImporter.h"
+
+namespace stepscope {
+
+namespace {
+
+// A read-only memory map of a whole file, unmapped on destruction.
+class MappedFile {
+public:
+    explicit MappedFile(const std::string& path) {
+        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            error_ = std::strerror(errno);
+            return;
+        }
+        struct stat st {};
+        if (::fstat(fd, &st) != 0)
+            error_ = std::strerror(errno);
+        else if (S_ISDIR(st.st_mode))
+            error_ = "is a folder, not a file";
+        else if (!S_ISREG(st.st_mode))
+            error_ = "is not a regular file";
+        else if (st.st_size > 0) {
+            void* p = ::mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+            if (p == MAP_FAILED)
+                error_ = std::strerror(errno);
+            else {
+                data_ = static_cast<const uint8_t*>(p);
+                size_ = size_t(st.st_size);
+                ::madvise(p, size_, MADV_SEQUENTIAL);
+            }
+        }
+        ::close(fd);
+    }
+    ~MappedFile() {
+        if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
+    }
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+
+    const std::string& error() const { return error_; }
+    std::span<const uint8_t> bytes() const { return {data_, size_}; }
+
+private:
+    const uint8_t* data_ = nullptr;
+    size_t size_ = 0;
+    std::string error_;
+};
+
+bool looksLikeJson(std::span<const uint8_t> b) {
+    for (uint8_t c : b.first(std::min<size_t>(b.size(), 64))) {
+        if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+        return c == '{' || c == '[';
+    }
+    return false;
+}
+
+bool looksLikeGzip(std::span<const uint8_t> b) {
+    return b.size() >= 2 && b[0] == 0x1f && b[1] == 0x8b;
+}
+
+LoadResult finishLoad(ProfileBuilder& builder, const Progress* progress) {
+    LoadResult result;
+    std::unique_ptr<Profile> profile = builder.finish(progress);
+    if (!profile) {
+        result.cancelled = true;
+        result.error = "loading was cancelled";
+        return result;
+    }
+    result.profile = std::move(profile);
+    return result;
+}
+
+} // namespace
+
+LoadResult loadHosts(const std::vector<HostFile>& hosts, const Progress* progress) {
+    LoadResult result;
+    if (hosts.empty()) {
+        result.error = "no host files to load";
+        return result;
+    }
+    ProfileBuilder builder;
+    for (size_t i = 0; i < hosts.size(); ++i) {
+        const HostFile& h = hosts[i];
+        if (progress) {
+            if (progress->cancelled()) {
+                result.cancelled = true;
+                result.error = "loading was cancelled";
+                return result;
+            }
+            progress->report("Opening " + h.host, double(i) / double(hosts.size()));
+        }
+        MappedFile file(h.path);
+        if (!file.error().empty()) {
+            result.error = "cannot read " + h.path + ": " + file.error();
+            return result;
+        }
+        const auto bytes = file.bytes();
+        if (looksLikeGzip(bytes) || looksLikeJson(bytes)) {
+            result.error = h.path + ": not an XSpace profile (it looks like a " +
+                           (looksLikeGzip(bytes) ? "gzip" : "JSON") +
+                           " file; Stepscope opens .xplane.pb files and TensorBoard log folders)";
+            return result;
+        }
+        const uint32_t host = builder.addHost(h.host, h.path);
+        const std::string error = importXSpace(bytes, builder, host, progress);
+        if (!error.empty()) {
+            if (progress && progress->cancelled()) {
+                result.cancelled = true;
+                result.error = "loading was cancelled";
+            } else {
+                result.error = h.path + ": " + error;
+            }
+            return result;
+        }
+    }
+    return finishLoad(builder, progress);
+}
+
+LoadResult loadXSpaceBytes(std::span<const uint8_t> bytes, const std::string& hostName,
+                           const Progress* progress) {
+    ProfileBuilder builder;
+    const uint32_t host = builder.addHost(hostName, {});
+    const std::string error = importXSpace(bytes, builder, host, progress);
+    if (!error.empty()) {
+        LoadResult result;
+        result.cancelled = progress && progress->cancelled();
+        result.error = result.cancelled ? "loading was cancelled" : hostName + ": " + error;
+        return result;
+    }
+    return finishLoad(builder, progress);
+}
+
+LoadResult loadPath(const std::string& path, const Progress* progress) {
+    const Discovery d = discoverProfiles(path);
+    if (!d.ok()) {
+        LoadResult result;
+        result.error = d.error;
+        return result;
+    }
+    return loadHosts(d.runs.front().hosts, progress);
+}
+
+} // namespace stepscope

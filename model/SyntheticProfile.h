@@ -1,0 +1,26 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace stepscope {
+
+// A synthetic GPU-training profile, the one generator behind `stepscope --demo`,
+// `stepscope-cli generate`, the benchmarks and tests. Deterministic for given options.
+struct SyntheticOptions {
+    uint64_t events = 20000; // approximate total events per host (all planes)
+    int gpus = 2;            // GPU planes per host
+    uint64_t seed = 1;
+};
+
+// One host's XSpace, serialized (the public wire format).
+std::vector<uint8_t> generateSyntheticXSpace(const SyntheticOptions& options,
+                                             const std::string& hostName);
+
+// Writes LOGDIR/plugins/profile/<run>/<host>.xplane.pb for `hosts` hosts (events per host as in
+// options). Returns an empty string on success, else a message naming the path that failed.
+std::string writeSyntheticLogDir(const SyntheticOptions& options, int hosts,
+                                 const std::string& logDir, const std::string& runName);
+
+} // namespace stepscope

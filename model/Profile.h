@@ -21,10 +21,11 @@ inline constexpr uint32_t kNoIndex = 0xFFFFFFFFu;
 
 // One host of a run (one `<host>.xplane.pb`).
 struct Host {
-    std::string name;                  // hostname from the file, or the file's stem
-    std::string sourcePath;            // the file it was loaded from; empty for in-memory profiles
-    std::vector<std::string> errors;   // XSpace.errors
-    std::vector<std::string> warnings; // XSpace.warnings
+    std::string name;                   // hostname from the file, or the file's stem
+    std::string sourcePath;             // the file it was loaded from; empty for in-memory profiles
+    std::vector<std::string> errors;    // XSpace.errors
+    std::vector<std::string> warnings;  // XSpace.warnings
+    std::vector<std::string> hostnames; // XSpace.hostnames: the host(s) as the tracer named them
 };
 
 // Device properties carried as plane stats; 0 / empty where the profile does not give them.

@@ -7,7 +7,7 @@
 namespace stepscope {
 
 uint32_t ProfileBuilder::addHost(std::string name, std::string sourcePath) {
-    profile_->hosts_.push_back(Host{std::move(name), std::move(sourcePath), {}, {}});
+    profile_->hosts_.push_back(Host{std::move(name), std::move(sourcePath), {}, {}, {}});
     return static_cast<uint32_t>(profile_->hosts_.size() - 1);
 }
 

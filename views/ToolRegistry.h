@@ -6,6 +6,8 @@
 
 #include "model/Profile.h"
 
+class QWidget;
+
 namespace stepscope {
 
 class ToolView;

@@ -107,6 +107,8 @@ ProfileSummary summarizeProfile(const Profile& p) {
 
     Table& h = s.hosts;
     h.addColumn("Host", T::Text);
+    h.addColumn("Hostname in file", T::Text, ColumnFormat::Plain,
+                "XSpace.hostnames: the host as the tracer named it");
     h.addColumn("File", T::Text);
     h.addColumn("Planes", T::Int);
     h.addColumn("Events", T::Int);
@@ -114,8 +116,12 @@ ProfileSummary summarizeProfile(const Profile& p) {
     h.addColumn("Warnings", T::Int);
     for (size_t i = 0; i < p.hosts().size(); ++i) {
         const Host& host = p.hosts()[i];
-        h.addRow({host.name, host.sourcePath, int64_t(hostPlanes[i]), int64_t(hostEvents[i]),
-                  int64_t(host.errors.size()), int64_t(host.warnings.size())});
+        std::string hostnames;
+        for (const std::string& n : host.hostnames)
+            hostnames += (hostnames.empty() ? "" : ", ") + n;
+        h.addRow({host.name, hostnames, host.sourcePath, int64_t(hostPlanes[i]),
+                  int64_t(hostEvents[i]), int64_t(host.errors.size()),
+                  int64_t(host.warnings.size())});
         for (const std::string& e : host.errors) s.messages.push_back(host.name + ": error: " + e);
         for (const std::string& w : host.warnings)
             s.messages.push_back(host.name + ": warning: " + w);

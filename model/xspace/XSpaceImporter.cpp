@@ -123,6 +123,8 @@ std::string Importer::run() {
                 host.errors.emplace_back(s);
             else if (field == 3)
                 host.warnings.emplace_back(s);
+            else
+                host.hostnames.emplace_back(s);
             break;
         default:
             if (!r.skip(wt, "XSpace")) return "not an XSpace profile: " + r.error();

@@ -1,0 +1,261 @@
+// The columnar model's invariants: grouping by track, depth assignment, time shifting, window
+// queries at the edges, hot stats and flows, on profiles built directly with ProfileBuilder.
+#include <QtTest>
+
+#include "model/ProfileBuilder.h"
+
+using namespace stepscope;
+
+namespace {
+constexpr int64_t us = 1000000; // picoseconds per microsecond
+
+StatValue strStat(ProfileBuilder& b, const char* key, const char* value) {
+    return {b.intern(key), StatType::Str, b.intern(value)};
+}
+StatValue intStat(ProfileBuilder& b, const char* key, int64_t v, StatType t = StatType::Int64) {
+    return {b.intern(key), t, uint64_t(v)};
+}
+} // namespace
+
+class TestProfileBuilder : public QObject {
+    Q_OBJECT
+private slots:
+    void nestingGetsDepthAndOrder() {
+        ProfileBuilder b;
+        const uint32_t host = b.addHost("h", "");
+        const uint32_t plane = b.addPlane(host, 0, "/host:CPU");
+        const uint32_t t = b.addTrack(plane, 7, "python");
+        const uint32_t m = b.addMetadata(plane, 1, "op", "");
+        // Added out of order: child before parent, a later sibling, a partial overlap.
+        b.setTimeBase(0);
+        b.addEvent(t, 2 * us, 3 * us, m);  // child [2,5)
+        b.addEvent(t, 0, 10 * us, m);      // parent [0,10)
+        b.addEvent(t, 6 * us, 2 * us, m);  // child [6,8)
+        b.addEvent(t, 9 * us, 3 * us, m);  // overlaps the parent's end without nesting [9,12)
+        b.addEvent(t, 20 * us, 1 * us, m); // top level again
+        auto p = b.finish();
+        QVERIFY(p);
+        const Track& track = p->tracks()[0];
+        QCOMPARE(track.eventCount, 5u);
+        QCOMPARE(track.depthCount, 2u);
+        const EventRange d0 = p->eventsAt(0, 0), d1 = p->eventsAt(0, 1);
+        QCOMPARE(d0.size(), 2u);
+        QCOMPARE(d1.size(), 3u);
+        QCOMPARE(p->start(d0.begin), 0);
+        QCOMPARE(p->start(d0.begin + 1), 20 * us);
+        QCOMPARE(p->start(d1.begin), 2 * us);
+        QCOMPARE(p->start(d1.begin + 1), 6 * us);
+        QCOMPARE(p->start(d1.begin + 2), 9 * us);
+        QCOMPARE(p->depthOf(d1.begin + 2), 1u);
+        QCOMPARE(p->trackOf(d1.begin + 2), 0u);
+        QCOMPARE(track.minStartPs, 0);
+        QCOMPARE(track.maxEndPs, 21 * us);
+        QCOMPARE(p->durationPs(), 21 * us);
+        // No overlap within any (track, depth).
+        for (uint32_t d = 0; d < track.depthCount; ++d) {
+            const EventRange r = p->eventsAt(0, d);
+            for (EventIndex e = r.begin + 1; e < r.end; ++e) QVERIFY(p->start(e) >= p->end(e - 1));
+        }
+    }
+
+    void timeIsShiftedToTheFirstEvent() {
+        ProfileBuilder b;
+        const uint32_t host = b.addHost("h", "");
+        const uint32_t plane = b.addPlane(host, 0, "/host:CPU");
+        const uint32_t t = b.addTrack(plane, 1, "main");
+        const uint32_t m = b.addMetadata(plane, 1, "x", "");
+        b.setTimeBase(1'000'000'000);
+        b.addEvent(t, 5'000'500, 100, m); // 5000.5 ns after the base
+        auto p = b.finish();
+        QCOMPARE(p->startNs(), int64_t(1'000'000'000 + 5000));
+        QCOMPARE(p->start(0), int64_t(500));
+        QCOMPARE(p->durationPs(), int64_t(600));
+    }
+
+    void tracksAddedOutOfPlaneOrderAreGrouped() {
+        ProfileBuilder b;
+        const uint32_t host = b.addHost("h", "");
+        const uint32_t cpu = b.addPlane(host, 0, "/host:CPU");
+        const uint32_t gpu = b.addPlane(host, 1, "/device:GPU:0");
+        const uint32_t t0 = b.addTrack(cpu, 1, "main");
+        const uint32_t t1 = b.addTrack(gpu, 7, "Stream #7(Compute)");
+        const uint32_t t2 = b.addTrack(cpu, 2, "worker");
+        const uint32_t m = b.addMetadata(cpu, 1, "x", "");
+        b.setTimeBase(0);
+        b.addEvent(t2, 3, 1, m);
+        b.addEvent(t1, 2, 1, m);
+        b.addEvent(t0, 1, 1, m);
+        auto p = b.finish();
+        QCOMPARE(p->planes()[0].trackCount, 2u);
+        QCOMPARE(p->planes()[1].trackCount, 1u);
+        QCOMPARE(p->str(p->tracks()[0].name), std::string_view("main"));
+        QCOMPARE(p->str(p->tracks()[1].name), std::string_view("worker"));
+        QCOMPARE(p->str(p->tracks()[2].name), std::string_view("Stream #7(Compute)"));
+        QCOMPARE(p->tracks()[2].kind, TrackKind::GpuStream);
+        QCOMPARE(p->tracks()[2].streamFlags, uint16_t(StreamCompute));
+        // Time shifts in whole nanoseconds only, so these picosecond starts stay as they are.
+        QCOMPARE(p->start(p->tracks()[0].firstEvent), int64_t(1));
+        QCOMPARE(p->start(p->tracks()[1].firstEvent), int64_t(3));
+        QCOMPARE(p->start(p->tracks()[2].firstEvent), int64_t(2));
+    }
+
+    void windowEdges() {
+        ProfileBuilder b;
+        const uint32_t host = b.addHost("h", "");
+        const uint32_t plane = b.addPlane(host, 0, "/host:CPU");
+        const uint32_t t = b.addTrack(plane, 1, "main");
+        const uint32_t m = b.addMetadata(plane, 1, "x", "");
+        b.setTimeBase(0);
+        b.addEvent(t, 0, 10, m);  // [0,10)
+        b.addEvent(t, 10, 0, m);  // instant at 10
+        b.addEvent(t, 10, 10, m); // [10,20)
+        b.addEvent(t, 30, 5, m);  // [30,35)
+        auto p = b.finish();
+        QCOMPARE(p->tracks()[0].depthCount, 2u); // the instant nests in [10,20)
+        const EventRange top = p->eventsAt(0, 0);
+        QCOMPARE(top.size(), 3u);
+        QCOMPARE(p->eventsInWindow(0, 0, 10, 30).size(), 1u); // [10,20) only: [0,10) ends at 10
+        QCOMPARE(p->eventsInWindow(0, 0, 9, 11).size(), 2u);
+        QCOMPARE(p->eventsInWindow(0, 0, 20, 30).size(), 0u);
+        QCOMPARE(p->eventsInWindow(0, 0, 34, 100).size(), 1u);
+        QCOMPARE(p->eventsInWindow(0, 0, 35, 100).size(), 0u);
+        QCOMPARE(p->eventsInWindow(0, 1, 10, 10).size(), 1u); // the instant, in a 0-wide window
+        QCOMPARE(p->eventsInWindow(0, 5, 0, 100).size(), 0u); // no such depth
+        QCOMPARE(p->eventsByName("x").size(), 4u);
+        QCOMPARE(p->eventsByName("nope").size(), 0u);
+    }
+
+    void hotStatsAndFlows() {
+        ProfileBuilder b;
+        const uint32_t host = b.addHost("h", "");
+        const uint32_t cpu = b.addPlane(host, 0, "/host:CPU");
+        const uint32_t gpu = b.addPlane(host, 1, "/device:GPU:0");
+        const uint32_t thread = b.addTrack(cpu, 1, "main");
+        const uint32_t stream = b.addTrack(gpu, 7, "Stream #7(Compute)");
+        const uint32_t copies = b.addTrack(gpu, 8, "Stream #8(MemcpyH2D)");
+        const uint32_t ops = b.addTrack(gpu, -1, "TensorFlow Ops");
+        const uint32_t launch = b.addMetadata(cpu, 1, "cudaLaunchKernel", "");
+        const uint32_t alloc = b.addMetadata(cpu, 2, "MemoryAllocation", "");
+        const uint32_t kernel = b.addMetadata(gpu, 1, "volta_h884gemm", "");
+        const uint32_t copy = b.addMetadata(gpu, 2, "MemcpyH2D", "");
+        const uint32_t op = b.addMetadata(gpu, 3, "dense/MatMul:MatMul", "");
+        // kernel_details on the metadata: events inherit it.
+        b.addMetadataStat(kernel, strStat(b, "kernel_details",
+                                          "regs:64 static_shared:1024 "
+                                          "dynamic_shared:2048 grid:4,2,1 "
+                                          "block:128,1,1 occ_pct:37.5"));
+        b.setTimeBase(0);
+        b.addEvent(thread, 0, 5 * us, launch);
+        b.addEventStat(intStat(b, "correlation_id", 41, StatType::Uint64));
+        b.addEventStat(intStat(b, "group_id", 3));
+        b.addEvent(thread, 6 * us, 1 * us, alloc);
+        b.addEventStat(strStat(b, "allocator_name", "GPU_0_bfc"));
+        b.addEventStat(intStat(b, "bytes_allocated", 4096));
+        b.addEventStat(
+            {b.intern("fragmentation"), StatType::Double, std::bit_cast<uint64_t>(0.25)});
+        b.addEvent(stream, 10 * us, 20 * us, kernel);
+        b.addEventStat(intStat(b, "correlation_id", 41, StatType::Uint64));
+        b.addEventStat(strStat(b, "level 0", "dense/MatMul:MatMul"));
+        b.addEvent(copies, 8 * us, 2 * us, copy);
+        b.addEventStat(strStat(b, "memcpy_details", "size:1048576 dest:0 async:1"));
+        b.addEvent(ops, 10 * us, 20 * us, op);
+        b.addEventStat(intStat(b, "correlation_id", 41, StatType::Uint64)); // derived: no flow
+        auto p = b.finish();
+
+        const EventIndex launchEvent = p->tracks()[0].firstEvent;
+        const EventIndex kernelEvent = p->tracks()[1].firstEvent;
+        QCOMPARE(p->groupId(launchEvent), 3);
+        QCOMPARE(p->groupId(kernelEvent), -1);
+        QCOMPARE(p->flows().size(), size_t(1));
+        QCOMPARE(p->flows()[0].launch, launchEvent);
+        QCOMPARE(p->flows()[0].target, kernelEvent);
+        QCOMPARE(p->flowsFrom(launchEvent).size(), size_t(1));
+        QCOMPARE(p->launchesOf(kernelEvent), std::vector<EventIndex>{launchEvent});
+
+        const KernelDetails* k = p->kernelDetails(kernelEvent);
+        QVERIFY(k);
+        QCOMPARE(k->registersPerThread, 64u);
+        QCOMPARE(k->sharedBytes(), 3072u);
+        QCOMPARE(k->grid[0], 4u);
+        QCOMPARE(k->grid[1], 2u);
+        QCOMPARE(k->block[0], 128u);
+        QCOMPARE(k->occupancyPct, 37.5);
+        QCOMPARE(p->kernels().size(), size_t(1));
+
+        const StringId* tfOp = p->frameworkOps().find(kernelEvent);
+        QVERIFY(tfOp);
+        QCOMPARE(p->str(*tfOp), std::string_view("dense/MatMul:MatMul"));
+
+        QCOMPARE(p->memcpys().size(), size_t(1));
+        QCOMPARE(p->memcpys().valueAt(0).bytes, uint64_t(1048576));
+        QVERIFY(p->memcpys().valueAt(0).async);
+
+        QCOMPARE(p->memoryEvents().size(), size_t(1));
+        const MemoryEvent& mem = p->memoryEvents().valueAt(0);
+        QCOMPARE(p->str(mem.allocator), std::string_view("GPU_0_bfc"));
+        QCOMPARE(mem.bytesAllocated, int64_t(4096));
+        QCOMPARE(mem.fragmentation, 0.25);
+        QVERIFY(!mem.deallocation);
+
+        const auto found = p->findStat(kernelEvent, "kernel_details");
+        QVERIFY(found.has_value());
+        QVERIFY(p->str(found->asString()).starts_with("regs:64"));
+        QVERIFY(p->memoryBytes() > 0);
+    }
+
+    void detailSpellings() {
+        const KernelDetails tf2020 =
+            KernelDetails::parse("regs:16 shm:48 grid:160,1,1 block:1024,1,1");
+        QVERIFY(tf2020.valid);
+        QCOMPARE(tf2020.registersPerThread, 16u);
+        QCOMPARE(tf2020.sharedBytes(), 48u);
+        QCOMPARE(tf2020.grid[0], 160u);
+        QCOMPARE(tf2020.block[0], 1024u);
+        QCOMPARE(tf2020.occupancyPct, -1.0);
+        const KernelDetails rocm = KernelDetails::parse(
+            " grid:8,32,1 block:256,1,1 private_mem:0 group_mem:12800 occ_pct:0");
+        QVERIFY(rocm.valid);
+        QCOMPARE(rocm.sharedBytes(), 12800u);
+        QCOMPARE(rocm.grid[1], 32u);
+        QCOMPARE(rocm.occupancyPct, 0.0);
+        QVERIFY(!KernelDetails::parse("regs:17179869185 shm:7").valid); // garbage TF wrote
+        QVERIFY(!KernelDetails::parse("").valid);
+        const MemcpyDetails m = MemcpyDetails::parse("kind:Unknown size:0 dest:512 async:1");
+        QVERIFY(m.valid);
+        QCOMPARE(m.destination, int64_t(512));
+        QCOMPARE(copyKindFromName("MemcpyD2H"), CopyKind::DeviceToHost);
+        QCOMPARE(copyKindFromName("cudaMemcpyHtoDAsync"), CopyKind::HostToDevice);
+        QCOMPARE(copyKindFromName("volta_sgemm"), CopyKind::Unknown);
+    }
+
+    void classification() {
+        QCOMPARE(classifyPlane("/device:GPU:3").deviceOrdinal, 3);
+        QCOMPARE(classifyPlane("/device:CUSTOM:Megascale Trace").kind, PlaneKind::Custom);
+        QCOMPARE(classifyPlane("/host:metadata").kind, PlaneKind::Other);
+        const TrackClass multi = classifyTrack(PlaneKind::Gpu, "Stream #7(Compute,MemcpyD2D)");
+        QCOMPARE(multi.streamId, int64_t(7));
+        QCOMPARE(multi.streamFlags, uint16_t(StreamCompute | StreamMemcpyD2D));
+        QCOMPARE(classifyTrack(PlaneKind::Gpu, "Stream #2").streamFlags, uint16_t(0));
+        QCOMPARE(classifyTrack(PlaneKind::Gpu, "Stream #2").kind, TrackKind::GpuStream);
+        QCOMPARE(classifyTrack(PlaneKind::Gpu, "Framework Ops").kind, TrackKind::FrameworkOps);
+        QCOMPARE(classifyTrack(PlaneKind::Host, "Steps").kind, TrackKind::HostThread);
+        QVERIFY(isDerived(TrackKind::XlaOps));
+        QVERIFY(!isDerived(TrackKind::GpuStream));
+    }
+
+    void stringPool() {
+        StringPool pool;
+        QCOMPARE(pool.intern(""), 0u);
+        std::vector<StringId> ids;
+        for (int i = 0; i < 100000; ++i) ids.push_back(pool.intern("s" + std::to_string(i)));
+        for (int i = 0; i < 100000; ++i) {
+            QCOMPARE(pool.intern("s" + std::to_string(i)), ids[i]);
+            QCOMPARE(pool.get(ids[i]), std::string_view("s" + std::to_string(i)));
+        }
+        QCOMPARE(pool.find("missing"), StringPool::kNotFound);
+        QCOMPARE(pool.size(), size_t(100001));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestProfileBuilder)
+#include "test_profile_builder.moc"

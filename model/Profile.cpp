@@ -78,9 +78,8 @@ std::span<const Flow> Profile::flowsFrom(EventIndex launch) const {
 std::vector<EventIndex> Profile::launchesOf(EventIndex target) const {
     std::vector<EventIndex> out;
     auto it = std::lower_bound(flowsByTarget_.begin(), flowsByTarget_.end(), target,
-                               [&](uint32_t f, EventIndex e) { return flows_[f].target < e; });
-    for (; it != flowsByTarget_.end() && flows_[*it].target == target; ++it)
-        out.push_back(flows_[*it].launch);
+                               [](const Flow& f, EventIndex e) { return f.target < e; });
+    for (; it != flowsByTarget_.end() && it->target == target; ++it) out.push_back(it->launch);
     return out;
 }
 
@@ -88,8 +87,9 @@ size_t Profile::memoryBytes() const {
     auto vec = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
     size_t n = strings_.memoryBytes();
     n += vec(planes_) + vec(tracks_) + vec(metadata_) + vec(start_) + vec(duration_) + vec(meta_) +
-         vec(statBegin_) + vec(statCount_) + vec(stats_) + vec(depthOffsets_) + vec(trackStarts_) +
-         vec(groupId_) + vec(kernelDetails_) + vec(flows_) + vec(flowsByTarget_);
+         vec(statBegin_) + vec(statBlob_) + vec(statKeys_) + vec(stats_) + vec(depthOffsets_) +
+         vec(trackStarts_) + vec(groupId_) + vec(kernelDetails_) + vec(flows_) +
+         vec(flowsByTarget_);
     n += correlation_.memoryBytes() + kernels_.memoryBytes() + memcpys_.memoryBytes() +
          memory_.memoryBytes() + tfOps_.memoryBytes() + hloOps_.memoryBytes();
     for (const Host& h : hosts_) {

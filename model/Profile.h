@@ -11,6 +11,7 @@
 #include "model/Classification.h"
 #include "model/DeviceDetails.h"
 #include "model/SideTable.h"
+#include "model/StatList.h"
 #include "model/StatValue.h"
 #include "model/StringPool.h"
 
@@ -148,9 +149,10 @@ public:
     std::vector<EventIndex> eventsByName(std::string_view name) const;
 
     // ---- stats
-    // The event's own stats (XEvent.stats), then those of its metadata (XEventMetadata.stats).
-    std::span<const StatValue> eventStats(EventIndex e) const {
-        return {stats_.data() + statBegin_[e], statCount_[e]};
+    // The event's own stats (XEvent.stats); those of its metadata (XEventMetadata.stats) are
+    // metadataStats(metadataOf(e)).
+    StatList eventStats(EventIndex e) const {
+        return {statBlob_.data() + statBegin_[e], statKeys_.data()};
     }
     std::span<const StatValue> metadataStats(uint32_t meta) const {
         const EventMetadata& m = metadata_[meta];
@@ -180,7 +182,7 @@ public:
     const SideTable<StringId>& frameworkOps() const { return tfOps_; }
     const SideTable<StringId>& hloOps() const { return hloOps_; }
 
-    // Launch -> device flows, sorted by launch; flowsToTarget() lists flow indices by target.
+    // Launch -> device flows, sorted by launch.
     const std::vector<Flow>& flows() const { return flows_; }
     std::span<const Flow> flowsFrom(EventIndex launch) const;
     // The launches whose flow ends at `target` (usually one).
@@ -203,9 +205,10 @@ private:
     std::vector<int64_t> start_;
     std::vector<int64_t> duration_;
     std::vector<uint32_t> meta_;
-    std::vector<uint32_t> statBegin_;
-    std::vector<uint16_t> statCount_;
-    std::vector<StatValue> stats_;
+    std::vector<uint32_t> statBegin_; // offset of each event's list in statBlob_
+    std::vector<uint8_t> statBlob_;   // see StatList.h
+    std::vector<StringId> statKeys_;  // stat key index -> stat name
+    std::vector<StatValue> stats_;    // metadata and plane stats (few), fixed width
     std::vector<uint32_t> depthOffsets_;
     std::vector<EventIndex> trackStarts_; // firstEvent of each track, for trackOf()
 
@@ -217,8 +220,8 @@ private:
     SideTable<MemoryEvent> memory_;
     SideTable<StringId> tfOps_;
     SideTable<StringId> hloOps_;
-    std::vector<Flow> flows_;
-    std::vector<uint32_t> flowsByTarget_;
+    std::vector<Flow> flows_;         // sorted by launch
+    std::vector<Flow> flowsByTarget_; // the same flows sorted by target
 };
 
 } // namespace stepscope

@@ -1,6 +1,7 @@
 #include "model/ProfileBuilder.h"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 #include <unordered_map>
 
@@ -58,13 +59,43 @@ uint32_t ProfileBuilder::addTrack(uint32_t plane, int64_t lineId, std::string_vi
     return static_cast<uint32_t>(profile_->tracks_.size() - 1);
 }
 
-void ProfileBuilder::reserveEvents(size_t events, size_t stats) {
+void ProfileBuilder::reserveEvents(size_t events) {
+    if (events <= start_.capacity()) return;
+    // Geometric growth: importers call this once per line with the running total.
+    events = std::max(events, start_.capacity() * 2);
     track_.reserve(events);
     start_.reserve(events);
     duration_.reserve(events);
     meta_.reserve(events);
-    statBegin_.reserve(events + 1);
-    stats_.reserve(stats);
+    statBegin_.reserve(events);
+}
+
+void ProfileBuilder::dropLastEvent() {
+    if (listOpen_) {
+        statBlob_.resize(statBegin_.back());
+        listOpen_ = false;
+    }
+    track_.pop_back();
+    start_.pop_back();
+    duration_.pop_back();
+    meta_.pop_back();
+    statBegin_.pop_back();
+}
+
+uint32_t ProfileBuilder::statKey(StringId name) {
+    auto [it, inserted] = statKeyIndex_.try_emplace(name, uint32_t(statKeys_.size()));
+    if (inserted) statKeys_.push_back(name);
+    return it->second;
+}
+
+// Event stat offsets are 32-bit: past 4 GiB of stats the builder refuses to go on.
+uint32_t ProfileBuilder::blobOffset() {
+    if (statBlob_.size() >= 0xFFFFFFF0u) {
+        if (error_.empty()) error_ = "the profile is too large: its event stats exceed 4 GiB";
+        statBlob_.resize(1);
+        std::fill(statBegin_.begin(), statBegin_.end(), 0u);
+    }
+    return uint32_t(statBlob_.size());
 }
 
 // Planes list their tracks as one contiguous range. Importers add tracks plane by plane; should
@@ -170,6 +201,8 @@ std::vector<uint32_t> ProfileBuilder::orderEvents(const Progress* progress, bool
 
 std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress) {
     Profile& p = *profile_;
+    closeStatList();
+    if (!error_.empty()) return nullptr;
     const size_t n = start_.size();
     groupTracksByPlane();
     bool cancelled = false;
@@ -201,15 +234,7 @@ std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress) {
             if (order[i] != i) return false;
         return true;
     }();
-    statBegin_.push_back(static_cast<uint32_t>(stats_.size()));
-    p.statCount_.resize(n);
-    auto statCount = [&](uint32_t raw) {
-        return static_cast<uint16_t>(
-            std::min<uint32_t>(statBegin_[raw + 1] - statBegin_[raw], 0xFFFF));
-    };
     if (identity) {
-        for (uint32_t i = 0; i < n; ++i) p.statCount_[i] = statCount(i);
-        statBegin_.pop_back();
         p.start_ = std::move(start_);
         p.duration_ = std::move(duration_);
         p.meta_ = std::move(meta_);
@@ -225,13 +250,15 @@ std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress) {
             p.duration_[i] = duration_[r];
             p.meta_[i] = meta_[r];
             p.statBegin_[i] = statBegin_[r];
-            p.statCount_[i] = statCount(r);
         }
         std::vector<int64_t>().swap(start_);
         std::vector<int64_t>().swap(duration_);
         std::vector<uint32_t>().swap(meta_);
         std::vector<uint32_t>().swap(statBegin_);
     }
+    statBlob_.shrink_to_fit();
+    p.statBlob_ = std::move(statBlob_);
+    p.statKeys_ = std::move(statKeys_);
     std::vector<uint32_t>().swap(order);
     std::vector<uint32_t>().swap(track_);
     if (shift != 0)
@@ -242,25 +269,24 @@ std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress) {
                      [](const PendingStat& a, const PendingStat& b) { return a.owner < b.owner; });
     std::stable_sort(planeStats_.begin(), planeStats_.end(),
                      [](const PendingStat& a, const PendingStat& b) { return a.owner < b.owner; });
-    stats_.reserve(stats_.size() + metadataStats_.size() + planeStats_.size());
+    std::vector<StatValue>& stats = p.stats_;
+    stats.reserve(metadataStats_.size() + planeStats_.size());
     for (size_t i = 0; i < metadataStats_.size();) {
         EventMetadata& m = p.metadata_[metadataStats_[i].owner];
-        m.statBegin = static_cast<uint32_t>(stats_.size());
+        m.statBegin = static_cast<uint32_t>(stats.size());
         const uint32_t owner = metadataStats_[i].owner;
         for (; i < metadataStats_.size() && metadataStats_[i].owner == owner; ++i)
-            stats_.push_back(metadataStats_[i].stat);
-        m.statEnd = static_cast<uint32_t>(stats_.size());
+            stats.push_back(metadataStats_[i].stat);
+        m.statEnd = static_cast<uint32_t>(stats.size());
     }
     for (size_t i = 0; i < planeStats_.size();) {
         Plane& pl = p.planes_[planeStats_[i].owner];
-        pl.statBegin = static_cast<uint32_t>(stats_.size());
+        pl.statBegin = static_cast<uint32_t>(stats.size());
         const uint32_t owner = planeStats_[i].owner;
         for (; i < planeStats_.size() && planeStats_[i].owner == owner; ++i)
-            stats_.push_back(planeStats_[i].stat);
-        pl.statEnd = static_cast<uint32_t>(stats_.size());
+            stats.push_back(planeStats_[i].stat);
+        pl.statEnd = static_cast<uint32_t>(stats.size());
     }
-    p.stats_ = std::move(stats_);
-    p.stats_.shrink_to_fit();
 
     for (Plane& pl : p.planes_) pl.trackCount = 0;
     for (size_t t = 0; t < p.tracks_.size(); ++t) {
@@ -355,13 +381,13 @@ void ProfileBuilder::decodeHotStats() {
         const StringId id = pool.find(name);
         if (id != StringPool::kNotFound) keyOf[id] = key;
     }
-    // Dense lookup by stat key id; stat names are few and their ids small in practice, but bound
-    // the table by the largest key actually present.
-    StringId maxKey = 0;
-    for (const auto& [id, key] : keyOf) maxKey = std::max(maxKey, id);
-    std::vector<Key> keyTable(keyOf.empty() ? 0 : maxKey + 1, None);
-    for (const auto& [id, key] : keyOf) keyTable[id] = key;
-    auto classify = [&](StringId id) { return id < keyTable.size() ? keyTable[id] : None; };
+    auto classify = [&](StringId id) {
+        const auto it = keyOf.find(id);
+        return it == keyOf.end() ? None : it->second;
+    };
+    // Event stats name their key by index into the profile's stat key table.
+    std::vector<Key> keyOfIndex(p.statKeys_.size(), None);
+    for (size_t i = 1; i < p.statKeys_.size(); ++i) keyOfIndex[i] = classify(p.statKeys_[i]);
 
     const StringId allocName = pool.find("MemoryAllocation");
     const StringId deallocName = pool.find("MemoryDeallocation");
@@ -383,8 +409,8 @@ void ProfileBuilder::decodeHotStats() {
         uint64_t corr = 0;
         StringId kernel = 0, memcpy = 0, tfOp = 0, level0 = 0, hloOp = 0;
     };
-    auto apply = [&](const StatValue& s, Hot& h, MemoryEvent* mem) {
-        switch (classify(s.key)) {
+    auto apply = [&](Key key, const StatValue& s, Hot& h, MemoryEvent* mem) {
+        switch (key) {
         case Group:
             h.group = s.asInt();
             break;
@@ -411,7 +437,7 @@ void ProfileBuilder::decodeHotStats() {
             break;
         }
         if (!mem) return;
-        switch (classify(s.key)) {
+        switch (key) {
         case Allocator:
             if (s.isText()) mem->allocator = s.asString();
             break;
@@ -461,7 +487,8 @@ void ProfileBuilder::decodeHotStats() {
 
     std::vector<Hot> metaHot(p.metadata_.size());
     for (size_t m = 0; m < p.metadata_.size(); ++m)
-        for (const StatValue& s : p.metadataStats(uint32_t(m))) apply(s, metaHot[m], nullptr);
+        for (const StatValue& s : p.metadataStats(uint32_t(m)))
+            apply(classify(s.key), s, metaHot[m], nullptr);
 
     for (const Track& track : p.tracks_) {
         // Kernel geometry is a property of device work. TF 2020 also wrote `kernel_details` on
@@ -474,7 +501,21 @@ void ProfileBuilder::decodeHotStats() {
             Hot h = metaHot[m];
             MemoryEvent mem;
             MemoryEvent* memPtr = isMemory[m] ? &mem : nullptr;
-            for (const StatValue& s : p.eventStats(e)) apply(s, h, memPtr);
+            // The stat list is read in place (see StatList.h) and only hot keys are decoded.
+            for (const uint8_t* q = p.statBlob_.data() + p.statBegin_[e]; *q;) {
+                const uint64_t tag = statcodec::getVarint(q);
+                StatValue s;
+                s.type = StatType(tag & 7);
+                if (s.type == StatType::Double) {
+                    std::memcpy(&s.raw, q, 8);
+                    q += 8;
+                } else {
+                    s.raw = statcodec::getVarint(q);
+                    if (s.type == StatType::Int64) s.raw = (s.raw >> 1) ^ (~(s.raw & 1) + 1);
+                }
+                const Key key = keyOfIndex[tag >> 3];
+                if (key != None) apply(key, s, h, memPtr);
+            }
             if (h.group >= INT32_MIN && h.group <= INT32_MAX) p.groupId_[e] = int32_t(h.group);
             if (h.hasCorr) p.correlation_.append(e, h.corr);
             if (h.kernel && deviceWork) {
@@ -508,53 +549,56 @@ void ProfileBuilder::decodeHotStats() {
 
 // Joins host launches to device events by correlation id, within each host. A launch is an
 // event with a correlation id on a host plane; a target is one on a GPU or TPU plane outside the
-// derived lines (those repeat the stream events).
+// derived lines (those repeat the stream events). Launches are sorted by (host, id) and each
+// target looks its launch up, visiting targets in event order, so the by-target list comes out
+// sorted as it is built.
 void ProfileBuilder::joinFlows() {
     Profile& p = *profile_;
-    struct Key {
+    struct Launch {
         uint64_t corr;
         uint32_t host;
-        uint8_t isTarget;
         EventIndex event;
+        bool operator<(const Launch& o) const {
+            return corr != o.corr   ? corr < o.corr
+                   : host != o.host ? host < o.host
+                                    : event < o.event;
+        }
     };
-    std::vector<Key> keys;
-    keys.reserve(p.correlation_.size());
-    for (size_t i = 0; i < p.correlation_.size(); ++i) {
-        const EventIndex e = p.correlation_.eventAt(i);
-        const Track& t = p.tracks_[p.trackOf(e)];
-        const Plane& pl = p.planes_[t.plane];
-        uint8_t isTarget;
+    enum Role : uint8_t { None, IsLaunch, IsTarget };
+    std::vector<Role> trackRole(p.tracks_.size(), None);
+    for (size_t t = 0; t < p.tracks_.size(); ++t) {
+        const Plane& pl = p.planes_[p.tracks_[t].plane];
         if (pl.kind == PlaneKind::Host)
-            isTarget = 0;
-        else if ((pl.kind == PlaneKind::Gpu || pl.kind == PlaneKind::Tpu) && !isDerived(t.kind))
-            isTarget = 1;
-        else
-            continue;
-        keys.push_back({p.correlation_.valueAt(i), pl.host, isTarget, e});
+            trackRole[t] = IsLaunch;
+        else if ((pl.kind == PlaneKind::Gpu || pl.kind == PlaneKind::Tpu) &&
+                 !isDerived(p.tracks_[t].kind))
+            trackRole[t] = IsTarget;
     }
-    std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
-        if (a.host != b.host) return a.host < b.host;
-        if (a.corr != b.corr) return a.corr < b.corr;
-        if (a.isTarget != b.isTarget) return a.isTarget < b.isTarget;
-        return a.event < b.event;
+    // Correlated events are visited in event order, which is track order: the track of each is
+    // found by walking forward, not by a search per event.
+    std::vector<Launch> launches;
+    auto forEachCorrelated = [&](auto&& fn) {
+        uint32_t t = 0;
+        for (size_t i = 0; i < p.correlation_.size(); ++i) {
+            const EventIndex e = p.correlation_.eventAt(i);
+            while (e >= p.tracks_[t].firstEvent + p.tracks_[t].eventCount) ++t;
+            fn(e, p.correlation_.valueAt(i), trackRole[t], p.planes_[p.tracks_[t].plane].host);
+        }
+    };
+    forEachCorrelated([&](EventIndex e, uint64_t corr, Role role, uint32_t host) {
+        if (role == IsLaunch) launches.push_back({corr, host, e});
     });
-    for (size_t i = 0; i < keys.size();) {
-        size_t j = i;
-        while (j < keys.size() && keys[j].host == keys[i].host && keys[j].corr == keys[i].corr) ++j;
-        size_t firstTarget = i;
-        while (firstTarget < j && !keys[firstTarget].isTarget) ++firstTarget;
-        for (size_t l = i; l < firstTarget; ++l)
-            for (size_t t = firstTarget; t < j; ++t)
-                p.flows_.push_back({keys[l].event, keys[t].event});
-        i = j;
-    }
+    std::sort(launches.begin(), launches.end());
+    forEachCorrelated([&](EventIndex e, uint64_t corr, Role role, uint32_t host) {
+        if (role != IsTarget) return;
+        auto it = std::lower_bound(launches.begin(), launches.end(), Launch{corr, host, 0});
+        for (; it != launches.end() && it->corr == corr && it->host == host; ++it)
+            p.flowsByTarget_.push_back({it->event, e});
+    });
+    p.flows_ = p.flowsByTarget_;
     std::sort(p.flows_.begin(), p.flows_.end(), [](const Flow& a, const Flow& b) {
         return a.launch != b.launch ? a.launch < b.launch : a.target < b.target;
     });
-    p.flowsByTarget_.resize(p.flows_.size());
-    std::iota(p.flowsByTarget_.begin(), p.flowsByTarget_.end(), 0u);
-    std::sort(p.flowsByTarget_.begin(), p.flowsByTarget_.end(),
-              [&](uint32_t a, uint32_t b) { return p.flows_[a].target < p.flows_[b].target; });
 }
 
 } // namespace stepscope

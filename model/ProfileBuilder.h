@@ -1,8 +1,10 @@
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "model/Profile.h"
@@ -45,11 +47,12 @@ public:
     int64_t timeBaseNs() const { return timeBaseNs_; }
 
     void addEvent(uint32_t track, int64_t startPs, int64_t durationPs, uint32_t metadata) {
+        closeStatList();
         track_.push_back(track);
         start_.push_back(startPs);
         duration_.push_back(durationPs < 0 ? 0 : durationPs);
         meta_.push_back(metadata);
-        statBegin_.push_back(static_cast<uint32_t>(stats_.size()));
+        statBegin_.push_back(0); // the shared empty list until a stat is added
     }
     // Sets the time and metadata of the event added last (for decoders that read them after
     // its stats), or removes it together with its stats.
@@ -58,20 +61,37 @@ public:
         duration_.back() = durationPs < 0 ? 0 : durationPs;
         meta_.back() = metadata;
     }
-    void dropLastEvent() {
-        stats_.resize(statBegin_.back());
-        track_.pop_back();
-        start_.pop_back();
-        duration_.pop_back();
-        meta_.pop_back();
-        statBegin_.pop_back();
-    }
-    // Adds a stat to the event added last.
-    void addEventStat(const StatValue& stat) { stats_.push_back(stat); }
-    void reserveEvents(size_t events, size_t stats);
-    size_t eventCount() const { return start_.size(); }
+    void dropLastEvent();
 
-    // Builds the profile; the builder is spent afterwards. Returns nullptr if cancelled.
+    // The index under which event stats name their key; one per distinct stat name.
+    uint32_t statKey(StringId name);
+    // Adds a stat to the event added last. The first form is the fast path for importers that
+    // resolved the key once per stat name.
+    void addEventStat(uint32_t keyIndex, StatType type, uint64_t raw) {
+        if (!listOpen_) {
+            statBegin_.back() = blobOffset();
+            listOpen_ = true;
+        }
+        statcodec::append(statBlob_, keyIndex, type, raw);
+    }
+    void addEventStat(const StatValue& stat) {
+        addEventStat(statKey(stat.key), stat.type, stat.raw);
+    }
+    // Makes room for `events` events in total, growing geometrically.
+    void reserveEvents(size_t events);
+    // Makes room for `bytes` more of encoded stats (importers pass the size of what they are
+    // about to read, an upper bound), growing geometrically.
+    void reserveStatBytes(size_t bytes) {
+        const size_t need = statBlob_.size() + bytes;
+        if (need > statBlob_.capacity())
+            statBlob_.reserve(std::max(need, statBlob_.capacity() * 2));
+    }
+    size_t eventCount() const { return start_.size(); }
+    // Set when the profile outgrows what the columns can address; finish() then fails.
+    const std::string& error() const { return error_; }
+
+    // Builds the profile; the builder is spent afterwards. Returns nullptr if cancelled, or with
+    // error() set if the profile is too large.
     std::unique_ptr<Profile> finish(const Progress* progress = nullptr);
 
 private:
@@ -82,6 +102,13 @@ private:
     void groupTracksByPlane();
     std::vector<uint32_t> orderEvents(const Progress* progress, bool& cancelled);
     void decodeHotStats();
+    void closeStatList() {
+        if (listOpen_) {
+            statBlob_.push_back(0);
+            listOpen_ = false;
+        }
+    }
+    uint32_t blobOffset();
     void joinFlows();
 
     std::unique_ptr<Profile> profile_ = std::make_unique<Profile>();
@@ -93,7 +120,11 @@ private:
     std::vector<int64_t> duration_;
     std::vector<uint32_t> meta_;
     std::vector<uint32_t> statBegin_;
-    std::vector<StatValue> stats_;
+    std::vector<uint8_t> statBlob_{0}; // offset 0: the empty list shared by stat-less events
+    bool listOpen_ = false;
+    std::vector<StringId> statKeys_{0}; // index 0 is never used: no entry tag may be 0
+    std::unordered_map<StringId, uint32_t> statKeyIndex_;
+    std::string error_;
     std::vector<PendingStat> planeStats_;
     std::vector<PendingStat> metadataStats_;
 };

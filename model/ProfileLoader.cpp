@@ -73,8 +73,8 @@ LoadResult finishLoad(ProfileBuilder& builder, const Progress* progress) {
     LoadResult result;
     std::unique_ptr<Profile> profile = builder.finish(progress);
     if (!profile) {
-        result.cancelled = true;
-        result.error = "loading was cancelled";
+        result.cancelled = builder.error().empty();
+        result.error = result.cancelled ? "loading was cancelled" : builder.error();
         return result;
     }
     result.profile = std::move(profile);

@@ -243,6 +243,49 @@ private slots:
         QVERIFY(!isDerived(TrackKind::GpuStream));
     }
 
+    void statEncodingRoundTrips() {
+        ProfileBuilder b;
+        const uint32_t host = b.addHost("h", "");
+        const uint32_t plane = b.addPlane(host, 0, "/host:CPU");
+        const uint32_t t = b.addTrack(plane, 1, "main");
+        const uint32_t m = b.addMetadata(plane, 1, "x", "");
+        const std::vector<StatValue> stats = {
+            {b.intern("i"), StatType::Int64, uint64_t(int64_t(-1))},
+            {b.intern("min"), StatType::Int64, uint64_t(INT64_MIN)},
+            {b.intern("max"), StatType::Int64, uint64_t(INT64_MAX)},
+            {b.intern("u"), StatType::Uint64, UINT64_MAX},
+            {b.intern("d"), StatType::Double, std::bit_cast<uint64_t>(-0.125)},
+            {b.intern("s"), StatType::Str, b.intern("text")},
+            {b.intern("b"), StatType::Bytes, b.intern(std::string("\0\1", 2))},
+            {b.intern("r"), StatType::Ref, b.intern("referenced")},
+            {b.intern("zero"), StatType::Int64, 0},
+        };
+        b.setTimeBase(0);
+        b.addEvent(t, 0, 1, m); // no stats
+        b.addEvent(t, 2, 1, m);
+        for (const StatValue& s : stats) b.addEventStat(s);
+        b.addEvent(t, 4, 1, m); // dropped with its stats
+        b.addEventStat(stats[0]);
+        b.dropLastEvent();
+        b.addEvent(t, 6, 1, m);
+        b.addEventStat(stats[5]);
+        auto p = b.finish();
+        QCOMPARE(p->eventCount(), size_t(3));
+        QVERIFY(p->eventStats(0).empty());
+        std::vector<StatValue> read;
+        for (const StatValue& s : p->eventStats(1)) read.push_back(s);
+        QCOMPARE(read.size(), stats.size());
+        for (size_t i = 0; i < stats.size(); ++i) {
+            QCOMPARE(read[i].key, stats[i].key);
+            QCOMPARE(read[i].type, stats[i].type);
+            QCOMPARE(read[i].raw, stats[i].raw);
+        }
+        QCOMPARE(p->eventStats(2).size(), size_t(1));
+        QCOMPARE(p->str((*p->eventStats(2).begin()).asString()), std::string_view("text"));
+        QCOMPARE(read[4].format(p->strings()), std::string("-0.125"));
+        QCOMPARE(read[6].format(p->strings()), std::string("<2 bytes>"));
+    }
+
     void stringPool() {
         StringPool pool;
         QCOMPARE(pool.intern(""), 0u);

@@ -1,0 +1,130 @@
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "model/StatValue.h"
+
+namespace stepscope {
+
+// Event stats are the largest part of a profile (real TF host planes carry about six per event),
+// so each event's stats are stored as one compact list in a shared byte column:
+//   entry  = varint(keyIndex << 3 | type), value
+//   value  = Int64: zigzag varint; Uint64: varint; Double: 8 bytes little-endian;
+//            Str, Bytes, Ref: varint StringId
+//   list   = entry* 0
+// keyIndex (>= 1) indexes the profile's stat key table, whose entries are the interned stat
+// names, so no entry tag is ever 0 and 0 ends the list. Typical entries take 2-4 bytes instead of
+// the 13 of a fixed-width row. Every event without stats shares one terminator byte.
+namespace statcodec {
+
+inline void putVarint(std::vector<uint8_t>& out, uint64_t v) {
+    while (v >= 0x80) {
+        out.push_back(uint8_t(v) | 0x80);
+        v >>= 7;
+    }
+    out.push_back(uint8_t(v));
+}
+
+// Reads a varint that this program wrote (trusted, always well formed).
+inline uint64_t getVarint(const uint8_t*& p) {
+    uint64_t v = *p & 0x7F;
+    if (!(*p++ & 0x80)) return v;
+    for (int shift = 7;; shift += 7) {
+        const uint8_t b = *p++;
+        v |= uint64_t(b & 0x7F) << shift;
+        if (!(b & 0x80)) return v;
+    }
+}
+
+inline void append(std::vector<uint8_t>& out, uint32_t keyIndex, StatType type, uint64_t raw) {
+    putVarint(out, (uint64_t(keyIndex) << 3) | uint64_t(type));
+    switch (type) {
+    case StatType::Int64: {
+        const int64_t s = int64_t(raw);
+        putVarint(out, (uint64_t(s) << 1) ^ uint64_t(s >> 63));
+        break;
+    }
+    case StatType::Double: {
+        uint8_t b[8];
+        std::memcpy(b, &raw, 8);
+        out.insert(out.end(), b, b + 8);
+        break;
+    }
+    default:
+        putVarint(out, raw);
+    }
+}
+
+} // namespace statcodec
+
+// The stats of one event, decoded on iteration. Use as a range:
+//   for (const StatValue& s : profile.eventStats(e)) ...
+class StatList {
+public:
+    struct End {};
+    class Iterator {
+    public:
+        Iterator(const uint8_t* p, const StringId* keys)
+            : p_(p)
+            , keys_(keys) {
+            read();
+        }
+        const StatValue& operator*() const { return current_; }
+        const StatValue* operator->() const { return &current_; }
+        Iterator& operator++() {
+            p_ = next_;
+            read();
+            return *this;
+        }
+        bool operator==(End) const { return *p_ == 0; }
+        bool operator!=(End) const { return *p_ != 0; }
+
+    private:
+        void read() {
+            if (*p_ == 0) return;
+            const uint8_t* p = p_;
+            const uint64_t tag = statcodec::getVarint(p);
+            current_.key = keys_[tag >> 3];
+            current_.type = StatType(tag & 7);
+            switch (current_.type) {
+            case StatType::Int64: {
+                const uint64_t z = statcodec::getVarint(p);
+                current_.raw = (z >> 1) ^ (~(z & 1) + 1);
+                break;
+            }
+            case StatType::Double:
+                std::memcpy(&current_.raw, p, 8);
+                p += 8;
+                break;
+            default:
+                current_.raw = statcodec::getVarint(p);
+            }
+            next_ = p;
+        }
+        const uint8_t* p_;
+        const uint8_t* next_ = nullptr;
+        const StringId* keys_;
+        StatValue current_;
+    };
+
+    StatList(const uint8_t* data, const StringId* keys)
+        : data_(data)
+        , keys_(keys) {}
+    Iterator begin() const { return Iterator(data_, keys_); }
+    End end() const { return {}; }
+    bool empty() const { return *data_ == 0; }
+    size_t size() const {
+        size_t n = 0;
+        for (auto it = begin(); it != end(); ++it) ++n;
+        return n;
+    }
+
+private:
+    const uint8_t* data_;
+    const StringId* keys_;
+};
+
+} // namespace stepscope

@@ -67,6 +67,45 @@ std::optional<StatValue> Profile::findStat(EventIndex e, std::string_view key) c
     return std::nullopt;
 }
 
+MemoryEvent Profile::memoryEvent(EventIndex e) const {
+    MemoryEvent m;
+    m.deallocation = name(e) == "MemoryDeallocation";
+    const auto apply = [&](const StatValue& s) {
+        const std::string_view key = strings_.get(s.key);
+        if (key == "allocator_name" && s.isText())
+            m.allocator = s.asString();
+        else if (key == "bytes_allocated")
+            m.bytesAllocated = s.asInt();
+        else if (key == "bytes_reserved")
+            m.bytesReserved = s.asInt();
+        else if (key == "bytes_available")
+            m.bytesAvailable = s.asInt();
+        else if (key == "peak_bytes_in_use")
+            m.peakBytesInUse = s.asInt();
+        else if (key == "requested_bytes")
+            m.requestedBytes = s.asInt();
+        else if (key == "allocation_bytes")
+            m.allocationBytes = s.asInt();
+        else if (key == "addr")
+            m.address = s.raw;
+        else if (key == "fragmentation")
+            m.fragmentation = s.asDouble();
+        else if (key == "region_type" && s.isText())
+            m.regionType = s.asString();
+        else if (key == "data_type" && s.isNumber())
+            m.dataType = s.asInt();
+        else if (key == "shape" && s.isText())
+            m.shape = s.asString();
+        else if (key == "tf_op" && s.isText())
+            m.tfOp = s.asString();
+        else if (key == "group_id")
+            m.stepId = s.asInt();
+    };
+    for (const StatValue& s : metadataStats(meta_[e])) apply(s);
+    for (const StatValue& s : eventStats(e)) apply(s);
+    return m;
+}
+
 std::span<const Flow> Profile::flowsFrom(EventIndex launch) const {
     const auto lo = std::lower_bound(flows_.begin(), flows_.end(), launch,
                                      [](const Flow& f, EventIndex e) { return f.launch < e; });

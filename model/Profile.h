@@ -177,7 +177,10 @@ public:
         return i ? &kernelDetails_[*i] : nullptr;
     }
     const SideTable<MemcpyDetails>& memcpys() const { return memcpys_; }
-    const SideTable<MemoryEvent>& memoryEvents() const { return memory_; }
+    // MemoryAllocation / MemoryDeallocation events, each with its allocator (allocator_name).
+    const SideTable<StringId>& memoryEvents() const { return memory_; }
+    // The allocator fields of one memory event, decoded from its stats (binary, no parsing).
+    MemoryEvent memoryEvent(EventIndex e) const;
     // Framework op of an event (`tf_op` or the older `level 0` stat), as a string id.
     const SideTable<StringId>& frameworkOps() const { return tfOps_; }
     const SideTable<StringId>& hloOps() const { return hloOps_; }
@@ -217,7 +220,7 @@ private:
     SideTable<uint32_t> kernels_;
     std::vector<KernelDetails> kernelDetails_;
     SideTable<MemcpyDetails> memcpys_;
-    SideTable<MemoryEvent> memory_;
+    SideTable<StringId> memory_;
     SideTable<StringId> tfOps_;
     SideTable<StringId> hloOps_;
     std::vector<Flow> flows_;         // sorted by launch

@@ -328,33 +328,13 @@ std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress) {
 
 // Reads the stats every analysis needs into typed columns, once. Stats on the event override
 // those of its metadata. Text stats such as kernel_details repeat across events, so each distinct
-// string is parsed once.
+// string is parsed once. Memory events are indexed with their allocator; their other allocator
+// fields are decoded from the binary stat list when asked for (Profile::memoryEvent).
 void ProfileBuilder::decodeHotStats() {
     Profile& p = *profile_;
     const StringPool& pool = p.strings_;
     const size_t n = p.start_.size();
-    enum Key : uint8_t {
-        None,
-        Group,
-        Corr,
-        Kernel,
-        Memcpy,
-        TfOp,
-        Level0,
-        HloOp,
-        Allocator,
-        BytesAllocated,
-        BytesReserved,
-        BytesAvailable,
-        Peak,
-        Requested,
-        AllocationBytes,
-        Addr,
-        Fragmentation,
-        RegionType,
-        DataType,
-        Shape
-    };
+    enum Key : uint8_t { None, Group, Corr, Kernel, Memcpy, TfOp, Level0, HloOp, Allocator };
     const std::pair<std::string_view, Key> names[] = {
         {"group_id", Group},
         {"correlation_id", Corr},
@@ -364,17 +344,6 @@ void ProfileBuilder::decodeHotStats() {
         {"level 0", Level0},
         {"hlo_op", HloOp},
         {"allocator_name", Allocator},
-        {"bytes_allocated", BytesAllocated},
-        {"bytes_reserved", BytesReserved},
-        {"bytes_available", BytesAvailable},
-        {"peak_bytes_in_use", Peak},
-        {"requested_bytes", Requested},
-        {"allocation_bytes", AllocationBytes},
-        {"addr", Addr},
-        {"fragmentation", Fragmentation},
-        {"region_type", RegionType},
-        {"data_type", DataType},
-        {"shape", Shape},
     };
     std::unordered_map<StringId, Key> keyOf;
     for (const auto& [name, key] : names) {
@@ -392,12 +361,8 @@ void ProfileBuilder::decodeHotStats() {
     const StringId allocName = pool.find("MemoryAllocation");
     const StringId deallocName = pool.find("MemoryDeallocation");
     std::vector<uint8_t> isMemory(p.metadata_.size(), 0);
-    for (size_t m = 0; m < p.metadata_.size(); ++m) {
-        if (p.metadata_[m].name == allocName)
-            isMemory[m] = 1;
-        else if (p.metadata_[m].name == deallocName)
-            isMemory[m] = 2;
-    }
+    for (size_t m = 0; m < p.metadata_.size(); ++m)
+        isMemory[m] = p.metadata_[m].name == allocName || p.metadata_[m].name == deallocName;
 
     std::unordered_map<StringId, uint32_t> kernelIndex;
     std::unordered_map<StringId, MemcpyDetails> memcpyCache;
@@ -407,88 +372,45 @@ void ProfileBuilder::decodeHotStats() {
         int64_t group = -1;
         bool hasCorr = false;
         uint64_t corr = 0;
-        StringId kernel = 0, memcpy = 0, tfOp = 0, level0 = 0, hloOp = 0;
+        StringId kernel = 0, memcpy = 0, tfOp = 0, level0 = 0, hloOp = 0, allocator = 0;
     };
-    auto apply = [&](Key key, const StatValue& s, Hot& h, MemoryEvent* mem) {
-        switch (key) {
-        case Group:
+    auto apply = [](Key key, const StatValue& s, Hot& h) {
+        if (key == Group) {
             h.group = s.asInt();
-            break;
-        case Corr:
+        } else if (key == Corr) {
             h.hasCorr = true;
             h.corr = s.raw;
-            break;
-        case Kernel:
-            if (s.isText()) h.kernel = s.asString();
-            break;
-        case Memcpy:
-            if (s.isText()) h.memcpy = s.asString();
-            break;
-        case TfOp:
-            if (s.isText()) h.tfOp = s.asString();
-            break;
-        case Level0:
-            if (s.isText()) h.level0 = s.asString();
-            break;
-        case HloOp:
-            if (s.isText()) h.hloOp = s.asString();
-            break;
-        default:
-            break;
-        }
-        if (!mem) return;
-        switch (key) {
-        case Allocator:
-            if (s.isText()) mem->allocator = s.asString();
-            break;
-        case BytesAllocated:
-            mem->bytesAllocated = s.asInt();
-            break;
-        case BytesReserved:
-            mem->bytesReserved = s.asInt();
-            break;
-        case BytesAvailable:
-            mem->bytesAvailable = s.asInt();
-            break;
-        case Peak:
-            mem->peakBytesInUse = s.asInt();
-            break;
-        case Requested:
-            mem->requestedBytes = s.asInt();
-            break;
-        case AllocationBytes:
-            mem->allocationBytes = s.asInt();
-            break;
-        case Addr:
-            mem->address = s.raw;
-            break;
-        case Fragmentation:
-            mem->fragmentation = s.asDouble();
-            break;
-        case RegionType:
-            if (s.isText()) mem->regionType = s.asString();
-            break;
-        case DataType:
-            if (s.isNumber()) mem->dataType = s.asInt();
-            break;
-        case Shape:
-            if (s.isText()) mem->shape = s.asString();
-            break;
-        case TfOp:
-            if (s.isText()) mem->tfOp = s.asString();
-            break;
-        case Group:
-            mem->stepId = s.asInt();
-            break;
-        default:
-            break;
+        } else if (s.isText()) {
+            const StringId v = s.asString();
+            switch (key) {
+            case Kernel:
+                h.kernel = v;
+                break;
+            case Memcpy:
+                h.memcpy = v;
+                break;
+            case TfOp:
+                h.tfOp = v;
+                break;
+            case Level0:
+                h.level0 = v;
+                break;
+            case HloOp:
+                h.hloOp = v;
+                break;
+            case Allocator:
+                h.allocator = v;
+                break;
+            default:
+                break;
+            }
         }
     };
 
     std::vector<Hot> metaHot(p.metadata_.size());
     for (size_t m = 0; m < p.metadata_.size(); ++m)
         for (const StatValue& s : p.metadataStats(uint32_t(m)))
-            apply(classify(s.key), s, metaHot[m], nullptr);
+            apply(classify(s.key), s, metaHot[m]);
 
     for (const Track& track : p.tracks_) {
         // Kernel geometry is a property of device work. TF 2020 also wrote `kernel_details` on
@@ -499,8 +421,6 @@ void ProfileBuilder::decodeHotStats() {
         for (EventIndex e = track.firstEvent; e < track.firstEvent + track.eventCount; ++e) {
             const uint32_t m = p.meta_[e];
             Hot h = metaHot[m];
-            MemoryEvent mem;
-            MemoryEvent* memPtr = isMemory[m] ? &mem : nullptr;
             // The stat list is read in place (see StatList.h) and only hot keys are decoded.
             for (const uint8_t* q = p.statBlob_.data() + p.statBegin_[e]; *q;) {
                 const uint64_t tag = statcodec::getVarint(q);
@@ -514,7 +434,7 @@ void ProfileBuilder::decodeHotStats() {
                     if (s.type == StatType::Int64) s.raw = (s.raw >> 1) ^ (~(s.raw & 1) + 1);
                 }
                 const Key key = keyOfIndex[tag >> 3];
-                if (key != None) apply(key, s, h, memPtr);
+                if (key != None) apply(key, s, h);
             }
             if (h.group >= INT32_MIN && h.group <= INT32_MAX) p.groupId_[e] = int32_t(h.group);
             if (h.hasCorr) p.correlation_.append(e, h.corr);
@@ -533,10 +453,7 @@ void ProfileBuilder::decodeHotStats() {
             }
             if (h.tfOp || h.level0) p.tfOps_.append(e, h.tfOp ? h.tfOp : h.level0);
             if (h.hloOp) p.hloOps_.append(e, h.hloOp);
-            if (memPtr) {
-                mem.deallocation = isMemory[m] == 2;
-                p.memory_.append(e, mem);
-            }
+            if (isMemory[m]) p.memory_.append(e, h.allocator);
         }
     }
     p.correlation_.shrink();

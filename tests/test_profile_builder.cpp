@@ -191,7 +191,8 @@ private slots:
         QVERIFY(p->memcpys().valueAt(0).async);
 
         QCOMPARE(p->memoryEvents().size(), size_t(1));
-        const MemoryEvent& mem = p->memoryEvents().valueAt(0);
+        QCOMPARE(p->str(p->memoryEvents().valueAt(0)), std::string_view("GPU_0_bfc"));
+        const MemoryEvent mem = p->memoryEvent(p->memoryEvents().eventAt(0));
         QCOMPARE(p->str(mem.allocator), std::string_view("GPU_0_bfc"));
         QCOMPARE(mem.bytesAllocated, int64_t(4096));
         QCOMPARE(mem.fragmentation, 0.25);

@@ -266,11 +266,13 @@ private slots:
         QCOMPARE(p.name(alloc), std::string_view("MemoryAllocation"));
         QCOMPARE(p.start(alloc), int64_t(12'000'000));
         QCOMPARE(p.duration(alloc), int64_t(0));
-        const MemoryEvent* mem = p.memoryEvents().find(alloc);
-        QVERIFY(mem);
-        QCOMPARE(mem->bytesAllocated, int64_t(-4096));
-        QCOMPARE(mem->fragmentation, 1.0);
-        QCOMPARE(p.str(mem->allocator), std::string_view("GPU_0_bfc"));
+        QVERIFY(p.memoryEvents().find(alloc));
+        QCOMPARE(p.str(*p.memoryEvents().find(alloc)), std::string_view("GPU_0_bfc"));
+        const MemoryEvent mem = p.memoryEvent(alloc);
+        QCOMPARE(mem.bytesAllocated, int64_t(-4096));
+        QCOMPARE(mem.fragmentation, 1.0);
+        QCOMPARE(p.str(mem.allocator), std::string_view("GPU_0_bfc"));
+        QVERIFY(!mem.deallocation);
         const EventIndex launch = p.eventsAt(threadIndex, 1).begin;
         QCOMPARE(p.name(launch), std::string_view("cudaLaunchKernel"));
 

@@ -1,6 +1,11 @@
 #include "views/ToolRegistry.h"
 
+#include "model/analysis/KernelStats.h"
+#include "model/analysis/TfOpStats.h"
+#include "views/kernel_stats/KernelStatsView.h"
 #include "views/summary/SummaryView.h"
+#include "views/tf_stats/TfStatsView.h"
+#include "views/trace/TraceView.h"
 
 namespace stepscope {
 
@@ -8,6 +13,14 @@ std::vector<ToolInfo> toolRegistry() {
     std::vector<ToolInfo> tools;
     tools.push_back({"summary", "Profile summary", [](QWidget* p) { return new SummaryView(p); },
                      [](const Profile&) { return true; }});
+    tools.push_back({"trace_viewer", "Trace viewer", [](QWidget* p) { return new TraceView(p); },
+                     [](const Profile& profile) { return profile.eventCount() > 0; }});
+    tools.push_back({"tf_stats", "TensorFlow op stats",
+                     [](QWidget* p) { return new TfStatsView(p); },
+                     [](const Profile& profile) { return hasTfOpStats(profile); }});
+    tools.push_back({"kernel_stats", "GPU kernel stats",
+                     [](QWidget* p) { return new KernelStatsView(p); },
+                     [](const Profile& profile) { return hasKernelStats(profile); }});
     return tools;
 }
 

@@ -1,1 +1,73 @@
-int main() { return 0; }
+// stepscope-cli: the analyses of the GUI, headless, plus the synthetic generator and benchmarks.
+
+#include <QGuiApplication>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "app/cli/Commands.h"
+
+namespace {
+
+// Matches project(Stepscope VERSION ...) in the top-level CMakeLists.txt.
+constexpr const char* kVersion = "0.1.0";
+
+constexpr const char* kUsage =
+    "usage: stepscope-cli COMMAND [ARGS]\n"
+    "\n"
+    "commands:\n"
+    "  info PATH [--json]             hosts, planes, tracks, event counts of a profile\n"
+    "  generate --out LOGDIR [--events N] [--hosts H] [--gpus G] [--seed S] [--run NAME]\n"
+    "                                 write a synthetic profile as a TensorBoard log directory\n"
+    "  export TOOL PATH --csv OUT     write a tool's table as CSV\n"
+    "  bench load [--events-list N,N,..] [--with-100m]\n"
+    "                                 XSpace load speed and memory vs protobuf's parser\n"
+    "  bench timeline                 timeline frame times\n"
+    "  bench stats                    kernel and op statistics times\n"
+    "\n"
+    "PATH is a TensorBoard log directory, LOGDIR/plugins/profile, one run folder or one\n"
+    ".xplane.pb file. Options: --help, --version.\n";
+
+int usageError(const std::string& message) {
+    std::fprintf(stderr, "stepscope-cli: %s\n\n%s", message.c_str(), kUsage);
+    return 2;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) return usageError("no command given");
+    const std::string& command = args[0];
+    if (command == "--help" || command == "-h" || command == "help") {
+        std::fputs(kUsage, stdout);
+        return 0;
+    }
+    if (command == "--version") {
+        std::printf("stepscope-cli %s\n", kVersion);
+        return 0;
+    }
+
+    // `bench timeline` paints into QImages, which needs a QGuiApplication; the offscreen platform
+    // lets that, and every other command, run without a display.
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    int qtArgc = 1;
+    QGuiApplication app(qtArgc, argv);
+    QGuiApplication::setApplicationName("stepscope-cli");
+    QGuiApplication::setApplicationVersion(kVersion);
+
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (command == "info") return stepscope::cli::runInfo(rest);
+    if (command == "generate") return stepscope::cli::runGenerate(rest);
+    if (command == "export") return stepscope::cli::runExport(rest);
+    if (command == "bench") {
+        if (rest.empty()) return usageError("bench needs one of: load, timeline, stats");
+        const std::vector<std::string> benchArgs(rest.begin() + 1, rest.end());
+        if (rest[0] == "load") return stepscope::cli::runBenchLoad(benchArgs);
+        if (rest[0] == "timeline") return stepscope::cli::runBenchTimeline(benchArgs);
+        if (rest[0] == "stats") return stepscope::cli::runBenchStats(benchArgs);
+        return usageError("unknown benchmark '" + rest[0] + "' (load, timeline, stats)");
+    }
+    return usageError("unknown command '" + command + "'");
+}

@@ -10,6 +10,7 @@ namespace stepscope {
 struct PieSlice {
     std::string label;
     double value = 0;
+    std::string legend; // a shorter label for the legend; the full label shows on hover
 };
 
 using PieData = std::vector<PieSlice>;

@@ -1,0 +1,102 @@
+// `stepscope-cli bench stats [--events N] [--repeat R]`: kernel stats and op stats over a
+// synthetic profile, each beside a same-run baseline: one plain pass summing every event's
+// duration (the least any whole-profile analysis must do). One JSON line per figure.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "app/cli/Commands.h"
+#include "model/ProfileLoader.h"
+#include "model/SyntheticProfile.h"
+#include "model/analysis/KernelStats.h"
+#include "model/analysis/TfOpStats.h"
+
+namespace stepscope::cli {
+
+namespace {
+
+struct Timing {
+    double best = 0, median = 0;
+};
+
+Timing timeIt(int repeat, const std::function<void()>& work) {
+    std::vector<double> seconds;
+    for (int i = 0; i < repeat; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        work();
+        seconds.push_back(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(seconds.begin(), seconds.end());
+    const size_t n = seconds.size();
+    return {seconds.front(), n % 2 ? seconds[n / 2] : (seconds[n / 2 - 1] + seconds[n / 2]) / 2};
+}
+
+bool parseCount(const std::string& s, uint64_t& out) {
+    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) return false;
+    out = std::stoull(s);
+    return out > 0;
+}
+
+} // namespace
+
+int runBenchStats(const std::vector<std::string>& args) {
+    uint64_t events = 10'000'000, repeat = 5;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const bool hasValue = i + 1 < args.size();
+        if (args[i] == "--events" && hasValue && parseCount(args[i + 1], events)) {
+            ++i;
+        } else if (args[i] == "--repeat" && hasValue && parseCount(args[i + 1], repeat)) {
+            ++i;
+        } else {
+            std::fprintf(stderr, "usage: stepscope-cli bench stats [--events N] [--repeat R]\n");
+            return 2;
+        }
+    }
+
+    SyntheticOptions options;
+    options.events = events;
+    const std::vector<uint8_t> bytes = generateSyntheticXSpace(options, "bench");
+    const LoadResult loaded = loadXSpaceBytes(bytes, "bench");
+    if (!loaded.ok()) {
+        std::fprintf(stderr, "stepscope-cli bench stats: synthetic profile failed to load: %s\n",
+                     loaded.error.c_str());
+        return 1;
+    }
+    const Profile& p = *loaded.profile;
+
+    volatile int64_t sink = 0;
+    const Timing baseline = timeIt(int(repeat), [&] {
+        int64_t total = 0;
+        for (int64_t d : p.durationColumn()) total += d;
+        sink = sink + total;
+    });
+    size_t rows = 0;
+    const Timing kernels =
+        timeIt(int(repeat), [&] { rows += computeKernelStats(p).table.rowCount(); });
+    const Timing ops = timeIt(int(repeat), [&] { rows += computeTfOpStats(p).rows.size(); });
+    const Timing both = timeIt(int(repeat), [&] {
+        rows += computeKernelStats(p).table.rowCount();
+        rows += computeTfOpStats(p).rows.size();
+    });
+    if (rows == 0) std::fprintf(stderr, "note: the synthetic profile produced no stats rows\n");
+
+    auto print = [&](const char* analysis, const Timing& t) {
+        std::printf("{\"bench\":\"stats\",\"events\":%zu,\"analysis\":\"%s\",\"seconds\":%.6f,"
+                    "\"median_seconds\":%.6f,\"baseline_seconds\":%.6f,\"ratio\":%.2f,"
+                    "\"repeat\":%llu}\n",
+                    p.eventCount(), analysis, t.best, t.median, baseline.best,
+                    baseline.best > 0 ? t.best / baseline.best : 0.0,
+                    static_cast<unsigned long long>(repeat));
+    };
+    print("kernel_stats", kernels);
+    print("tf_op_stats", ops);
+    print("kernel_stats+tf_op_stats", both);
+    std::fflush(stdout);
+    return 0;
+}
+
+} // namespace stepscope::cli

@@ -1,0 +1,257 @@
+#include "model/analysis/KernelStats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <unordered_map>
+
+#include "model/analysis/OpName.h"
+#include "model/analysis/TensorCore.h"
+
+namespace stepscope {
+
+namespace {
+
+bool isKernelTrack(const Profile& p, const Track& t) {
+    const PlaneKind kind = p.planes()[t.plane].kind;
+    return (kind == PlaneKind::Gpu || kind == PlaneKind::Tpu) && !isDerived(t.kind);
+}
+
+struct RowKey {
+    StringId kernel = 0;
+    uint32_t op = OpCatalog::kNoOp;
+    uint32_t details = 0;
+    uint8_t flags = 0; // bit 0: op eligible, bit 1: kernel uses Tensor Core
+    bool operator==(const RowKey&) const = default;
+};
+
+struct RowKeyHash {
+    size_t operator()(const RowKey& k) const {
+        uint64_t h = (uint64_t(k.kernel) << 32) ^ k.op;
+        h ^= (uint64_t(k.details) << 8 | k.flags) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 29;
+        h *= 0xBF58476D1CE4E5B9ull;
+        return size_t(h ^ (h >> 32));
+    }
+};
+
+struct RowValue {
+    uint64_t occurrences = 0;
+    int64_t totalPs = 0;
+    int64_t minPs = std::numeric_limits<int64_t>::max();
+    int64_t maxPs = -1;
+    EventIndex longest = 0;
+};
+
+std::string dims(const std::array<uint32_t, 3>& d) {
+    return std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]);
+}
+
+// A cursor over a side table walked in ascending event order.
+template <class T> struct SideCursor {
+    const SideTable<T>& table;
+    size_t i = 0;
+    const T* at(EventIndex e) {
+        const auto& events = table.events();
+        while (i < events.size() && events[i] < e) ++i;
+        return i < events.size() && events[i] == e ? &table.valueAt(i) : nullptr;
+    }
+};
+
+} // namespace
+
+KernelStats computeKernelStats(const Profile& p, const Progress* progress) {
+    KernelStats result;
+    OpCatalog catalog(p);
+    const StringId equationKey = p.strings().find("equation");
+    const std::vector<uint32_t>& kernelEvents = p.kernels().events();
+
+    std::vector<int8_t> tcOfMetadata(p.metadata().size(), -1);
+    std::vector<int8_t> eligibleOfOp;
+    std::unordered_map<RowKey, uint32_t, RowKeyHash> rowOf;
+    std::vector<RowKey> keys;
+    std::vector<RowValue> values;
+
+    SideCursor<StringId> frameworkOps{p.frameworkOps()};
+    SideCursor<StringId> hloOps{p.hloOps()};
+    const size_t trackCount = p.tracks().size();
+    for (size_t t = 0; t < trackCount; ++t) {
+        const Track& track = p.tracks()[t];
+        if (!isKernelTrack(p, track) || track.eventCount == 0) continue;
+        if (progress) {
+            if (progress->cancelled()) return {};
+            progress->report("Kernel stats", double(t) / double(trackCount));
+        }
+        const std::string_view vendor = p.planes()[track.plane].device.vendor;
+        const EventIndex end = track.firstEvent + track.eventCount;
+        size_t k = std::lower_bound(kernelEvents.begin(), kernelEvents.end(), track.firstEvent) -
+                   kernelEvents.begin();
+        for (; k < kernelEvents.size() && kernelEvents[k] < end; ++k) {
+            const EventIndex e = kernelEvents[k];
+            const uint32_t meta = p.metadataOf(e);
+            int8_t& tc = tcOfMetadata[meta];
+            if (tc < 0) tc = kernelUsesTensorCore(p.str(p.metadata()[meta].name), vendor) ? 1 : 0;
+
+            const StringId* fw = frameworkOps.at(e);
+            const StringId* hlo = hloOps.at(e);
+            uint32_t op = OpCatalog::kNoOp;
+            if (fw || hlo) op = catalog.deviceOp(e, fw ? *fw : 0, hlo ? *hlo : 0);
+            bool eligible = false;
+            if (op != OpCatalog::kNoOp) {
+                if (op >= eligibleOfOp.size()) eligibleOfOp.resize(catalog.size(), -1);
+                int8_t& known = eligibleOfOp[op];
+                if (known < 0) known = opIsTensorCoreEligible(catalog.op(op).name) ? 1 : 0;
+                eligible = known || tc;
+                if (!eligible && equationKey != StringPool::kNotFound) {
+                    for (const StatValue& s : p.eventStats(e))
+                        if (s.key == equationKey && s.isText())
+                            eligible = einsumIsTensorCoreEligible(p.str(s.asString()));
+                }
+            }
+
+            const RowKey key{p.metadata()[meta].name, op, p.kernels().valueAt(k),
+                             uint8_t((eligible ? 1 : 0) | (tc ? 2 : 0))};
+            auto [it, inserted] = rowOf.try_emplace(key, uint32_t(values.size()));
+            if (inserted) {
+                keys.push_back(key);
+                values.emplace_back();
+            }
+            RowValue& v = values[it->second];
+            const int64_t d = p.duration(e);
+            ++v.occurrences;
+            v.totalPs += d;
+            v.minPs = std::min(v.minPs, d);
+            if (d > v.maxPs) {
+                v.maxPs = d;
+                v.longest = e;
+            }
+        }
+    }
+
+    auto opName = [&](uint32_t op) -> std::string_view {
+        return op == OpCatalog::kNoOp ? std::string_view() : catalog.op(op).name;
+    };
+    std::vector<uint32_t> order(values.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        if (values[a].totalPs != values[b].totalPs) return values[a].totalPs > values[b].totalPs;
+        const std::string_view ka = p.str(keys[a].kernel), kb = p.str(keys[b].kernel);
+        if (ka != kb) return ka < kb;
+        if (opName(keys[a].op) != opName(keys[b].op))
+            return opName(keys[a].op) < opName(keys[b].op);
+        return keys[a].details < keys[b].details;
+    });
+
+    const std::vector<KernelDetails>& details = p.kernelDetailsTable();
+    bool anyOccupancy = false;
+    for (const RowKey& key : keys) anyOccupancy |= details[key.details].occupancyPct >= 0;
+
+    Table& table = result.table;
+    using T = Table::Type;
+    table.addColumn("Rank", T::Int, ColumnFormat::Plain, "Rank by total duration");
+    table.addColumn("Kernel name", T::Text);
+    table.addColumn("Registers per thread", T::Int);
+    table.addColumn("Shared memory (bytes)", T::Int, ColumnFormat::Plain,
+                    "Static plus dynamic shared memory per block (ROCm: group segment)");
+    table.addColumn("Block dim", T::Text, ColumnFormat::Plain, "Threads per block: x,y,z");
+    table.addColumn("Grid dim", T::Text, ColumnFormat::Plain, "Blocks per grid: x,y,z");
+    if (anyOccupancy)
+        table.addColumn("Theoretical occupancy %", T::Double, ColumnFormat::Percent,
+                        "As the profiler recorded it (occ_pct); empty where not recorded");
+    table.addColumn("Op is TensorCore eligible", T::Int, ColumnFormat::Bool,
+                    "The op is a matmul/convolution kind that could run on Tensor Cores "
+                    "(TensorFlow Profiler rule)");
+    table.addColumn("Kernel uses TensorCore", T::Int, ColumnFormat::Bool,
+                    "The kernel name matches a Tensor Core kernel pattern (TensorFlow Profiler "
+                    "rule)");
+    table.addColumn("Op name", T::Text, ColumnFormat::Plain,
+                    "Framework op that launched the kernel (tf_op; for JAX the op path)");
+    table.addColumn("Occurrences", T::Int);
+    table.addColumn("Total duration (µs)", T::Double, ColumnFormat::Microseconds);
+    table.addColumn("Avg duration (µs)", T::Double, ColumnFormat::Microseconds);
+    table.addColumn("Min duration (µs)", T::Double, ColumnFormat::Microseconds);
+    table.addColumn("Max duration (µs)", T::Double, ColumnFormat::Microseconds);
+
+    result.longestInstance.reserve(order.size());
+    int64_t rank = 0;
+    for (uint32_t r : order) {
+        const RowKey& key = keys[r];
+        const RowValue& v = values[r];
+        const KernelDetails& kd = details[key.details];
+        std::vector<Table::Cell> cells;
+        cells.reserve(table.columnCount());
+        cells.emplace_back(++rank);
+        cells.emplace_back(std::string(p.str(key.kernel)));
+        cells.emplace_back(int64_t(kd.registersPerThread));
+        cells.emplace_back(int64_t(kd.sharedBytes()));
+        cells.emplace_back(dims(kd.block));
+        cells.emplace_back(dims(kd.grid));
+        if (anyOccupancy)
+            cells.emplace_back(kd.occupancyPct >= 0 ? kd.occupancyPct
+                                                    : std::numeric_limits<double>::quiet_NaN());
+        cells.emplace_back(int64_t(key.flags & 1));
+        cells.emplace_back(int64_t((key.flags >> 1) & 1));
+        cells.emplace_back(std::string(opName(key.op)));
+        cells.emplace_back(int64_t(v.occurrences));
+        cells.emplace_back(double(v.totalPs) / 1e6);
+        cells.emplace_back(double(v.totalPs) / 1e6 / double(v.occurrences));
+        cells.emplace_back(double(v.minPs) / 1e6);
+        cells.emplace_back(double(v.maxPs) / 1e6);
+        table.addRow(std::move(cells));
+        result.longestInstance.push_back(v.longest);
+        result.kernelEvents += v.occurrences;
+    }
+    if (progress) progress->report("Kernel stats", 1);
+    return result;
+}
+
+PieData kernelTimeByName(const KernelStats& stats) {
+    const Table& t = stats.table;
+    const int nameCol = t.columnIndex("Kernel name");
+    const int totalCol = t.columnIndex("Total duration (µs)");
+    PieData slices;
+    if (nameCol < 0 || totalCol < 0) return slices;
+    std::unordered_map<std::string_view, size_t> sliceOf;
+    for (size_t r = 0; r < t.rowCount(); ++r) {
+        const std::string& name = t.text(r, size_t(nameCol));
+        auto [it, inserted] = sliceOf.try_emplace(name, slices.size());
+        if (inserted) slices.push_back({name, 0, shortKernelName(name)});
+        slices[it->second].value += t.number(r, size_t(totalCol));
+    }
+    std::stable_sort(slices.begin(), slices.end(),
+                     [](const PieSlice& a, const PieSlice& b) { return a.value > b.value; });
+    return slices;
+}
+
+std::string shortKernelName(std::string_view name) {
+    if (name.starts_with("void ")) name.remove_prefix(5);
+    // Drop the parameter list: the last top-level "(...)".
+    std::string folded;
+    int angle = 0, paren = 0;
+    for (char c : name) {
+        if (c == '(' && angle == 0) ++paren;
+        if (paren == 0) {
+            if (c == '<') {
+                if (angle++ == 0) folded += "<…>";
+            } else if (c == '>' && angle > 0) {
+                --angle;
+            } else if (angle == 0) {
+                folded += c;
+            }
+        }
+        if (c == ')' && angle == 0 && paren > 0) --paren;
+    }
+    // Keep the last namespace component.
+    const size_t scope = folded.rfind("::");
+    if (scope != std::string::npos && scope + 2 < folded.size()) folded.erase(0, scope + 2);
+    return folded.empty() ? std::string(name) : folded;
+}
+
+bool hasKernelStats(const Profile& p) {
+    for (EventIndex e : p.kernels().events())
+        if (isKernelTrack(p, p.tracks()[p.trackOf(e)])) return true;
+    return false;
+}
+
+} // namespace stepscope

@@ -1,0 +1,48 @@
+#pragma once
+
+#include <vector>
+
+#include "model/Profile.h"
+#include "model/Progress.h"
+#include "model/Table.h"
+#include "model/analysis/PieSlice.h"
+
+namespace stepscope {
+
+// GPU kernel stats, as the TensorFlow Profiler's "GPU kernel stats" tool defines them.
+//
+// Input: every event on a non-derived line of a GPU/TPU plane that has kernel details
+// (Profile::kernels(); all three kernel_details spellings). Zero-length events count too.
+// One row per distinct (kernel name, op name, launch configuration): like XProf, launches of one
+// kernel for one op with different grid/block/registers/shared memory are separate rows.
+// Op name: the event's framework op name without its type (see OpCatalog for the precedence:
+// `tf_op`/`level 0`, then for XLA module annotations the JAX `name` stat, then `hlo_op`); empty
+// when the event has none. Tensor Core flags: see TensorCore.h; as in XProf an op whose kernel
+// uses Tensor Cores is eligible, and an op without a name never is.
+// Rows are sorted by total duration, descending (ties: kernel name, op name); all rows are kept.
+struct KernelStats {
+    // Columns: Rank, Kernel name, Registers per thread, Shared memory (bytes), Block dim,
+    // Grid dim, [Theoretical occupancy %, only when some kernel reports one; NaN where absent],
+    // Op is TensorCore eligible, Kernel uses TensorCore, Op name, Occurrences,
+    // Total duration (µs), Avg duration (µs), Min duration (µs), Max duration (µs).
+    Table table;
+    // Per table row: the longest instance (first of equals), for "show in trace viewer".
+    std::vector<EventIndex> longestInstance;
+    uint64_t kernelEvents = 0; // sum of occurrences
+};
+
+// Returns an empty result (no rows) if cancelled.
+KernelStats computeKernelStats(const Profile& profile, const Progress* progress = nullptr);
+
+// Total kernel time per kernel name (summed over ops and launch configurations), largest first.
+PieData kernelTimeByName(const KernelStats& stats);
+
+// A kernel's name as a legend can hold it: no return type, no parameter list, template
+// arguments folded to <…>, and only the last namespace component. "void Eigen::internal::
+// EigenMetaKernel<Eigen::TensorEvaluator<...>, long>(...)" becomes "EigenMetaKernel<…>".
+std::string shortKernelName(std::string_view name);
+
+// Whether the profile has any kernel the tool would show (for the Tool selector).
+bool hasKernelStats(const Profile& profile);
+
+} // namespace stepscope

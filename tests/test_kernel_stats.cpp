@@ -1,0 +1,394 @@
+// GPU kernel stats: aggregation per (kernel, op, launch configuration), the three kernel_details
+// spellings, every Tensor Core rule (kernel patterns, op eligibility, einsum, vendor), which
+// lines count, and facts on every real XSpace profile.
+#include <QtTest>
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include "model/ProfileBuilder.h"
+#include "model/ProfileLoader.h"
+#include "model/analysis/KernelStats.h"
+#include "model/analysis/TensorCore.h"
+
+using namespace stepscope;
+
+namespace {
+constexpr int64_t us = 1000000;
+const std::string kRealData = STEPSCOPE_REALDATA;
+
+StatValue strStat(ProfileBuilder& b, const char* key, std::string_view value) {
+    return {b.intern(key), StatType::Str, b.intern(value)};
+}
+
+// Column lookup by name, so tests read like the table.
+struct Rows {
+    const Table& t;
+    size_t col(const char* name) const {
+        const int c = t.columnIndex(name);
+        if (c < 0) qFatal("no column %s", name);
+        return size_t(c);
+    }
+    const std::string& text(size_t r, const char* name) const { return t.text(r, col(name)); }
+    double num(size_t r, const char* name) const { return t.number(r, col(name)); }
+    // The row of a kernel name (+ op name); -1 if absent.
+    int find(const std::string& kernel, const std::string& op) const {
+        for (size_t r = 0; r < t.rowCount(); ++r)
+            if (text(r, "Kernel name") == kernel && text(r, "Op name") == op) return int(r);
+        return -1;
+    }
+};
+
+constexpr const char* kDetails = "regs:32 static_shared:0 dynamic_shared:0 grid:1,1,1 "
+                                 "block:128,1,1 occ_pct:50";
+
+// A GPU plane with one compute stream; kernels are added with addKernel().
+struct GpuFixture {
+    ProfileBuilder b;
+    uint32_t plane = 0, stream = 0;
+    int64_t clock = 0;
+    uint32_t nextMeta = 1;
+    std::map<std::string, uint32_t> meta;
+
+    explicit GpuFixture(const char* vendor = nullptr) {
+        b.setTimeBase(0);
+        const uint32_t h = b.addHost("h", "");
+        plane = b.addPlane(h, 1, "/device:GPU:0");
+        if (vendor) b.addPlaneStat(plane, strStat(b, "device_vendor", vendor));
+        stream = b.addTrack(plane, 7, "Stream #7(Compute)");
+    }
+    EventIndex addKernel(const std::string& name, const std::string& tfOp, int64_t durPs,
+                         const char* details = kDetails, const char* equation = nullptr) {
+        auto [it, inserted] = meta.try_emplace(name, 0);
+        if (inserted) it->second = b.addMetadata(plane, nextMeta++, name, "");
+        b.addEvent(stream, clock, durPs, it->second);
+        clock += durPs + us;
+        b.addEventStat(strStat(b, "kernel_details", details));
+        if (!tfOp.empty()) b.addEventStat(strStat(b, "tf_op", tfOp));
+        if (equation) b.addEventStat(strStat(b, "equation", equation));
+        return EventIndex(b.eventCount() - 1);
+    }
+};
+} // namespace
+
+class TestKernelStats : public QObject {
+    Q_OBJECT
+private slots:
+    void aggregatesPerKernelAndOp() {
+        GpuFixture f;
+        f.addKernel("relu_kernel", "model/relu:Relu", 3 * us);
+        f.addKernel("relu_kernel", "model/relu:Relu", 5 * us);
+        f.addKernel("relu_kernel", "model/relu_1:Relu", 1 * us);
+        f.addKernel("gemv_kernel", "model/dense/MatMul:MatMul", 20 * us);
+        auto p = f.b.finish();
+        const KernelStats s = computeKernelStats(*p);
+        const Rows rows{s.table};
+        QCOMPARE(s.table.rowCount(), size_t(3));
+        QCOMPARE(s.kernelEvents, uint64_t(4));
+        // Sorted by total time: gemv (20), relu/model/relu (8), relu/model/relu_1 (1).
+        QCOMPARE(rows.num(0, "Rank"), 1.0);
+        QCOMPARE(rows.text(0, "Kernel name"), std::string("gemv_kernel"));
+        QCOMPARE(rows.text(0, "Op name"), std::string("model/dense/MatMul"));
+        QCOMPARE(rows.text(1, "Op name"), std::string("model/relu"));
+        QCOMPARE(rows.num(1, "Rank"), 2.0);
+        QCOMPARE(rows.num(1, "Occurrences"), 2.0);
+        QCOMPARE(rows.num(1, "Total duration (µs)"), 8.0);
+        QCOMPARE(rows.num(1, "Avg duration (µs)"), 4.0);
+        QCOMPARE(rows.num(1, "Min duration (µs)"), 3.0);
+        QCOMPARE(rows.num(1, "Max duration (µs)"), 5.0);
+        QCOMPARE(rows.num(1, "Registers per thread"), 32.0);
+        QCOMPARE(rows.text(1, "Block dim"), std::string("128,1,1"));
+        QCOMPARE(rows.num(1, "Theoretical occupancy %"), 50.0);
+        // The longest instance of the relu row is its second (5 µs) event.
+        QCOMPARE(p->duration(s.longestInstance[1]), 5 * us);
+        QCOMPARE(p->name(s.longestInstance[1]), std::string_view("relu_kernel"));
+        QCOMPARE(rows.text(2, "Op name"), std::string("model/relu_1"));
+
+        const PieData pie = kernelTimeByName(s);
+        QCOMPARE(pie.size(), size_t(2));
+        QCOMPARE(pie[0].label, std::string("gemv_kernel"));
+        QCOMPARE(pie[0].value, 20.0);
+        QCOMPARE(pie[1].value, 9.0);
+    }
+
+    void threeKernelDetailsSpellings() {
+        GpuFixture f;
+        f.addKernel("tf2020", "a:Relu", 4 * us, "regs:16 shm:512 grid:160,1,1 block:1024,1,1");
+        f.addKernel("cuda", "b:Relu", 3 * us,
+                    "regs:32 static_shared:1024 dynamic_shared:4096 grid:8,4,1 block:128,2,1 "
+                    "occ_pct:62.5");
+        f.addKernel("rocm", "c:Relu", 2 * us,
+                    " grid:8,32,1 block:256,1,1 private_mem:0 group_mem:12800 occ_pct:0");
+        auto p = f.b.finish();
+        const KernelStats s = computeKernelStats(*p);
+        const Rows rows{s.table};
+        QCOMPARE(s.table.rowCount(), size_t(3));
+        QCOMPARE(rows.text(0, "Kernel name"), std::string("tf2020"));
+        QCOMPARE(rows.num(0, "Registers per thread"), 16.0);
+        QCOMPARE(rows.num(0, "Shared memory (bytes)"), 512.0);
+        QCOMPARE(rows.text(0, "Grid dim"), std::string("160,1,1"));
+        QCOMPARE(rows.text(0, "Block dim"), std::string("1024,1,1"));
+        QVERIFY(std::isnan(rows.num(0, "Theoretical occupancy %"))); // not recorded in 2020
+        QCOMPARE(rows.num(1, "Registers per thread"), 32.0);
+        QCOMPARE(rows.num(1, "Shared memory (bytes)"), 5120.0);
+        QCOMPARE(rows.text(1, "Grid dim"), std::string("8,4,1"));
+        QCOMPARE(rows.text(1, "Block dim"), std::string("128,2,1"));
+        QCOMPARE(rows.num(1, "Theoretical occupancy %"), 62.5);
+        QCOMPARE(rows.num(2, "Registers per thread"), 0.0);
+        QCOMPARE(rows.num(2, "Shared memory (bytes)"), 12800.0);
+        QCOMPARE(rows.text(2, "Grid dim"), std::string("8,32,1"));
+        QCOMPARE(rows.num(2, "Theoretical occupancy %"), 0.0);
+    }
+
+    void occupancyColumnOnlyWhenRecorded() {
+        GpuFixture f;
+        f.addKernel("k", "a:Relu", 1 * us, "regs:16 shm:0 grid:1,1,1 block:32,1,1");
+        auto p = f.b.finish();
+        const KernelStats s = computeKernelStats(*p);
+        QCOMPARE(s.table.columnIndex("Theoretical occupancy %"), -1);
+        QCOMPARE(s.table.columnCount(), size_t(14));
+    }
+
+    void kernelPatternsEachMarkTensorCoreUse() {
+        GpuFixture f;
+        int64_t dur = 100 * us; // distinct totals keep the row order known
+        std::vector<std::string_view> patterns(kTensorCoreKernelNamePatterns.begin(),
+                                               kTensorCoreKernelNamePatterns.end());
+        patterns.insert(patterns.end(), kHopperTensorCoreKernelNamePatterns.begin(),
+                        kHopperTensorCoreKernelNamePatterns.end());
+        for (std::string_view pattern : patterns)
+            f.addKernel("kernel_" + std::string(pattern) + "_x", "net/relu:Relu", dur--);
+        f.addKernel("plain_elementwise_kernel", "net/relu:Relu", dur--);
+        auto p = f.b.finish();
+        const KernelStats s = computeKernelStats(*p);
+        const Rows rows{s.table};
+        QCOMPARE(s.table.rowCount(), patterns.size() + 1);
+        for (size_t i = 0; i < patterns.size(); ++i) {
+            QCOMPARE(rows.num(i, "Kernel uses TensorCore"), 1.0);
+            // As in XProf: an op whose kernel uses Tensor Cores is eligible.
+            QCOMPARE(rows.num(i, "Op is TensorCore eligible"), 1.0);
+        }
+        const size_t last = patterns.size();
+        QCOMPARE(rows.num(last, "Kernel uses TensorCore"), 0.0);
+        QCOMPARE(rows.num(last, "Op is TensorCore eligible"), 0.0);
+        QCOMPARE(s.table.displayText(last, rows.col("Kernel uses TensorCore")), std::string("No"));
+        QCOMPARE(s.table.displayText(0, rows.col("Kernel uses TensorCore")), std::string("Yes"));
+    }
+
+    void shortKernelNamesForLegends() {
+        QCOMPARE(shortKernelName("void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<"
+                                 "Eigen::TensorAssignOp<A, B> const, Eigen::GpuDevice>, long>("
+                                 "Eigen::TensorEvaluator<X, Y>, long)"),
+                 std::string("EigenMetaKernel<…>"));
+        QCOMPARE(shortKernelName("volta_h884gemm_64x64_ldg8_nn"),
+                 std::string("volta_h884gemm_64x64_ldg8_nn"));
+        QCOMPARE(shortKernelName("void tensorflow::functor::FillPhiloxRandomKernelLaunch<"
+                                 "tensorflow::random::UniformDistribution<P, Eigen::half> >("
+                                 "unsigned long long const*, long long)"),
+                 std::string("FillPhiloxRandomKernelLaunch<…>"));
+        QCOMPARE(shortKernelName("transformer_engine::fused_attn_rocm::populate_rng_state_kernel("
+                                 "long*, long const*, long) [clone .kd]"),
+                 std::string("populate_rng_state_kernel [clone .kd]"));
+    }
+
+    void opEligibilityRules() {
+        // Each rule, by an op name that only it matches, launching a kernel without Tensor Cores.
+        const std::vector<std::string> eligible = {
+            "m/conv/Conv2D",
+            "m/conv/Conv2DBackpropFilter",
+            "m/conv/Conv2DBackpropInput",
+            "m/conv3d/Conv3D",
+            "m/dw/DepthwiseConv2dNative",
+            "m/dw/DepthwiseConv2dNativeBackpropFilter",
+            "m/dw/DepthwiseConv2dNativeBackpropInput",
+            "m/attention/BatchMatMulV2",
+            "m/dense/MatMul",
+            "m/dense/_FusedMatMul",
+            "m/rnn/CudnnRNN",
+            "m/rnn/CudnnRNNV3",
+            "m/rnn/CudnnRNNForward",
+            "m/rnn/CudnnRNNBackpropV3",
+            "cluster/XlaDot",
+            "cluster/XlaDotV2",
+            "jit(f)/dot_general",
+            "jit(f)/conv_general_dilated",
+        };
+        const std::vector<std::string> notEligible = {"m/dense/MatMul_1", "m/relu",
+                                                      "m/einsum/Einsum", "MatMulHelper"};
+        GpuFixture f;
+        int64_t dur = 100 * us;
+        for (const std::string& op : eligible) f.addKernel("plain_kernel", op + ":Op", dur--);
+        for (const std::string& op : notEligible) f.addKernel("plain_kernel", op + ":Op", dur--);
+        // Einsum: eligible only with two inputs in its equation stat.
+        f.addKernel("plain_kernel", "m/einsum_2/Einsum:Einsum", dur--, kDetails, "bsd,de->bse");
+        f.addKernel("plain_kernel", "m/einsum_1/Einsum:Einsum", dur--, kDetails, "abc->cba");
+        f.addKernel("plain_kernel", "", dur--); // no op: never eligible
+        auto p = f.b.finish();
+        const KernelStats s = computeKernelStats(*p);
+        const Rows rows{s.table};
+        QCOMPARE(s.table.rowCount(), eligible.size() + notEligible.size() + 3);
+        size_t r = 0;
+        for (const std::string& op : eligible) {
+            QCOMPARE(rows.text(r, "Op name"), op);
+            QVERIFY2(rows.num(r, "Op is TensorCore eligible") == 1.0, op.c_str());
+            QCOMPARE(rows.num(r++, "Kernel uses TensorCore"), 0.0);
+        }
+        for (const std::string& op : notEligible) {
+            QCOMPARE(rows.text(r, "Op name"), op);
+            QVERIFY2(rows.num(r++, "Op is TensorCore eligible") == 0.0, op.c_str());
+        }
+        QCOMPARE(rows.text(r, "Op name"), std::string("m/einsum_2/Einsum"));
+        QCOMPARE(rows.num(r++, "Op is TensorCore eligible"), 1.0);
+        QCOMPARE(rows.text(r, "Op name"), std::string("m/einsum_1/Einsum"));
+        QCOMPARE(rows.num(r++, "Op is TensorCore eligible"), 0.0);
+        QCOMPARE(rows.text(r, "Op name"), std::string());
+        QCOMPARE(rows.num(r++, "Op is TensorCore eligible"), 0.0);
+    }
+
+    void eligibleOpWithAndWithoutTensorCoreKernel() {
+        GpuFixture f;
+        f.addKernel("volta_h884gemm_128x128_ldg8_nn", "m/dense/MatMul:MatMul", 3 * us);
+        f.addKernel("volta_sgemm_128x64_nn", "m/dense/MatMul:MatMul", 2 * us);
+        auto p = f.b.finish();
+        const KernelStats s = computeKernelStats(*p);
+        const Rows rows{s.table};
+        const int tc = rows.find("volta_h884gemm_128x128_ldg8_nn", "m/dense/MatMul");
+        const int noTc = rows.find("volta_sgemm_128x64_nn", "m/dense/MatMul");
+        QVERIFY(tc >= 0 && noTc >= 0);
+        QCOMPARE(rows.num(size_t(tc), "Op is TensorCore eligible"), 1.0);
+        QCOMPARE(rows.num(size_t(tc), "Kernel uses TensorCore"), 1.0);
+        QCOMPARE(rows.num(size_t(noTc), "Op is TensorCore eligible"), 1.0);
+        QCOMPARE(rows.num(size_t(noTc), "Kernel uses TensorCore"), 0.0);
+    }
+
+    void amdKernelsNeverMatchNvidiaPatterns() {
+        GpuFixture f("AMD");
+        f.addKernel("igemm_conv1x1_h884_kernel", "m/dense/MatMul:MatMul", 3 * us);
+        auto p = f.b.finish();
+        const KernelStats s = computeKernelStats(*p);
+        QCOMPARE(Rows{s.table}.num(0, "Kernel uses TensorCore"), 0.0);
+        QCOMPARE(Rows{s.table}.num(0, "Op is TensorCore eligible"), 1.0);
+        QVERIFY(kernelUsesTensorCore("igemm_conv1x1_h884_kernel", "Nvidia"));
+        QVERIFY(kernelUsesTensorCore("sm80_xmma_gemm_f16f16_f16f32", ""));
+        QVERIFY(!kernelUsesTensorCore("sm80_xmma_gemm_f16f16_f16f32", "AMD"));
+    }
+
+    void onlyNonDerivedDeviceLines() {
+        ProfileBuilder b;
+        b.setTimeBase(0);
+        const uint32_t h = b.addHost("h", "");
+        const uint32_t cpu = b.addPlane(h, 1, "/host:CPU");
+        const uint32_t gpu = b.addPlane(h, 2, "/device:GPU:0");
+        const uint32_t thread = b.addTrack(cpu, 5, "tf_gpu_private_4/5");
+        const uint32_t stream = b.addTrack(gpu, 7, "Stream #7(Compute)");
+        const uint32_t derived = b.addTrack(gpu, -559038734, "TensorFlow Ops");
+        const uint32_t hostMeta = b.addMetadata(cpu, 1, "k", "");
+        const uint32_t gpuMeta = b.addMetadata(gpu, 1, "k", "");
+        for (uint32_t t : {thread, stream, derived}) {
+            b.addEvent(t, 0, 2 * us, t == thread ? hostMeta : gpuMeta);
+            b.addEventStat(strStat(b, "kernel_details", kDetails));
+        }
+        b.addEvent(stream, 5 * us, 0, gpuMeta); // zero-length launches count too
+        b.addEventStat(strStat(b, "kernel_details", kDetails));
+        b.addEvent(stream, 6 * us, 1 * us, gpuMeta); // no kernel details: not a kernel
+        auto p = b.finish();
+        QVERIFY(hasKernelStats(*p));
+        const KernelStats s = computeKernelStats(*p);
+        QCOMPARE(s.table.rowCount(), size_t(1));
+        QCOMPARE(s.kernelEvents, uint64_t(2));
+        QCOMPARE(Rows{s.table}.num(0, "Min duration (µs)"), 0.0);
+        QCOMPARE(Rows{s.table}.num(0, "Total duration (µs)"), 2.0);
+    }
+
+    void noKernels() {
+        ProfileBuilder b;
+        auto p = b.finish();
+        QVERIFY(!hasKernelStats(*p));
+        const KernelStats s = computeKernelStats(*p);
+        QCOMPARE(s.table.rowCount(), size_t(0));
+        QVERIFY(kernelTimeByName(s).empty());
+    }
+
+    void realProfilesCountEveryKernel() {
+        if (!std::filesystem::exists(kRealData))
+            QSKIP("../shared/realdata not found; real-profile kernel stats skipped");
+        int files = 0;
+        for (const auto& entry : std::filesystem::recursive_directory_iterator(kRealData)) {
+            const std::string path = entry.path().string();
+            if (!path.ends_with(".xplane.pb")) continue;
+            ++files;
+            const LoadResult r = loadPath(path);
+            QVERIFY2(r.ok(), (path + ": " + r.error).c_str());
+            const Profile& p = *r.profile;
+            uint64_t expected = 0;
+            for (EventIndex e = 0; e < p.eventCount(); ++e) {
+                const Track& t = p.tracks()[p.trackOf(e)];
+                const PlaneKind kind = p.planes()[t.plane].kind;
+                if ((kind == PlaneKind::Gpu || kind == PlaneKind::Tpu) && !isDerived(t.kind) &&
+                    p.kernelDetails(e))
+                    ++expected;
+            }
+            const KernelStats s = computeKernelStats(p);
+            uint64_t occurrences = 0;
+            const Rows rows{s.table};
+            for (size_t i = 0; i < s.table.rowCount(); ++i)
+                occurrences += uint64_t(rows.num(i, "Occurrences"));
+            QVERIFY2(occurrences == expected, path.c_str());
+            QVERIFY2(expected > 0, path.c_str());
+            QCOMPARE(s.longestInstance.size(), s.table.rowCount());
+        }
+        QVERIFY(files >= 4);
+    }
+
+    void bertV100Kernels() {
+        const std::string bert = kRealData + "/tf-gpu-bert/plugins/profile/2020_12_03_bert/"
+                                             "34.83.195.179_6003.xplane.pb";
+        if (!std::filesystem::exists(bert)) QSKIP("../shared/realdata not found");
+        const LoadResult r = loadPath(bert);
+        QVERIFY2(r.ok(), r.error.c_str());
+        const KernelStats s = computeKernelStats(*r.profile);
+        const Rows rows{s.table};
+        QCOMPARE(s.kernelEvents, uint64_t(1330)); // 665 on each of GPU:4 and GPU:6
+        // The dropout RNG kernel: 38 registers, 160 blocks of 1024 threads, one launch per
+        // dropout op, 97 per GPU.
+        uint64_t philox = 0;
+        for (size_t i = 0; i < s.table.rowCount(); ++i) {
+            QCOMPARE(rows.num(i, "Kernel uses TensorCore"), 0.0); // no GEMMs in this window
+            if (!rows.text(i, "Kernel name")
+                     .starts_with("void tensorflow::functor::FillPhiloxRandomKernelLaunch"))
+                continue;
+            philox += uint64_t(rows.num(i, "Occurrences"));
+            QCOMPARE(rows.num(i, "Registers per thread"), 38.0);
+            QCOMPARE(rows.num(i, "Shared memory (bytes)"), 0.0);
+            QCOMPARE(rows.text(i, "Grid dim"), std::string("160,1,1"));
+            QCOMPARE(rows.text(i, "Block dim"), std::string("1024,1,1"));
+            QVERIFY(rows.text(i, "Op name").ends_with("/random_uniform/RandomUniform"));
+        }
+        QCOMPARE(philox, uint64_t(194));
+        QCOMPARE(s.table.columnIndex("Theoretical occupancy %"), -1); // 2020 spelling has none
+    }
+
+    void jaxRocmGemm() {
+        const std::string path = kRealData + "/jax-rocm/jax08_gemm.tw003.xplane.pb";
+        if (!std::filesystem::exists(path)) QSKIP("../shared/realdata not found");
+        const LoadResult r = loadPath(path);
+        QVERIFY2(r.ok(), r.error.c_str());
+        const KernelStats s = computeKernelStats(*r.profile);
+        const Rows rows{s.table};
+        bool sawHipBlas = false;
+        for (size_t i = 0; i < s.table.rowCount(); ++i) {
+            QCOMPARE(rows.num(i, "Kernel uses TensorCore"), 0.0); // AMD: patterns not applied
+            if (!rows.text(i, "Kernel name").starts_with("Cijk_Ailk_Bljk_BBS_BH_MT128x32x64"))
+                continue;
+            sawHipBlas = true;
+            QCOMPARE(rows.text(i, "Op name"), std::string("jit(dot)/dot_general"));
+            QCOMPARE(rows.num(i, "Op is TensorCore eligible"), 1.0);
+            QCOMPARE(rows.text(i, "Grid dim"), std::string("8,32,1"));
+            QCOMPARE(rows.num(i, "Shared memory (bytes)"), 12800.0);
+        }
+        QVERIFY(sawHipBlas);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestKernelStats)
+#include "test_kernel_stats.moc"

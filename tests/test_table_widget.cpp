@@ -1,0 +1,267 @@
+// The shared table widget and the two stats tabs: the item models under
+// QAbstractItemModelTester, numeric sorting, filters, CSV export of what is on screen, Ctrl+C,
+// and the op/kernel stats views on a fixture and on the real BERT profile. With
+// STEPSCOPE_SCREENSHOT_DIR set, the real-profile views are also saved there as PNGs.
+#include <QAbstractItemModelTester>
+#include <QHeaderView>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QtTest>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "model/Csv.h"
+#include "model/ProfileBuilder.h"
+#include "model/ProfileLoader.h"
+#include "ui/widgets/DataTableView.h"
+#include "ui/widgets/PieChart.h"
+#include "ui/widgets/TableModel.h"
+#include "views/kernel_stats/KernelStatsView.h"
+#include "views/tf_stats/TfStatsView.h"
+
+using namespace stepscope;
+
+namespace {
+constexpr int64_t us = 1000000;
+const std::string kBert =
+    std::string(STEPSCOPE_REALDATA) +
+    "/tf-gpu-bert/plugins/profile/2020_12_03_bert/34.83.195.179_6003.xplane.pb";
+
+Table numbersTable() {
+    Table t;
+    t.addColumn("kernel", Table::Type::Text, ColumnFormat::Plain, "Kernel name");
+    t.addColumn("op", Table::Type::Text);
+    t.addColumn("time (µs)", Table::Type::Double, ColumnFormat::Microseconds);
+    t.addColumn("count", Table::Type::Int);
+    t.addRow({std::string("alpha_gemm"), std::string("dense/MatMul"), 10.0, int64_t(3)});
+    t.addRow({std::string("beta_relu"), std::string("relu"), 9.0, int64_t(100)});
+    t.addRow({std::string("Gamma_gemm"), std::string("dense_1/MatMul"), 100.0, int64_t(-2)});
+    t.addRow({std::string("delta"), std::string("=cmd"), std::nan(""), int64_t(7)});
+    return t;
+}
+
+std::vector<std::string> column(const DataTableView& v, size_t col) {
+    std::vector<std::string> out;
+    for (size_t r : v.visibleRows()) out.push_back(v.table().exactText(r, col));
+    return out;
+}
+
+StatValue strStat(ProfileBuilder& b, const char* key, const char* value) {
+    return {b.intern(key), StatType::Str, b.intern(value)};
+}
+
+std::shared_ptr<const Profile> gpuFixture() {
+    ProfileBuilder b;
+    b.setTimeBase(0);
+    const uint32_t h = b.addHost("h", "");
+    const uint32_t cpu = b.addPlane(h, 1, "/host:CPU");
+    const uint32_t gpu = b.addPlane(h, 2, "/device:GPU:0");
+    const uint32_t thread = b.addTrack(cpu, 3, "tf_Compute/3");
+    const uint32_t stream = b.addTrack(gpu, 7, "Stream #7(Compute)");
+    const uint32_t hostOp = b.addMetadata(cpu, 1, "dense/MatMul:MatMul", "");
+    const uint32_t gemm = b.addMetadata(gpu, 1, "volta_h884gemm_64x64", "");
+    const uint32_t relu = b.addMetadata(gpu, 2, "relu_kernel", "");
+    b.addEvent(thread, 0, 10 * us, hostOp);
+    b.addEvent(thread, 20 * us, 10 * us, hostOp);
+    const char* details = "regs:32 shm:0 grid:4,1,1 block:256,1,1";
+    for (int i = 0; i < 3; ++i) {
+        b.addEvent(stream, (10 + 10 * i) * us, (2 + i) * us, gemm);
+        b.addEventStat(strStat(b, "kernel_details", details));
+        b.addEventStat(strStat(b, "tf_op", "dense/MatMul:MatMul"));
+    }
+    b.addEvent(stream, 50 * us, 1 * us, relu);
+    b.addEventStat(strStat(b, "kernel_details", details));
+    b.addEventStat(strStat(b, "tf_op", "relu:Relu"));
+    return std::shared_ptr<const Profile>(b.finish());
+}
+
+void saveIfAsked(QWidget& w, const char* name) {
+    const QByteArray dir = qgetenv("STEPSCOPE_SCREENSHOT_DIR");
+    if (dir.isEmpty()) return;
+    QVERIFY(w.grab().save(QString::fromUtf8(dir) + "/" + name));
+}
+
+// No header label may be cut: every column is at least as wide as its label.
+void checkHeadersFit(const DataTableView& v) {
+    const QHeaderView* header = v.tableView()->horizontalHeader();
+    const QFontMetrics fm(header->font());
+    for (int c = 0; c < header->count(); ++c) {
+        const QString label = v.tableView()->model()->headerData(c, Qt::Horizontal).toString();
+        QVERIFY2(header->sectionSize(c) >= fm.horizontalAdvance(label), qPrintable(label));
+    }
+}
+} // namespace
+
+class TestTableWidget : public QObject {
+    Q_OBJECT
+private slots:
+    void modelUnderTester() {
+        TableModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setTable(numbersTable());
+        QCOMPARE(model.rowCount(), 4);
+        QCOMPARE(model.columnCount(), 4);
+        QCOMPARE(model.data(model.index(0, 2), Qt::DisplayRole).toString(), QString("10.000"));
+        QCOMPARE(model.data(model.index(3, 2), Qt::DisplayRole).toString(), QString());
+        QCOMPARE(model.data(model.index(0, 2), TableModel::SortRole).toDouble(), 10.0);
+        QCOMPARE(model.headerData(0, Qt::Horizontal, Qt::ToolTipRole).toString(),
+                 QString("Kernel name"));
+        const auto align =
+            model.data(model.index(0, 3), Qt::TextAlignmentRole).value<Qt::Alignment>();
+        QVERIFY(align & Qt::AlignRight);
+        model.setTable(Table());
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void sortsFiltersAndExports() {
+        DataTableView view;
+        QAbstractItemModelTester tester(view.tableView()->model(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        view.setTable(numbersTable());
+        QCOMPARE(view.visibleRows(), (std::vector<size_t>{0, 1, 2, 3})); // the table's own order
+        // Numbers sort as numbers (9 < 10 < 100), missing values first.
+        view.tableView()->sortByColumn(2, Qt::AscendingOrder);
+        QCOMPARE(view.visibleRows(), (std::vector<size_t>{3, 1, 0, 2}));
+        view.tableView()->sortByColumn(3, Qt::DescendingOrder);
+        QCOMPARE(column(view, 3), (std::vector<std::string>{"100", "7", "3", "-2"}));
+        // Text sorts case-insensitively.
+        view.tableView()->sortByColumn(0, Qt::AscendingOrder);
+        QCOMPARE(column(view, 0),
+                 (std::vector<std::string>{"alpha_gemm", "beta_relu", "delta", "Gamma_gemm"}));
+
+        // Filter: any text column, case-insensitive.
+        view.filterEdit()->setText("GEMM");
+        QCOMPARE(view.visibleRows(), (std::vector<size_t>{0, 2}));
+        view.filterEdit()->setText("matmul");
+        QCOMPARE(view.visibleRows(), (std::vector<size_t>{0, 2}));
+        view.filterEdit()->setText("10"); // numbers are not searched
+        QVERIFY(view.visibleRows().empty());
+        view.filterEdit()->clear();
+
+        // CSV export writes exactly the rows shown, in order.
+        view.tableView()->sortByColumn(2, Qt::DescendingOrder);
+        view.filterEdit()->setText("a");
+        const std::vector<size_t> shown = view.visibleRows();
+        QCOMPARE(shown, (std::vector<size_t>{2, 0, 1, 3}));
+        const QString path = QDir::temp().filePath("stepscope_test_export.csv");
+        QString error;
+        QVERIFY(view.exportCsv(path, &error));
+        std::ifstream in(path.toStdString(), std::ios::binary);
+        std::stringstream got;
+        got << in.rdbuf();
+        std::ostringstream expected;
+        writeCsv(view.table(), expected, shown);
+        QCOMPARE(got.str(), expected.str());
+        QFile::remove(path);
+        QVERIFY(!view.exportCsv("/nonexistent-dir/x.csv", &error));
+        QVERIFY(error.contains("nonexistent-dir"));
+    }
+
+    void columnFilters() {
+        DataTableView view;
+        view.addColumnFilter("op", "Op name");
+        view.setTable(numbersTable());
+        auto* opFilter = view.findChildren<QLineEdit*>().last();
+        opFilter->setText("MATMUL");
+        QCOMPARE(view.visibleRows(), (std::vector<size_t>{0, 2}));
+        view.filterEdit()->setText("gamma");
+        QCOMPARE(view.visibleRows(), (std::vector<size_t>{2}));
+        // Filters survive a new table.
+        view.setTable(numbersTable());
+        QCOMPARE(view.visibleRows(), (std::vector<size_t>{2}));
+    }
+
+    void copiesSelectionAsTsv() {
+        DataTableView view;
+        view.setTable(numbersTable());
+        QTableView* t = view.tableView();
+        t->selectionModel()->select(t->model()->index(0, 0), QItemSelectionModel::Select);
+        t->selectionModel()->select(t->model()->index(0, 2), QItemSelectionModel::Select);
+        t->selectionModel()->select(t->model()->index(2, 2), QItemSelectionModel::Select);
+        QCOMPARE(view.selectionAsTsv(), QString("alpha_gemm\t10\n\t100\n"));
+    }
+
+    void pieFoldsTail() {
+        PieChart pie;
+        PieData data;
+        for (int i = 0; i < 12; ++i) data.push_back({"slice " + std::to_string(i), double(12 - i), {}});
+        pie.setSlices(data, "µs", 8);
+        QCOMPARE(pie.sliceCount(), 9); // 8 + "Other"
+        pie.setSlices({{"only", 1.0, {}}}, "µs", 8);
+        QCOMPARE(pie.sliceCount(), 1);
+        pie.setSlices({}, "µs", 8);
+        QCOMPARE(pie.sliceCount(), 0);
+    }
+
+    void tfStatsViewOnFixture() {
+        TfStatsView view;
+        view.resize(1400, 900);
+        QSignalSpy ready(&view, &ToolView::ready);
+        view.setProfile(gpuFixture());
+        QVERIFY(!view.isReady());
+        QTRY_VERIFY(view.isReady());
+        QVERIFY(ready.count() >= 1);
+        const Table& t = view.tableView()->table();
+        QCOMPARE(t.rowCount(), size_t(3)); // device MatMul, device Relu, host MatMul
+        QCOMPARE(t.text(0, 0), std::string("Device"));
+        QCOMPARE(t.text(2, 0), std::string("Host"));
+        view.show();
+        QCOMPARE(view.visiblePieCount(), 4);
+        view.setIncludeIdle(true);
+        QCOMPARE(view.tableView()->table().rowCount(), size_t(5)); // + device and host IDLE
+        view.setProfile(nullptr);
+        QVERIFY(view.isReady());
+        QCOMPARE(view.tableView()->table().rowCount(), size_t(0));
+    }
+
+    void kernelStatsViewJumpsToLongestInstance() {
+        KernelStatsView view;
+        view.resize(1400, 900);
+        auto profile = gpuFixture();
+        view.setProfile(profile);
+        QTRY_VERIFY(view.isReady());
+        QCOMPARE(view.tableView()->table().rowCount(), size_t(2));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QSignalSpy jump(&view, &ToolView::showEventRequested);
+        QTableView* t = view.tableView()->tableView();
+        const QRect cell = t->visualRect(t->model()->index(0, 1));
+        QTest::mouseClick(t->viewport(), Qt::LeftButton, {}, cell.center());
+        QTest::mouseDClick(t->viewport(), Qt::LeftButton, {}, cell.center());
+        QCOMPARE(jump.count(), 1);
+        const EventIndex e = jump.at(0).at(0).value<EventIndex>();
+        QCOMPARE(profile->name(e), std::string_view("volta_h884gemm_64x64"));
+        QCOMPARE(profile->duration(e), 4 * us); // the longest of 2, 3 and 4 µs
+    }
+
+    void realProfileViews() {
+        if (!std::filesystem::exists(kBert)) QSKIP("../shared/realdata not found");
+        const LoadResult r = loadPath(kBert);
+        QVERIFY2(r.ok(), r.error.c_str());
+        TfStatsView ops;
+        ops.resize(1600, 1000);
+        ops.setProfile(r.profile);
+        ops.show();
+        QTRY_VERIFY(ops.isReady());
+        QCOMPARE(ops.visiblePieCount(), 4);
+        QVERIFY(ops.tableView()->table().rowCount() > 1000);
+        checkHeadersFit(*ops.tableView());
+        saveIfAsked(ops, "tf_stats.png");
+
+        KernelStatsView kernels;
+        kernels.resize(1600, 1000);
+        kernels.setProfile(r.profile);
+        kernels.show();
+        QTRY_VERIFY(kernels.isReady());
+        QCOMPARE(kernels.tableView()->table().rowCount(), size_t(1330));
+        QVERIFY(kernels.pie()->sliceCount() > 1);
+        checkHeadersFit(*kernels.tableView());
+        saveIfAsked(kernels, "kernel_stats.png");
+    }
+};
+
+QTEST_MAIN(TestTableWidget)
+#include "test_table_widget.moc"

@@ -1,0 +1,168 @@
+// Search over event names, the selection aggregate and the details of one event.
+#include <QTest>
+
+#include "model/ProfileBuilder.h"
+#include "views/trace/EventDetails.h"
+#include "views/trace/EventSearch.h"
+#include "views/trace/SelectionAggregate.h"
+
+using namespace stepscope;
+
+namespace {
+
+struct Fixture {
+    std::unique_ptr<Profile> profile;
+    uint32_t stream = 0, thread = 0;
+};
+
+// Two planes that both define "MatMul" (two metadata entries, one name), nested events on a
+// stream, a launch on the host joined to its kernel by correlation id.
+Fixture makeFixture() {
+    ProfileBuilder b;
+    Fixture f;
+    const uint32_t host = b.addHost("h", "");
+    const uint32_t cpu = b.addPlane(host, 1, "/host:CPU");
+    const uint32_t gpu = b.addPlane(host, 2, "/device:GPU:0");
+    f.thread = b.addTrack(cpu, 7, "tf_worker");
+    f.stream = b.addTrack(gpu, 134, "Stream #134(Compute)");
+    const uint32_t mmGpu = b.addMetadata(gpu, 1, "MatMul", "");
+    const uint32_t mmCpu = b.addMetadata(cpu, 1, "MatMul", "");
+    const uint32_t gemm = b.addMetadata(gpu, 2, "volta_sgemm_128x64_nn", "");
+    const uint32_t relu = b.addMetadata(gpu, 3, "Relu", "");
+    const uint32_t launch = b.addMetadata(cpu, 4, "cudaLaunchKernel", "");
+    b.addMetadataStat(gemm, StatValue{b.intern("kernel_details"), StatType::Str,
+                                      b.intern("regs:32 static_shared:0 dynamic_shared:4096 "
+                                               "grid:80,2,1 block:128,1,1 occ_pct:50")});
+    auto corr = [&](uint64_t id) {
+        b.addEventStat(StatValue{b.intern("correlation_id"), StatType::Uint64, id});
+    };
+    // Stream: MatMul [0, 1000 ns) containing gemm [100, 400) and Relu [500, 700); then MatMul
+    // [2000, 2500) ns and gemm [3000, 3100) ns.
+    b.addEvent(f.stream, 0, 1000000, mmGpu);
+    b.addEvent(f.stream, 100000, 300000, gemm);
+    corr(77);
+    b.addEventStat(StatValue{b.intern("tf_op"), StatType::Ref, b.intern("dense/MatMul")});
+    b.addEvent(f.stream, 500000, 200000, relu);
+    b.addEvent(f.stream, 2000000, 500000, mmGpu);
+    b.addEvent(f.stream, 3000000, 100000, gemm);
+    // Host: MatMul at 1500 ns, launch at 50 ns with correlation 77.
+    b.addEvent(f.thread, 1500000, 100000, mmCpu);
+    b.addEvent(f.thread, 50000, 20000, launch);
+    corr(77);
+    f.profile = b.finish();
+    return f;
+}
+
+std::vector<int64_t> startsOf(const Profile& p, const std::vector<EventIndex>& hits) {
+    std::vector<int64_t> out;
+    for (EventIndex e : hits) out.push_back(p.start(e));
+    return out;
+}
+
+} // namespace
+
+class TestTraceSearch : public QObject {
+    Q_OBJECT
+private slots:
+    void substringIsCaseInsensitiveAndInTimeOrder() {
+        Fixture f = makeFixture();
+        const EventSearchResult r = searchEvents(*f.profile, {"matmul", false});
+        QVERIFY(r.error.empty());
+        QCOMPARE(r.matchingNames, size_t(2)); // one per plane
+        QCOMPARE(startsOf(*f.profile, r.hits), (std::vector<int64_t>{0, 1500000, 2000000}));
+        const EventSearchResult g = searchEvents(*f.profile, {"SGEMM", false});
+        QCOMPARE(startsOf(*f.profile, g.hits), (std::vector<int64_t>{100000, 3000000}));
+        QCOMPARE(searchEvents(*f.profile, {"conv", false}).hits.size(), size_t(0));
+        QCOMPARE(searchEvents(*f.profile, {"", false}).hits.size(), size_t(0));
+    }
+
+    void regexMatchesAnywhereInTheName() {
+        Fixture f = makeFixture();
+        EventSearchResult r = searchEvents(*f.profile, {"^(relu|cuda.*)$", true});
+        QCOMPARE(startsOf(*f.profile, r.hits), (std::vector<int64_t>{50000, 500000}));
+        r = searchEvents(*f.profile, {"sgemm_\\d+x\\d+", true});
+        QCOMPARE(r.hits.size(), size_t(2));
+        r = searchEvents(*f.profile, {"(unclosed", true});
+        QVERIFY(!r.error.empty());
+        QVERIFY(r.hits.empty());
+    }
+
+    void cancelledSearchReturnsNothing() {
+        Fixture f = makeFixture();
+        Progress progress;
+        progress.cancel();
+        const EventSearchResult r = searchEvents(*f.profile, {"a", false}, &progress);
+        QVERIFY(r.cancelled);
+        QVERIFY(r.hits.empty());
+    }
+
+    void aggregateGroupsByName() {
+        Fixture f = makeFixture();
+        const Profile& p = *f.profile;
+        // Stream lanes 0 and 1 plus the host thread, over [0, 2200 ns).
+        std::vector<Lane> lanes = {{f.stream, 0}, {f.stream, 1}, {f.thread, 0}};
+        const Table t = aggregateSelection(p, lanes, {0, 2200000});
+        QCOMPARE(countSelection(p, lanes, {0, 2200000}), uint64_t(6));
+        QCOMPARE(t.rowCount(), size_t(4));
+        QCOMPARE(t.columnIndex("Share of range"), 4);
+        // MatMul: [0,1000) + [2000,2500) on the GPU and [1500,1600) on the host = 1600 ns total,
+        // 1300 ns of it inside the range.
+        QCOMPARE(t.text(0, 0), std::string("MatMul"));
+        QCOMPARE(t.number(0, 1), 3.0);
+        QCOMPARE(t.number(0, 2), 1.6);
+        QVERIFY(qFuzzyCompare(t.number(0, 3), 1.6 / 3));
+        QVERIFY(qFuzzyCompare(t.number(0, 4), 100.0 * 1300 / 2200));
+        QCOMPARE(t.text(1, 0), std::string("volta_sgemm_128x64_nn"));
+        QCOMPARE(t.number(1, 1), 1.0); // the second gemm starts at 3000 ns: outside
+        QCOMPARE(t.text(2, 0), std::string("Relu"));
+        QCOMPARE(t.text(3, 0), std::string("cudaLaunchKernel"));
+        QCOMPARE(t.number(3, 2), 0.02);
+    }
+
+    void detailsOfAKernel() {
+        Fixture f = makeFixture();
+        const Profile& p = *f.profile;
+        const EventIndex gemm = p.eventsInWindow(f.stream, 1, 100000, 100001).begin;
+        QCOMPARE(p.name(gemm), std::string_view("volta_sgemm_128x64_nn"));
+        const EventDetails d = describeEvent(p, gemm, "Stream #134 (Compute)");
+        auto field = [&](const std::string& label) {
+            for (const DetailField& x : d.fields)
+                if (x.label == label) return x.value;
+            return std::string("<missing>");
+        };
+        QCOMPARE(field("Track"), std::string("/device:GPU:0 › Stream #134 (Compute)"));
+        QCOMPARE(field("Start"), std::string("100.000 ns from profile start"));
+        QCOMPARE(field("Duration"), std::string("300.000 ns"));
+        QCOMPARE(field("Self time"), std::string("300.000 ns"));
+        QCOMPARE(field("Correlation id"), std::string("77"));
+        QCOMPARE(field("Framework op"), std::string("dense/MatMul"));
+        QCOMPARE(field("Grid"), std::string("80 × 2 × 1"));
+        QCOMPARE(field("Block"), std::string("128 × 1 × 1 (128 threads)"));
+        QCOMPARE(field("Registers per thread"), std::string("32"));
+        QCOMPARE(field("Shared memory"), std::string("4.00 KiB (4096 B)"));
+        QCOMPARE(field("Theoretical occupancy"), std::string("50%"));
+        // Every stat, the ref value resolved to its text, metadata stats after the event's.
+        QCOMPARE(d.stats.size(), size_t(3));
+        QCOMPARE(d.stats[1].label, std::string("tf_op"));
+        QCOMPARE(d.stats[1].value, std::string("dense/MatMul"));
+        QCOMPARE(d.stats[2].label, std::string("kernel_details"));
+        // The launch on the host, found through the correlation id.
+        QCOMPARE(d.launches.size(), size_t(1));
+        QCOMPARE(p.name(d.launches[0]), std::string_view("cudaLaunchKernel"));
+        const EventDetails l = describeEvent(p, d.launches[0], "tf_worker");
+        QCOMPARE(l.targets, std::vector<EventIndex>{gemm});
+    }
+
+    void selfTimeSubtractsChildren() {
+        Fixture f = makeFixture();
+        const Profile& p = *f.profile;
+        const EventIndex mm = p.eventsInWindow(f.stream, 0, 0, 1).begin;
+        QCOMPARE(p.duration(mm), int64_t(1000000));
+        QCOMPARE(selfTime(p, mm), int64_t(1000000 - 300000 - 200000));
+        const EventIndex mm2 = p.eventsInWindow(f.stream, 0, 2000000, 2000001).begin;
+        QCOMPARE(selfTime(p, mm2), int64_t(500000));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTraceSearch)
+#include "test_trace_search.moc"

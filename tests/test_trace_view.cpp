@@ -1,0 +1,249 @@
+// The trace viewer driven like a user: keys, mouse, search box, details pane, aggregate.
+#include <QApplication>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QTest>
+#include <QTextBrowser>
+#include <QWheelEvent>
+
+#include "model/ProfileBuilder.h"
+#include "views/ToolRegistry.h"
+#include "views/trace/TimelineCanvas.h"
+#include "views/trace/TraceView.h"
+
+using namespace stepscope;
+
+namespace {
+
+struct Fixture {
+    std::shared_ptr<const Profile> profile;
+    uint32_t stream = 0, thread = 0;
+    EventIndex kernel = kNoIndex; // the 2 ms "fused_attention" kernel
+};
+
+// A GPU stream with 200 kernels of 40 µs every 50 µs plus one long kernel, and a host thread
+// with their launches.
+Fixture makeFixture() {
+    ProfileBuilder b;
+    Fixture f;
+    const uint32_t host = b.addHost("h", "");
+    const uint32_t cpu = b.addPlane(host, 1, "/host:CPU");
+    const uint32_t gpu = b.addPlane(host, 2, "/device:GPU:0");
+    f.thread = b.addTrack(cpu, 7, "tf_worker");
+    f.stream = b.addTrack(gpu, 134, "Stream #134(Compute)");
+    const uint32_t gemm = b.addMetadata(gpu, 1, "volta_sgemm", "");
+    const uint32_t attn = b.addMetadata(gpu, 2, "fused_attention", "");
+    const uint32_t launch = b.addMetadata(cpu, 3, "cudaLaunchKernel", "");
+    const StringId corrKey = b.intern("correlation_id");
+    for (int i = 0; i < 200; ++i) {
+        b.addEvent(f.thread, int64_t(i) * 50000000, 5000000, launch);
+        b.addEventStat(StatValue{corrKey, StatType::Uint64, uint64_t(i)});
+        b.addEvent(f.stream, int64_t(i) * 50000000 + 6000000, 40000000, gemm);
+        b.addEventStat(StatValue{corrKey, StatType::Uint64, uint64_t(i)});
+    }
+    b.addEvent(f.stream, 10000000000, 2000000000, attn);
+    auto p = b.finish();
+    f.kernel = p->eventsByName("fused_attention").front();
+    f.profile = std::move(p);
+    return f;
+}
+
+} // namespace
+
+class TestTraceView : public QObject {
+    Q_OBJECT
+
+    Fixture fx;
+    std::unique_ptr<TraceView> view;
+    TimelineCanvas* canvas = nullptr;
+
+private slots:
+    void init() {
+        fx = makeFixture();
+        view = std::make_unique<TraceView>();
+        view->resize(1600, 1000);
+        view->show();
+        QVERIFY(QTest::qWaitForWindowExposed(view.get()));
+        QSignalSpy ready(view.get(), &ToolView::ready);
+        view->setProfile(fx.profile);
+        QVERIFY(view->isReady());
+        QVERIFY(ready.wait(2000) || ready.count() == 1);
+        canvas = view->canvas();
+        canvas->setFocus();
+    }
+    void cleanup() { view.reset(); }
+
+    void registeredAsTraceViewer() {
+        const auto tools = toolRegistry();
+        const ToolInfo* t = findTool(tools, "trace_viewer");
+        QVERIFY(t);
+        QCOMPARE(t->title, QStringLiteral("Trace viewer"));
+        QVERIFY(t->available(*fx.profile));
+    }
+
+    void startsWithTheWholeProfile() {
+        QCOMPARE(canvas->visibleRange(), (TimeRange{0, fx.profile->durationPs()}));
+        QCOMPARE(fx.profile->durationPs(), int64_t(12000000000));
+    }
+
+    void keysZoomAndPan() {
+        const TimeRange whole = canvas->visibleRange();
+        QTest::keyClick(canvas, Qt::Key_W);
+        const TimeRange zoomed = canvas->visibleRange();
+        QVERIFY(zoomed.span() < whole.span());
+        QCOMPARE(zoomed.span(), std::llround(double(whole.span()) / 1.5));
+        QTest::keyClick(canvas, Qt::Key_A);
+        QVERIFY(canvas->visibleRange().start < zoomed.start);
+        QCOMPARE(canvas->visibleRange().span(), zoomed.span());
+        QTest::keyClick(canvas, Qt::Key_D);
+        QTest::keyClick(canvas, Qt::Key_D);
+        QVERIFY(canvas->visibleRange().start > zoomed.start);
+        QTest::keyClick(canvas, Qt::Key_S);
+        QVERIFY(canvas->visibleRange().span() > zoomed.span());
+        QTest::keyClick(canvas, Qt::Key_0);
+        QCOMPARE(canvas->visibleRange(), whole);
+    }
+
+    void wheelZoomsAtTheCursor() {
+        const QRect area = TimelineRenderer::timelineRect(canvas->size());
+        const QPoint at(area.left() + area.width() / 4, area.top() + 30);
+        const int64_t before =
+            TimelineRenderer::timeAt(at.x(), {canvas->size(), canvas->visibleRange(), 0});
+        QWheelEvent wheel(at, canvas->mapToGlobal(at), QPoint(), QPoint(0, 240), Qt::NoButton,
+                          Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(canvas, &wheel);
+        QVERIFY(canvas->visibleRange().span() < fx.profile->durationPs());
+        const int64_t after =
+            TimelineRenderer::timeAt(at.x(), {canvas->size(), canvas->visibleRange(), 0});
+        QVERIFY(std::abs(after - before) < canvas->visibleRange().span() / 1000);
+    }
+
+    void toolKeys() {
+        QTest::keyClick(canvas, Qt::Key_2);
+        QCOMPARE(canvas->tool(), TimelineCanvas::Tool::Pan);
+        QTest::keyClick(canvas, Qt::Key_3);
+        QCOMPARE(canvas->tool(), TimelineCanvas::Tool::Zoom);
+        QTest::keyClick(canvas, Qt::Key_4);
+        QCOMPARE(canvas->tool(), TimelineCanvas::Tool::Timing);
+        QTest::keyClick(canvas, Qt::Key_1);
+        QCOMPARE(canvas->tool(), TimelineCanvas::Tool::Select);
+    }
+
+    void clickSelectsFrameAndEscClears() {
+        const QPoint p = canvas->pointOf(fx.kernel);
+        QVERIFY(p.x() > 0);
+        QTest::mouseClick(canvas, Qt::LeftButton, {}, p);
+        QCOMPARE(canvas->selectedEvent(), fx.kernel);
+        QVERIFY(view->detailsPane()->toPlainText().contains("fused_attention"));
+        QVERIFY(view->detailsPane()->toPlainText().contains("2.000 ms"));
+        QTest::keyClick(canvas, Qt::Key_F);
+        const TimeRange framed = canvas->visibleRange();
+        QVERIFY(framed.start <= fx.profile->start(fx.kernel));
+        QVERIFY(framed.end >= fx.profile->end(fx.kernel));
+        QCOMPARE(framed.span(), 2 * fx.profile->duration(fx.kernel));
+        QTest::keyClick(canvas, Qt::Key_M);
+        QVERIFY(canvas->zoom().hasMark());
+        QTest::keyClick(canvas, Qt::Key_Escape);
+        QCOMPARE(canvas->selectedEvent(), kNoIndex);
+        QVERIFY(view->detailsPane()->toPlainText().isEmpty());
+        QTest::keyClick(canvas, Qt::Key_Escape);
+        QVERIFY(!canvas->zoom().hasMark());
+    }
+
+    void clickOnEmptySpaceClears() {
+        QTest::mouseClick(canvas, Qt::LeftButton, {}, canvas->pointOf(fx.kernel));
+        QCOMPARE(canvas->selectedEvent(), fx.kernel);
+        const QRect area = TimelineRenderer::timelineRect(canvas->size());
+        QTest::mouseClick(canvas, Qt::LeftButton, {}, QPoint(area.left() + 10, area.bottom() - 5));
+        QCOMPARE(canvas->selectedEvent(), kNoIndex);
+    }
+
+    void timingDragAggregates() {
+        QTest::keyClick(canvas, Qt::Key_4);
+        const QRect area = TimelineRenderer::timelineRect(canvas->size());
+        // Drag from the left edge across the first sixth of the 12 ms profile (2 ms: the first
+        // 40 kernels and their launches).
+        const int x0 = area.left(), x1 = area.left() + area.width() / 6;
+        QSignalSpy aggregated(view.get(), &TraceView::selectionAggregated);
+        QTest::mousePress(canvas, Qt::LeftButton, {}, QPoint(x0, area.top() + 40));
+        QTest::mouseMove(canvas, QPoint((x0 + x1) / 2, area.top() + 60));
+        QTest::mouseRelease(canvas, Qt::LeftButton, {}, QPoint(x1, area.top() + 80));
+        QVERIFY(canvas->hasRangeSelection());
+        const TimeRange r = canvas->rangeSelection();
+        QCOMPARE(r.start, int64_t(0));
+        QVERIFY(aggregated.count() == 1 || aggregated.wait(5000));
+        const Table& t = view->selectionTable();
+        QCOMPARE(t.rowCount(), size_t(2));
+        // Launches every 50 ms: those starting before r.end.
+        const int64_t launches = (r.end + 50000000 - 1) / 50000000;
+        for (size_t row = 0; row < 2; ++row) {
+            if (t.text(row, 0) == "cudaLaunchKernel") QCOMPARE(int64_t(t.number(row, 1)), launches);
+        }
+    }
+
+    void boxSelectCoversOnlyTheLanesDragged() {
+        const QRect area = TimelineRenderer::timelineRect(canvas->size());
+        const int yStream = canvas->pointOf(fx.kernel).y();
+        QSignalSpy aggregated(view.get(), &TraceView::selectionAggregated);
+        QTest::mousePress(canvas, Qt::LeftButton, {}, QPoint(area.left() + 2, yStream - 3));
+        QTest::mouseMove(canvas, QPoint(area.right() - 100, yStream));
+        QTest::mouseRelease(canvas, Qt::LeftButton, {}, QPoint(area.right() - 2, yStream + 3));
+        QVERIFY(aggregated.count() == 1 || aggregated.wait(5000));
+        const Table& t = view->selectionTable();
+        QCOMPARE(t.rowCount(), size_t(2)); // gemm and attention; no launches
+        QCOMPARE(t.text(0, 0), std::string("volta_sgemm"));
+        QCOMPARE(t.number(0, 1), 200.0);
+        QCOMPARE(t.text(1, 0), std::string("fused_attention"));
+    }
+
+    void searchStepsThroughHits() {
+        QSignalSpy done(view.get(), &TraceView::searchFinished);
+        QTest::keyClicks(view->searchBox(), "ATTENTION");
+        QVERIFY(done.wait(5000));
+        QCOMPARE(view->searchHits().size(), size_t(1));
+        view->searchBox()->clear();
+        QTest::keyClicks(view->searchBox(), "cuda");
+        QVERIFY(done.wait(5000));
+        QCOMPARE(view->searchHits().size(), size_t(200));
+        QTest::keyClick(view->searchBox(), Qt::Key_Return);
+        QCOMPARE(canvas->selectedEvent(), view->searchHits()[0]);
+        QTest::keyClick(view->searchBox(), Qt::Key_Return);
+        QCOMPARE(canvas->selectedEvent(), view->searchHits()[1]);
+        QVERIFY(canvas->visibleRange().start <= fx.profile->start(view->searchHits()[1]));
+        QVERIFY(canvas->visibleRange().end >= fx.profile->end(view->searchHits()[1]));
+        QTest::keyClick(view->searchBox(), Qt::Key_Return, Qt::ShiftModifier);
+        QTest::keyClick(view->searchBox(), Qt::Key_Return, Qt::ShiftModifier);
+        QCOMPARE(canvas->selectedEvent(), view->searchHits()[199]);
+    }
+
+    void focusEventFramesAndShowsDetails() {
+        view->focusEvent(fx.kernel);
+        QCOMPARE(canvas->selectedEvent(), fx.kernel);
+        QVERIFY(canvas->visibleRange().span() <= 2 * fx.profile->duration(fx.kernel));
+        QVERIFY(view->detailsPane()->toPlainText().contains("fused_attention"));
+    }
+
+    void detailsLinkJumpsToLaunch() {
+        const EventIndex gemm = fx.profile->eventsByName("volta_sgemm")[3];
+        view->focusEvent(gemm);
+        QVERIFY(view->detailsPane()->toHtml().contains("event:"));
+        const auto launches = fx.profile->launchesOf(gemm);
+        QCOMPARE(launches.size(), size_t(1));
+        emit view->detailsPane()->anchorClicked(QUrl(QStringLiteral("event:%1").arg(launches[0])));
+        QCOMPARE(canvas->selectedEvent(), launches[0]);
+    }
+
+    void clickOnSectionHeaderFolds() {
+        const int before = canvas->layout()->totalHeight();
+        QTest::mouseClick(canvas, Qt::LeftButton, {},
+                          QPoint(40, TimelineRenderer::kAxisHeight + 5));
+        QVERIFY(canvas->layout()->sections()[0].collapsed);
+        QVERIFY(canvas->layout()->totalHeight() < before);
+        // Selecting an event in a folded section unfolds it.
+        view->focusEvent(fx.kernel);
+        QVERIFY(!canvas->layout()->sections()[0].collapsed);
+    }
+};
+
+QTEST_MAIN(TestTraceView)
+#include "test_trace_view.moc"

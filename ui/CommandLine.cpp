@@ -1,0 +1,74 @@
+#include "ui/CommandLine.h"
+
+#include <QCommandLineParser>
+#include <QRegularExpression>
+
+namespace stepscope {
+
+GuiCommand parseGuiCommand(const QStringList& args) {
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        "Stepscope: a profiler for GPU training jobs.\n\n"
+        "  stepscope [PATH | --demo]\n"
+        "  stepscope --screenshot TOOL OUT.png (PATH | --demo) [--size WxH]\n\n"
+        "PATH is a TensorBoard log directory, its plugins/profile folder, one run folder, or a "
+        "single .xplane.pb file.");
+    const QCommandLineOption help({"h", "help"}, "Show this help.");
+    const QCommandLineOption demo("demo", "Open the built-in synthetic demo profile.");
+    const QCommandLineOption screenshot(
+        "screenshot", "Save the window showing TOOL as a PNG (OUT.png) and exit.", "TOOL");
+    const QCommandLineOption size("size", "Screenshot size in pixels (default 1600x1000).", "WxH",
+                                  "1600x1000");
+    parser.addOptions({help, demo, screenshot, size});
+    parser.addPositionalArgument("PATH", "The profile to open.", "[PATH]");
+
+    GuiCommand cmd;
+    cmd.usage = parser.helpText();
+    if (!parser.parse(args)) {
+        cmd.error = parser.errorText();
+        return cmd;
+    }
+    if (parser.isSet(help)) {
+        cmd.help = true;
+        return cmd;
+    }
+    QStringList positional = parser.positionalArguments();
+    cmd.demo = parser.isSet(demo);
+
+    if (parser.isSet(screenshot)) {
+        ScreenshotRequest req;
+        req.tool = parser.value(screenshot);
+        req.demo = cmd.demo;
+        const int wanted = cmd.demo ? 1 : 2;
+        if (positional.size() != wanted) {
+            cmd.error = positional.size() < wanted
+                            ? "--screenshot needs TOOL, OUT.png and a PATH (or --demo)"
+                            : "--screenshot takes one OUT.png and one PATH (or --demo)";
+            return cmd;
+        }
+        req.outPath = positional[0];
+        if (!cmd.demo) req.profilePath = positional[1];
+        static const QRegularExpression sizePattern("^(\\d{1,5})x(\\d{1,5})$");
+        const QRegularExpressionMatch m = sizePattern.match(parser.value(size));
+        if (!m.hasMatch()) {
+            cmd.error = QString("--size wants WIDTHxHEIGHT, like 1600x1000, not '%1'")
+                            .arg(parser.value(size));
+            return cmd;
+        }
+        req.size = QSize(m.captured(1).toInt(), m.captured(2).toInt());
+        cmd.screenshot = req;
+        return cmd;
+    }
+    if (parser.isSet(size)) {
+        cmd.error = "--size only goes with --screenshot";
+        return cmd;
+    }
+    if (positional.size() > 1 || (cmd.demo && !positional.isEmpty())) {
+        cmd.error = "Give one PATH or --demo, not both or several";
+        return cmd;
+    }
+    if (!positional.isEmpty()) cmd.path = positional.front();
+    return cmd;
+}
+
+} // namespace stepscope

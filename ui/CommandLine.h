@@ -1,0 +1,26 @@
+#pragma once
+
+#include <QString>
+#include <QStringList>
+#include <optional>
+
+#include "ui/ScreenshotMode.h"
+
+namespace stepscope {
+
+// What `stepscope` was asked to do.
+struct GuiCommand {
+    QString path; // profile to open; empty for none
+    bool demo = false;
+    std::optional<ScreenshotRequest> screenshot;
+    bool help = false;
+    QString error; // set when the arguments are wrong
+    QString usage; // the help text
+};
+
+// Parses the arguments (args[0] is the program) of:
+//   stepscope [PATH | --demo]
+//   stepscope --screenshot TOOL OUT.png (PATH | --demo) [--size WxH]
+GuiCommand parseGuiCommand(const QStringList& args);
+
+} // namespace stepscope

@@ -1,0 +1,462 @@
+#include "ui/MainWindow.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFrame>
+#include <QLabel>
+#include <QLocale>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QScreen>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QVBoxLayout>
+
+#include "ui/LoadProgressWidget.h"
+#include "ui/MessageBanner.h"
+#include "ui/ProfileLoadTracker.h"
+#include "ui/WelcomePage.h"
+#include "views/ToolView.h"
+
+// The icons are compiled into the static stepscope_ui library, whose resource initializer the
+// linker would drop without a reference; Q_INIT_RESOURCE must be called outside any namespace.
+static void initStepscopeResources() {
+    Q_INIT_RESOURCE(stepscope);
+}
+
+namespace stepscope {
+
+namespace {
+
+// The trace viewer's registry id (as in TensorBoard): where "show this event" requests go.
+const QString kTraceViewerId = QStringLiteral("trace_viewer");
+
+QString formatSpan(int64_t ps) {
+    const double v = double(ps);
+    if (v >= 1e12) return QStringLiteral("%1 s").arg(v / 1e12, 0, 'f', 3);
+    if (v >= 1e9) return QStringLiteral("%1 ms").arg(v / 1e9, 0, 'f', 3);
+    if (v >= 1e6) return QStringLiteral("%1 µs").arg(v / 1e6, 0, 'f', 3);
+    if (v >= 1e3) return QStringLiteral("%1 ns").arg(v / 1e3, 0, 'f', 3);
+    return QStringLiteral("%1 ps").arg(ps);
+}
+
+QLabel* selectorLabel(QWidget* parent) {
+    auto* label = new QLabel(parent);
+    QFont f = label->font();
+    f.setBold(true);
+    label->setFont(f);
+    return label;
+}
+
+} // namespace
+
+MainWindow::MainWindow(QSettings* settings, QWidget* parent)
+    : QMainWindow(parent)
+    , settings_(settings)
+    , recent_(settings)
+    , tools_(toolRegistry())
+    , tracker_(new ProfileLoadTracker(this)) {
+    initStepscopeResources();
+    setWindowTitle(tr("Stepscope"));
+    setWindowIcon(QIcon(":/stepscope.svg"));
+    setAcceptDrops(true);
+
+    banner_ = new MessageBanner(this);
+    welcome_ = new WelcomePage(this);
+    noToolPage_ = new QLabel(tr("No tool has anything to show for this profile."), this);
+    noToolPage_->setAlignment(Qt::AlignCenter);
+    stack_ = new QStackedWidget(this);
+    stack_->addWidget(welcome_);
+    stack_->addWidget(noToolPage_);
+
+    auto* main = new QWidget(this);
+    auto* mainColumn = new QVBoxLayout(main);
+    mainColumn->setContentsMargins(8, 8, 8, 0);
+    mainColumn->setSpacing(6);
+    mainColumn->addWidget(banner_);
+    mainColumn->addWidget(stack_, 1);
+
+    auto* central = new QWidget(this);
+    auto* row = new QHBoxLayout(central);
+    row->setContentsMargins(0, 0, 0, 0);
+    row->setSpacing(0);
+    sidePanel_ = buildSidePanel();
+    row->addWidget(sidePanel_);
+    row->addWidget(main, 1);
+    setCentralWidget(central);
+
+    statusSummary_ = new QLabel(this);
+    statusSummary_->setObjectName("statusSummary");
+    statusSummary_->setContentsMargins(6, 0, 0, 0);
+    statusBar()->addWidget(statusSummary_, 1);
+    progress_ = new LoadProgressWidget(this);
+    statusBar()->addPermanentWidget(progress_);
+
+    buildMenus();
+
+    connect(welcome_, &WelcomePage::openFileRequested, this, &MainWindow::chooseFile);
+    connect(welcome_, &WelcomePage::openFolderRequested, this, &MainWindow::chooseFolder);
+    connect(welcome_, &WelcomePage::demoRequested, this, &MainWindow::openDemo);
+    connect(welcome_, &WelcomePage::recentRequested, this, &MainWindow::openRecent);
+    connect(progress_, &LoadProgressWidget::cancelRequested, this, &MainWindow::cancelLoad);
+    connect(tracker_, &ProfileLoadTracker::progress, this,
+            [this](quint64, const QString& stage, double f) { progress_->setProgress(stage, f); });
+    connect(tracker_, &ProfileLoadTracker::finished, this,
+            [this](quint64, const LoadOutcome& outcome) { onLoadFinished(outcome); });
+
+    welcome_->setRecentPaths(recent_.paths());
+    updateTitleAndStatus();
+
+    const QSize avail = screen() ? screen()->availableSize() : QSize(1600, 1000);
+    resize(std::min(1440, avail.width() * 9 / 10), std::min(900, avail.height() * 9 / 10));
+}
+
+MainWindow::~MainWindow() = default;
+
+QWidget* MainWindow::buildSidePanel() {
+    auto* panel = new QFrame(this);
+    panel->setObjectName("sidePanel");
+    panel->setFixedWidth(260);
+    panel->setStyleSheet("#sidePanel { background: palette(alternate-base);"
+                         " border-right: 1px solid palette(midlight); }");
+
+    runLabel_ = selectorLabel(panel);
+    toolLabel_ = selectorLabel(panel);
+    hostLabel_ = selectorLabel(panel);
+    runBox_ = new QComboBox(panel);
+    runBox_->setObjectName("runSelector");
+    toolBox_ = new QComboBox(panel);
+    toolBox_->setObjectName("toolSelector");
+    hostBox_ = new QComboBox(panel);
+    hostBox_->setObjectName("hostSelector");
+    for (QComboBox* box : {runBox_, toolBox_, hostBox_}) {
+        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        box->setMinimumContentsLength(12);
+        box->setMinimumHeight(30);
+    }
+    connect(runBox_, &QComboBox::currentIndexChanged, this, &MainWindow::onRunChosen);
+    connect(hostBox_, &QComboBox::currentIndexChanged, this, &MainWindow::onHostChosen);
+    connect(toolBox_, &QComboBox::currentIndexChanged, this, &MainWindow::onToolChosen);
+
+    sourceLabel_ = new QLabel(panel);
+    sourceLabel_->setObjectName("sourceLabel");
+    sourceLabel_->setWordWrap(true);
+    sourceLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    sourceLabel_->setForegroundRole(QPalette::PlaceholderText);
+
+    auto* column = new QVBoxLayout(panel);
+    column->setContentsMargins(14, 14, 14, 14);
+    column->setSpacing(4);
+    const std::pair<QLabel*, QComboBox*> rows[] = {
+        {runLabel_, runBox_}, {toolLabel_, toolBox_}, {hostLabel_, hostBox_}};
+    for (auto [label, box] : rows) {
+        label->setBuddy(box);
+        column->addWidget(label);
+        column->addWidget(box);
+        column->addSpacing(14);
+    }
+    column->addWidget(sourceLabel_);
+    column->addStretch();
+    panel->hide(); // nothing to select until a profile is shown
+    return panel;
+}
+
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* openFile = file->addAction(tr("&Open File…"), this, &MainWindow::chooseFile);
+    openFile->setShortcut(QKeySequence::Open);
+    QAction* openFolder = file->addAction(tr("Open &Folder…"), this, &MainWindow::chooseFolder);
+    openFolder->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    recentMenu_ = file->addMenu(tr("Open &Recent"));
+    recentMenu_->setObjectName("recentMenu");
+    connect(recentMenu_, &QMenu::aboutToShow, this, &MainWindow::refreshRecent);
+    file->addAction(tr("Open &Demo Profile"), this, &MainWindow::openDemo);
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Stepscope"), this, [this] {
+        QMessageBox::about(this, tr("About Stepscope"),
+                           tr("<b>Stepscope</b><p>A native profiler for GPU training jobs: "
+                              "TensorBoard profile logs and XSpace files, analysed on your "
+                              "desktop.</p>"));
+    });
+}
+
+// ---- loading
+
+void MainWindow::openPath(const QString& path) {
+    const QString name = QFileInfo(path).fileName();
+    // The selectors stay as they are until the new profile is there.
+    startLoad(
+        tr("Opening %1").arg(name.isEmpty() ? path : name),
+        [path](const Progress& p) { return discoverAndLoad(path, p); }, requested_);
+}
+
+void MainWindow::openDemo() {
+    startLoad(
+        tr("Opening the demo profile"), [](const Progress& p) { return loadDemo(p); }, requested_);
+}
+
+void MainWindow::startLoad(const QString& what, std::function<LoadOutcome(const Progress&)> job,
+                           const ProfileSelection& requested) {
+    requested_ = requested;
+    fillSelectors(requested_);
+    progress_->start(what);
+    tracker_->start(std::move(job));
+}
+
+void MainWindow::cancelLoad() {
+    tracker_->cancel();
+}
+
+bool MainWindow::isLoading() const {
+    return tracker_->busy();
+}
+
+void MainWindow::onLoadFinished(const LoadOutcome& outcome) {
+    progress_->hide();
+    if (outcome.result.ok()) {
+        showProfile(outcome);
+        return;
+    }
+    // Keep what is on screen; put the selectors back to it.
+    requested_ = shown_;
+    fillSelectors(shown_);
+    if (outcome.result.cancelled) {
+        statusBar()->showMessage(tr("Loading cancelled"), 5000);
+        emit loadCancelled();
+        return;
+    }
+    // A new path is named by its path; a run or host switch by the run and host.
+    QString what = outcome.selection.source;
+    if (outcome.selection.demo)
+        what = tr("the demo profile");
+    else if (outcome.selection.source == shown_.source && outcome.selection.currentRun())
+        what = outcome.selection.label();
+    const QString detail = QString::fromStdString(outcome.result.error);
+    banner_->showMessage(MessageBanner::Kind::Error, tr("Could not open %1").arg(what), detail);
+    emit loadFailed(detail);
+}
+
+void MainWindow::showProfile(const LoadOutcome& outcome) {
+    const bool newSource = outcome.selection.source != shown_.source;
+    profile_ = outcome.result.profile;
+    shown_ = outcome.selection;
+    requested_ = shown_;
+    banner_->hide();
+    if (newSource && !shown_.demo) {
+        recent_.add(shown_.source);
+        welcome_->setRecentPaths(recent_.paths());
+    }
+    for (auto& [id, view] : views_) view->setProfile(profile_);
+    sidePanel_->show();
+    fillSelectors(shown_);
+    fillToolSelector();
+    updateTitleAndStatus();
+    emit profileShown();
+}
+
+// ---- selectors
+
+void MainWindow::fillSelectors(const ProfileSelection& selection) {
+    const QSignalBlocker blockRuns(runBox_);
+    const QSignalBlocker blockHosts(hostBox_);
+    runBox_->clear();
+    hostBox_->clear();
+    if (selection.demo) {
+        runBox_->addItem(tr("Demo profile"), -1);
+        hostBox_->addItem(QString::fromUtf8(kDemoHostName), 0);
+    } else {
+        for (size_t i = 0; i < selection.discovery.runs.size(); ++i)
+            runBox_->addItem(QString::fromStdString(selection.discovery.runs[i].name), int(i));
+        runBox_->setCurrentIndex(selection.run);
+        if (const ProfileRun* run = selection.currentRun()) {
+            if (run->hosts.size() > 1)
+                hostBox_->addItem(tr("All hosts (%1)").arg(run->hosts.size()),
+                                  ProfileSelection::kAllHosts);
+            for (size_t i = 0; i < run->hosts.size(); ++i)
+                hostBox_->addItem(QString::fromStdString(run->hosts[i].host), int(i));
+            hostBox_->setCurrentIndex(hostBox_->findData(selection.host));
+        }
+    }
+    runLabel_->setText(tr("Runs (%1)").arg(runBox_->count()));
+    hostLabel_->setText(
+        tr("Hosts (%1)").arg(hostBox_->count() > 1 ? hostBox_->count() - 1 : hostBox_->count()));
+}
+
+void MainWindow::fillToolSelector() {
+    const QSignalBlocker block(toolBox_);
+    toolBox_->clear();
+    for (const ToolInfo& t : tools_)
+        if (profile_ && t.available(*profile_)) toolBox_->addItem(t.title, t.id);
+    toolLabel_->setText(tr("Tools (%1)").arg(toolBox_->count()));
+    toolBox_->setEnabled(toolBox_->count() > 0);
+    if (toolBox_->count() == 0) {
+        toolId_.clear();
+        stack_->setCurrentWidget(noToolPage_);
+        return;
+    }
+    // Stay on the user's tool when the new profile has it, else the first one listed.
+    int index = toolBox_->findData(toolId_);
+    if (index < 0) index = 0;
+    toolBox_->setCurrentIndex(index);
+    showTool(toolBox_->itemData(index).toString());
+}
+
+QStringList MainWindow::availableToolIds() const {
+    QStringList ids;
+    for (int i = 0; i < toolBox_->count(); ++i) ids << toolBox_->itemData(i).toString();
+    return ids;
+}
+
+bool MainWindow::selectTool(const QString& id) {
+    const int index = toolBox_->findData(id);
+    if (index < 0) return false;
+    toolBox_->setCurrentIndex(index); // onToolChosen shows it
+    return true;
+}
+
+ToolView* MainWindow::currentView() const {
+    auto it = views_.find(toolId_);
+    return it == views_.end() ? nullptr : it->second;
+}
+
+void MainWindow::showTool(const QString& id) {
+    const ToolInfo* info = findTool(tools_, id);
+    if (!info) return;
+    toolId_ = id;
+    ToolView*& view = views_[id];
+    if (!view) {
+        view = info->create(stack_);
+        view->setObjectName(id + "View");
+        stack_->addWidget(view);
+        view->setProfile(profile_);
+        connect(view, &ToolView::showEventRequested, this, [this](EventIndex e) {
+            if (!selectTool(kTraceViewerId)) return;
+            if (ToolView* trace = currentView()) trace->focusEvent(e);
+        });
+    }
+    stack_->setCurrentWidget(view);
+}
+
+void MainWindow::onToolChosen(int index) {
+    if (index >= 0) showTool(toolBox_->itemData(index).toString());
+}
+
+void MainWindow::onRunChosen(int index) {
+    if (index < 0 || requested_.demo) return;
+    ProfileSelection next = requested_;
+    next.run = runBox_->itemData(index).toInt();
+    const ProfileRun* run = next.currentRun();
+    if (!run) return;
+    const std::vector<HostFile> hosts = requested_.hostFiles();
+    next.host = requested_.host == ProfileSelection::kAllHosts || hosts.empty()
+                    ? defaultHost(*run)
+                    : hostNamed(*run, QString::fromStdString(hosts.front().host));
+    startLoad(
+        tr("Loading %1").arg(next.label()),
+        [next](const Progress& p) { return loadSelection(next, p); }, next);
+}
+
+void MainWindow::onHostChosen(int index) {
+    if (index < 0 || requested_.demo) return;
+    ProfileSelection next = requested_;
+    next.host = hostBox_->itemData(index).toInt();
+    startLoad(
+        tr("Loading %1").arg(next.label()),
+        [next](const Progress& p) { return loadSelection(next, p); }, next);
+}
+
+// ---- files
+
+void MainWindow::chooseFile() {
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open Profile File"), QString(),
+                                     tr("XSpace profiles (*.xplane.pb);;All files (*)"));
+    if (!path.isEmpty()) openPath(path);
+}
+
+void MainWindow::chooseFolder() {
+    const QString path =
+        QFileDialog::getExistingDirectory(this, tr("Open TensorBoard Log Directory or Run Folder"));
+    if (!path.isEmpty()) openPath(path);
+}
+
+void MainWindow::openRecent(const QString& path) {
+    if (!QFileInfo::exists(path)) {
+        recent_.remove(path);
+        welcome_->setRecentPaths(recent_.paths());
+        banner_->showMessage(MessageBanner::Kind::Notice, tr("%1 no longer exists").arg(path),
+                             tr("It was removed from Open Recent."));
+        return;
+    }
+    openPath(path);
+}
+
+void MainWindow::refreshRecent() {
+    const QStringList missing = recent_.removeMissing();
+    if (!missing.isEmpty()) {
+        welcome_->setRecentPaths(recent_.paths());
+        banner_->showMessage(MessageBanner::Kind::Notice,
+                             tr("Removed from Open Recent because they no longer exist:"),
+                             missing.join('\n'));
+    }
+    recentMenu_->clear();
+    const QStringList paths = recent_.paths();
+    for (const QString& p : paths) recentMenu_->addAction(p, this, [this, p] { openRecent(p); });
+    if (paths.isEmpty()) recentMenu_->addAction(tr("No recent profiles"))->setEnabled(false);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (!urls.isEmpty() && urls.front().isLocalFile()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.isEmpty() || !urls.front().isLocalFile()) return;
+    event->acceptProposedAction();
+    openPath(urls.front().toLocalFile());
+}
+
+// ---- title and status
+
+void MainWindow::updateTitleAndStatus() {
+    if (!profile_) {
+        setWindowTitle(tr("Stepscope"));
+        statusSummary_->setText(tr("No profile open"));
+        sourceLabel_->clear();
+        return;
+    }
+    if (shown_.demo) {
+        setWindowTitle(tr("Demo profile — Stepscope"));
+        sourceLabel_->setText(tr("Synthetic profile generated in memory"));
+    } else {
+        setWindowTitle(tr("%1 — %2 — Stepscope").arg(shown_.label(), shown_.source));
+        sourceLabel_->setText(shown_.source);
+    }
+    const QLocale locale;
+    const auto count = [&locale](size_t n, const QString& one, const QString& many) {
+        return (n == 1 ? one : many).arg(locale.toString(qulonglong(n)));
+    };
+    statusSummary_->setText(
+        QStringLiteral("%1 · %2 · %3 · span %4")
+            .arg(count(profile_->hosts().size(), tr("%1 host"), tr("%1 hosts")),
+                 count(profile_->planes().size(), tr("%1 plane"), tr("%1 planes")),
+                 count(profile_->eventCount(), tr("%1 event"), tr("%1 events")),
+                 formatSpan(profile_->durationPs())));
+}
+
+QString MainWindow::messageText() const {
+    return banner_->isHidden() ? QString() : banner_->text();
+}
+
+} // namespace stepscope

@@ -1,0 +1,113 @@
+#pragma once
+
+#include <QMainWindow>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "model/Profile.h"
+#include "ui/ProfileLoadJobs.h"
+#include "ui/ProfileSelection.h"
+#include "ui/RecentFiles.h"
+#include "views/ToolRegistry.h"
+
+class QComboBox;
+class QLabel;
+class QMenu;
+class QSettings;
+class QStackedWidget;
+
+namespace stepscope {
+
+class LoadProgressWidget;
+class MessageBanner;
+class ProfileLoadTracker;
+class ToolView;
+class WelcomePage;
+
+// The Stepscope window: Run, Tool and Host selectors as in TensorBoard's profile plugin, one tab
+// per tool (created when first shown), background loading with progress and Cancel, recent
+// files, drag and drop. A failed or cancelled load leaves the profile on screen untouched.
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    // `settings` keeps the recent files; null remembers nothing (screenshot mode).
+    explicit MainWindow(QSettings* settings, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Opens a log directory, plugins/profile folder, run folder or .xplane.pb in the background.
+    void openPath(const QString& path);
+    // Opens the built-in synthetic profile in the background.
+    void openDemo();
+    void cancelLoad();
+    bool isLoading() const;
+
+    std::shared_ptr<const Profile> profile() const { return profile_; }
+    const ProfileSelection& selection() const { return shown_; }
+    // Ids of the tools the Tool selector lists for the profile on screen, in registry order.
+    QStringList availableToolIds() const;
+    QString currentToolId() const { return toolId_; }
+    // Switches to a listed tool; false when the profile has nothing for it.
+    bool selectTool(const QString& id);
+    ToolView* currentView() const;
+    // The text of the error/notice banner; empty when it is hidden.
+    QString messageText() const;
+    QStringList recentPaths() const { return recent_.paths(); }
+
+signals:
+    void profileShown();
+    void loadFailed(const QString& message);
+    void loadCancelled();
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void buildMenus();
+    QWidget* buildSidePanel();
+    void startLoad(const QString& what, std::function<LoadOutcome(const Progress&)> job,
+                   const ProfileSelection& requested);
+    void onLoadFinished(const LoadOutcome& outcome);
+    void showProfile(const LoadOutcome& outcome);
+    void fillSelectors(const ProfileSelection& selection);
+    void fillToolSelector();
+    void showTool(const QString& id);
+    void onRunChosen(int index);
+    void onHostChosen(int index);
+    void onToolChosen(int index);
+    void openRecent(const QString& path);
+    void refreshRecent();
+    void chooseFile();
+    void chooseFolder();
+    void updateTitleAndStatus();
+
+    QSettings* settings_;
+    RecentFiles recent_;
+    std::vector<ToolInfo> tools_;
+    ProfileLoadTracker* tracker_;
+
+    std::shared_ptr<const Profile> profile_;
+    ProfileSelection shown_;     // what the profile on screen was loaded from
+    ProfileSelection requested_; // what the selectors show: shown_, or the load in flight
+    QString toolId_;
+    std::map<QString, ToolView*> views_;
+
+    QWidget* sidePanel_;
+    QComboBox* runBox_;
+    QComboBox* toolBox_;
+    QComboBox* hostBox_;
+    QLabel* runLabel_;
+    QLabel* toolLabel_;
+    QLabel* hostLabel_;
+    QLabel* sourceLabel_;
+    MessageBanner* banner_;
+    QStackedWidget* stack_;
+    WelcomePage* welcome_;
+    QLabel* noToolPage_;
+    QLabel* statusSummary_;
+    LoadProgressWidget* progress_;
+    QMenu* recentMenu_;
+};
+
+} // namespace stepscope

@@ -1,0 +1,52 @@
+#include "ui/ProfileLoadJobs.h"
+
+#include "model/SyntheticProfile.h"
+
+namespace stepscope {
+
+LoadOutcome discoverAndLoad(const QString& path, const Progress& progress) {
+    LoadOutcome out;
+    out.selection.source = path;
+    progress.report("Looking for profiles", 0.0);
+    out.selection.discovery = discoverProfiles(path.toStdString());
+    if (!out.selection.discovery.ok()) {
+        out.result.error = out.selection.discovery.error.empty()
+                               ? "No profiles found under " + path.toStdString()
+                               : out.selection.discovery.error;
+        return out;
+    }
+    out.selection.run = 0;
+    out.selection.host = defaultHost(out.selection.discovery.runs.front());
+    if (progress.cancelled()) {
+        out.result.cancelled = true;
+        return out;
+    }
+    out.result = loadHosts(out.selection.hostFiles(), &progress);
+    return out;
+}
+
+LoadOutcome loadSelection(const ProfileSelection& selection, const Progress& progress) {
+    LoadOutcome out;
+    out.selection = selection;
+    out.result = loadHosts(selection.hostFiles(), &progress);
+    return out;
+}
+
+LoadOutcome loadDemo(const Progress& progress) {
+    // Big enough to look like a real training step mix, small enough to appear in about a second.
+    SyntheticOptions options;
+    options.events = 50000;
+    options.gpus = 2;
+    LoadOutcome out;
+    out.selection.demo = true;
+    progress.report("Generating the demo profile", 0.0);
+    const std::vector<uint8_t> bytes = generateSyntheticXSpace(options, kDemoHostName);
+    if (progress.cancelled()) {
+        out.result.cancelled = true;
+        return out;
+    }
+    out.result = loadXSpaceBytes(bytes, kDemoHostName, &progress);
+    return out;
+}
+
+} // namespace stepscope

@@ -1,0 +1,100 @@
+#include "views/kernel_stats/KernelStatsView.h"
+
+#include <QFutureWatcher>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "model/Progress.h"
+#include "ui/widgets/DataTableView.h"
+#include "ui/widgets/PieChart.h"
+
+namespace stepscope {
+
+KernelStatsView::KernelStatsView(QWidget* parent)
+    : ToolView(parent)
+    , status_(new QLabel(this))
+    , pie_(new PieChart(this))
+    , table_(new DataTableView(this)) {
+    pie_->setTitle(tr("Kernel time by kernel name"));
+    pie_->setMinimumHeight(260);
+    table_->setExportFileName("kernel_stats.csv");
+    table_->addColumnFilter("Kernel name", tr("Kernel name"));
+    table_->addColumnFilter("Op name", tr("Op name"));
+    table_->tableView()->setToolTip(tr("Double-click a row to show its longest instance in the "
+                                       "trace viewer"));
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(pie_);
+    splitter->addWidget(table_);
+    splitter->setStretchFactor(0, 2);
+    splitter->setStretchFactor(1, 3);
+    splitter->setChildrenCollapsible(false);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(status_);
+    layout->addWidget(splitter, 1);
+
+    connect(table_, &DataTableView::rowActivated, this, [this](int row) {
+        if (stats_ && row >= 0 && size_t(row) < stats_->longestInstance.size())
+            emit showEventRequested(stats_->longestInstance[size_t(row)]);
+    });
+    setProfile(nullptr);
+}
+
+KernelStatsView::~KernelStatsView() {
+    if (running_) running_->cancel();
+}
+
+void KernelStatsView::setProfile(std::shared_ptr<const Profile> profile) {
+    if (running_) running_->cancel();
+    running_.reset();
+    profile_ = std::move(profile);
+    stats_.reset();
+    const uint64_t job = ++job_;
+    if (!profile_) {
+        status_->setText(tr("No profile loaded."));
+        showStats();
+        ready_ = true;
+        emit ready();
+        return;
+    }
+    ready_ = false;
+    status_->setText(tr("Computing kernel stats…"));
+    showStats();
+    auto progress = std::make_shared<Progress>();
+    running_ = progress;
+    auto* watcher = new QFutureWatcher<std::shared_ptr<const KernelStats>>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, job, progress] {
+        watcher->deleteLater();
+        if (job != job_ || progress->cancelled()) return; // a newer profile replaced this one
+        running_.reset();
+        stats_ = watcher->result();
+        showStats();
+        ready_ = true;
+        emit ready();
+    });
+    watcher->setFuture(QtConcurrent::run([profile = profile_, progress] {
+        return std::make_shared<const KernelStats>(computeKernelStats(*profile, progress.get()));
+    }));
+}
+
+void KernelStatsView::showStats() {
+    if (!stats_) {
+        table_->setTable(Table());
+        pie_->clear();
+        return;
+    }
+    table_->setTable(stats_->table);
+    const PieData data = kernelTimeByName(*stats_);
+    pie_->setSlices(data, QStringLiteral("µs"));
+    status_->setText(data.empty() ? tr("This profile has no GPU kernels with launch details.")
+                                  : tr("%1 kernel launches in %2 rows (kernel, op, launch "
+                                       "configuration), sorted by total time.")
+                                        .arg(stats_->kernelEvents)
+                                        .arg(stats_->table.rowCount()));
+}
+
+} // namespace stepscope

@@ -1,0 +1,141 @@
+#include "views/tf_stats/TfStatsView.h"
+
+#include <QCheckBox>
+#include <QFutureWatcher>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSplitter>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "model/Progress.h"
+#include "ui/widgets/DataTableView.h"
+#include "ui/widgets/PieChart.h"
+
+namespace stepscope {
+
+namespace {
+struct PieSpec {
+    OpSide side;
+    OpGrouping grouping;
+    const char* title;
+};
+constexpr PieSpec kPies[4] = {
+    {OpSide::Device, OpGrouping::ByOp, "Device self-time by op"},
+    {OpSide::Device, OpGrouping::ByType, "Device self-time by op type"},
+    {OpSide::Host, OpGrouping::ByOp, "Host self-time by op"},
+    {OpSide::Host, OpGrouping::ByType, "Host self-time by op type"},
+};
+} // namespace
+
+TfStatsView::TfStatsView(QWidget* parent)
+    : ToolView(parent)
+    , status_(new QLabel(this))
+    , includeIdle_(new QCheckBox(tr("Include idle time"), this))
+    , pieRow_(new QWidget(this))
+    , table_(new DataTableView(this)) {
+    includeIdle_->setToolTip(tr("Count idle time as an \"IDLE\" op in the table, the pies and "
+                                "the percentages"));
+    table_->setExportFileName("tf_stats.csv");
+
+    auto* top = new QHBoxLayout;
+    top->addWidget(status_, 1);
+    top->addWidget(includeIdle_);
+
+    pieRow_->setMinimumHeight(260);
+    auto* pieLayout = new QHBoxLayout(pieRow_);
+    pieLayout->setContentsMargins(0, 0, 0, 0);
+    for (size_t i = 0; i < pies_.size(); ++i) {
+        pies_[i] = new PieChart(pieRow_);
+        pies_[i]->setTitle(tr(kPies[i].title));
+        pieLayout->addWidget(pies_[i]);
+    }
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(pieRow_);
+    splitter->addWidget(table_);
+    splitter->setStretchFactor(0, 2);
+    splitter->setStretchFactor(1, 3);
+    splitter->setChildrenCollapsible(false);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addWidget(splitter, 1);
+
+    connect(includeIdle_, &QCheckBox::toggled, this, [this] { showStats(); });
+    setProfile(nullptr);
+}
+
+TfStatsView::~TfStatsView() {
+    if (running_) running_->cancel();
+}
+
+void TfStatsView::setIncludeIdle(bool include) {
+    includeIdle_->setChecked(include);
+}
+
+int TfStatsView::visiblePieCount() const {
+    int n = 0;
+    for (const PieChart* pie : pies_) n += pie->isVisibleTo(this) ? 1 : 0;
+    return n;
+}
+
+void TfStatsView::setProfile(std::shared_ptr<const Profile> profile) {
+    if (running_) running_->cancel();
+    running_.reset();
+    profile_ = std::move(profile);
+    stats_.reset();
+    const uint64_t job = ++job_;
+    if (!profile_) {
+        status_->setText(tr("No profile loaded."));
+        showStats();
+        ready_ = true;
+        emit ready();
+        return;
+    }
+    ready_ = false;
+    status_->setText(tr("Computing op stats…"));
+    showStats();
+    auto progress = std::make_shared<Progress>();
+    running_ = progress;
+    auto* watcher = new QFutureWatcher<std::shared_ptr<const TfOpStats>>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, job, progress] {
+        watcher->deleteLater();
+        if (job != job_ || progress->cancelled()) return; // a newer profile replaced this one
+        running_.reset();
+        stats_ = watcher->result();
+        showStats();
+        ready_ = true;
+        emit ready();
+    });
+    watcher->setFuture(QtConcurrent::run([profile = profile_, progress] {
+        return std::make_shared<const TfOpStats>(computeTfOpStats(*profile, progress.get()));
+    }));
+}
+
+void TfStatsView::showStats() {
+    const bool idle = includeIdle_->isChecked();
+    if (!stats_) {
+        table_->setTable(Table());
+        for (PieChart* pie : pies_) pie->setVisible(false);
+        return;
+    }
+    const TfOpStats& s = *stats_;
+    table_->setTable(tfOpStatsTable(s, idle));
+    int shown = 0;
+    for (size_t i = 0; i < pies_.size(); ++i) {
+        const PieData data = tfOpStatsPie(s, kPies[i].side, kPies[i].grouping, idle);
+        pies_[i]->setSlices(data, QStringLiteral("µs"));
+        pies_[i]->setVisible(!data.empty());
+        shown += data.empty() ? 0 : 1;
+    }
+    size_t hostOps = 0, deviceOps = 0;
+    for (const TfOpStatsRow& r : s.rows) (r.side == OpSide::Host ? hostOps : deviceOps)++;
+    status_->setText(shown ? tr("%1 device ops, %2 host ops. Percentages are of each side's "
+                                "total self-time.")
+                                 .arg(deviceOps)
+                                 .arg(hostOps)
+                           : tr("This profile has no framework ops."));
+}
+
+} // namespace stepscope

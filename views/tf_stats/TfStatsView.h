@@ -1,0 +1,52 @@
+#pragma once
+
+#include <array>
+#include <memory>
+
+#include "model/analysis/TfOpStats.h"
+#include "views/ToolView.h"
+
+class QCheckBox;
+class QLabel;
+class QWidget;
+
+namespace stepscope {
+
+class DataTableView;
+class PieChart;
+class Progress;
+
+// "TensorFlow op stats": up to four pies of self time (device by op, device by op type, host by
+// op, host by op type; only those with data), the op table below, and the "Include idle" toggle.
+// The analysis runs in a worker; toggling idle only rebuilds the table and pies from its result.
+class TfStatsView : public ToolView {
+    Q_OBJECT
+public:
+    explicit TfStatsView(QWidget* parent = nullptr);
+    ~TfStatsView() override;
+
+    void setProfile(std::shared_ptr<const Profile> profile) override;
+    bool isReady() const override { return ready_; }
+
+    void setIncludeIdle(bool include);
+    DataTableView* tableView() const { return table_; }
+    // Pies shown (with data), for tests.
+    int visiblePieCount() const;
+
+private:
+    void showStats();
+
+    std::shared_ptr<const Profile> profile_;
+    std::shared_ptr<const TfOpStats> stats_;
+    std::shared_ptr<Progress> running_;
+    uint64_t job_ = 0;
+    bool ready_ = true;
+
+    QLabel* status_;
+    QCheckBox* includeIdle_;
+    QWidget* pieRow_;
+    std::array<PieChart*, 4> pies_{};
+    DataTableView* table_;
+};
+
+} // namespace stepscope

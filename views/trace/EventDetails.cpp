@@ -1,0 +1,105 @@
+#include "views/trace/EventDetails.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "views/trace/TimeAxis.h"
+
+namespace stepscope {
+
+namespace {
+std::string dims(const std::array<uint32_t, 3>& d) {
+    return std::to_string(d[0]) + " × " + std::to_string(d[1]) + " × " + std::to_string(d[2]);
+}
+
+std::string bytesText(uint64_t b) {
+    char buf[64];
+    if (b < 1024)
+        std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(b));
+    else if (b < (1ull << 20))
+        std::snprintf(buf, sizeof buf, "%.2f KiB (%llu B)", double(b) / 1024,
+                      static_cast<unsigned long long>(b));
+    else if (b < (1ull << 30))
+        std::snprintf(buf, sizeof buf, "%.2f MiB (%llu B)", double(b) / (1 << 20),
+                      static_cast<unsigned long long>(b));
+    else
+        std::snprintf(buf, sizeof buf, "%.2f GiB (%llu B)", double(b) / (1ull << 30),
+                      static_cast<unsigned long long>(b));
+    return buf;
+}
+} // namespace
+
+int64_t selfTime(const Profile& profile, EventIndex e) {
+    const uint32_t track = profile.trackOf(e);
+    const uint32_t depth = profile.depthOf(e);
+    const int64_t s = profile.start(e), end = profile.end(e);
+    int64_t covered = 0;
+    const EventRange children = profile.eventsInWindow(track, depth + 1, s, end);
+    for (EventIndex c = children.begin; c < children.end; ++c)
+        covered +=
+            std::max<int64_t>(0, std::min(end, profile.end(c)) - std::max(s, profile.start(c)));
+    return std::max<int64_t>(0, profile.duration(e) - covered);
+}
+
+EventDetails describeEvent(const Profile& profile, EventIndex e, const std::string& trackLabel) {
+    EventDetails d;
+    const StringPool& pool = profile.strings();
+    d.name = std::string(profile.name(e));
+    const EventMetadata& meta = profile.metadata()[profile.metadataOf(e)];
+    if (meta.displayName != 0 && meta.displayName != meta.name)
+        d.fields.push_back({"Display name", std::string(profile.str(meta.displayName))});
+    const uint32_t track = profile.trackOf(e);
+    const Plane& plane = profile.planes()[profile.tracks()[track].plane];
+    d.fields.push_back({"Track", std::string(profile.str(plane.name)) + " › " + trackLabel});
+    d.fields.push_back({"Start", formatDuration(profile.start(e)) + " from profile start"});
+    d.fields.push_back({"Duration", formatDuration(profile.duration(e))});
+    d.fields.push_back({"Self time", formatDuration(selfTime(profile, e))});
+    if (const uint64_t* corr = profile.correlationIds().find(e))
+        d.fields.push_back({"Correlation id", std::to_string(*corr)});
+    if (profile.groupId(e) >= 0)
+        d.fields.push_back({"Step (group id)", std::to_string(profile.groupId(e))});
+    if (const StringId* op = profile.frameworkOps().find(e))
+        d.fields.push_back({"Framework op", std::string(profile.str(*op))});
+    if (const StringId* op = profile.hloOps().find(e))
+        d.fields.push_back({"HLO op", std::string(profile.str(*op))});
+    if (const KernelDetails* k = profile.kernelDetails(e); k && k->valid) {
+        d.fields.push_back({"Grid", dims(k->grid)});
+        d.fields.push_back(
+            {"Block", dims(k->block) + " (" + std::to_string(k->threadsPerBlock()) + " threads)"});
+        if (k->registersPerThread)
+            d.fields.push_back({"Registers per thread", std::to_string(k->registersPerThread)});
+        d.fields.push_back({"Shared memory", bytesText(k->sharedBytes())});
+        if (k->privateBytes) d.fields.push_back({"Private memory", bytesText(k->privateBytes)});
+        if (k->occupancyPct >= 0) {
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%.0f%%", k->occupancyPct);
+            d.fields.push_back({"Theoretical occupancy", buf});
+        }
+    }
+    if (const MemcpyDetails* m = profile.memcpys().find(e); m && m->valid) {
+        CopyKind kind = m->kind;
+        if (kind == CopyKind::Unknown) kind = copyKindFromName(profile.name(e));
+        if (kind == CopyKind::Unknown)
+            kind = copyKindFromName(profile.str(profile.tracks()[track].name));
+        d.fields.push_back({"Copy", std::string(copyKindName(kind))});
+        d.fields.push_back({"Bytes", bytesText(m->bytes)});
+        if (profile.duration(e) > 0 && m->bytes > 0) {
+            char buf[48];
+            std::snprintf(buf, sizeof buf, "%.2f GB/s",
+                          double(m->bytes) / (double(profile.duration(e)) / 1e12) / 1e9);
+            d.fields.push_back({"Throughput", buf});
+        }
+        if (m->destination >= 0)
+            d.fields.push_back({"Destination", std::to_string(m->destination)});
+        d.fields.push_back({"Async", m->async ? "yes" : "no"});
+    }
+    for (const StatValue& s : profile.eventStats(e))
+        d.stats.push_back({std::string(profile.str(s.key)), s.format(pool)});
+    for (const StatValue& s : profile.metadataStats(profile.metadataOf(e)))
+        d.stats.push_back({std::string(profile.str(s.key)), s.format(pool)});
+    d.launches = profile.launchesOf(e);
+    for (const Flow& f : profile.flowsFrom(e)) d.targets.push_back(f.target);
+    return d;
+}
+
+} // namespace stepscope

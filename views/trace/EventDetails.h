@@ -1,0 +1,32 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/Profile.h"
+
+namespace stepscope {
+
+struct DetailField {
+    std::string label;
+    std::string value;
+};
+
+// Everything the details pane shows for one event, as text, so that the pane is a plain view
+// and the content can be tested without widgets.
+struct EventDetails {
+    std::string name;
+    std::vector<DetailField> fields;  // track, start, duration, self time, device facts
+    std::vector<DetailField> stats;   // every stat: the event's own, then its metadata's
+    std::vector<EventIndex> launches; // host launches that caused this device event
+    std::vector<EventIndex> targets;  // device events this host launch caused
+};
+
+// Duration minus the time covered by its children: events one level deeper on the same track
+// inside it (clipped to it).
+int64_t selfTime(const Profile& profile, EventIndex e);
+
+EventDetails describeEvent(const Profile& profile, EventIndex e, const std::string& trackLabel);
+
+} // namespace stepscope

@@ -1,0 +1,29 @@
+#pragma once
+
+#include <QColor>
+#include <string_view>
+#include <vector>
+
+#include "model/Profile.h"
+
+namespace stepscope {
+
+// Colours of event boxes: one per name, picked by a hash of the name's text, so that the same
+// kernel has the same colour in every profile and every session. The palette holds mid-light
+// tones that dark text reads well on.
+class EventPalette {
+public:
+    explicit EventPalette(const Profile& profile);
+
+    QColor colorOf(EventIndex e) const { return QColor::fromRgb(byMetadata_[metadata_[e]]); }
+    QRgb rgbOfMetadata(uint32_t meta) const { return byMetadata_[meta]; }
+    static QRgb colorForName(std::string_view name);
+    static QColor mergedColor() { return QColor(0xA6, 0xAD, 0xB4); }
+    static QColor textColor() { return QColor(0x1F, 0x23, 0x28); }
+
+private:
+    const std::vector<uint32_t>& metadata_;
+    std::vector<QRgb> byMetadata_;
+};
+
+} // namespace stepscope

@@ -1,0 +1,60 @@
+#include "views/trace/LaneBlocks.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace stepscope {
+
+void foldLane(const Profile& profile, uint32_t track, uint32_t depth, TimeRange visible,
+              double widthPx, double minEventPx, std::vector<LaneBlock>& out) {
+    if (visible.empty() || widthPx <= 0) return;
+    const EventRange r = profile.eventsInWindow(track, depth, visible.start, visible.end);
+    const int64_t* starts = profile.startColumn().data();
+    const int64_t t0 = visible.start;
+    const double scale = widthPx / double(visible.span());
+    auto px = [&](int64_t t) { return double(t - t0) * scale; };
+    auto width = [&](EventIndex e) { return double(profile.duration(e)) * scale; };
+
+    // The first event in [from, r.end) that starts at or after pixel `boundary`. A galloping
+    // search from `from`: the answer is usually a few events ahead (the events of one pixel),
+    // so this touches O(log k) neighbouring entries instead of O(log n) scattered ones.
+    auto firstStartingFrom = [&](EventIndex from, double boundary) {
+        EventIndex lo = from, hi = from;
+        for (EventIndex step = 1; hi < r.end && px(starts[hi]) < boundary; step *= 2) {
+            lo = hi + 1;
+            hi = r.end - hi > step ? hi + step : r.end;
+        }
+        return EventIndex(std::partition_point(starts + lo, starts + hi,
+                                               [&](int64_t s) { return px(s) < boundary; }) -
+                          starts);
+    };
+
+    EventIndex i = r.begin;
+    while (i < r.end) {
+        const double x0 = px(starts[i]);
+        if (width(i) >= minEventPx) {
+            out.push_back({x0, x0 + width(i), i, 1});
+            ++i;
+            continue;
+        }
+        const EventIndex runFirst = i;
+        double runEnd = x0 + width(i);
+        double column = std::floor(x0);
+        while (true) {
+            // Every event that starts in this pixel column joins the run.
+            const double nextColumn = column + 1;
+            EventIndex j = firstStartingFrom(i + 1, nextColumn);
+            // Only the last of them can reach past the column; a wide one is drawn by itself.
+            if (j - 1 > i && width(j - 1) >= minEventPx) --j;
+            runEnd = std::max(runEnd, px(profile.end(j - 1)));
+            i = j;
+            if (i >= r.end || width(i) >= minEventPx) break;
+            const double nx = px(starts[i]);
+            if (nx >= std::max(runEnd, nextColumn) + 1.0) break; // a visible gap ends the run
+            column = std::floor(nx);
+        }
+        out.push_back({px(starts[runFirst]), runEnd, runFirst, i - runFirst});
+    }
+}
+
+} // namespace stepscope

@@ -1,0 +1,29 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/Profile.h"
+#include "views/trace/ZoomControl.h"
+
+namespace stepscope {
+
+// What the timeline draws for one lane: an event, or a run of events too narrow to tell apart
+// folded into one block.
+struct LaneBlock {
+    double x0 = 0, x1 = 0; // pixels from the canvas' left edge; may reach past either edge
+    EventIndex first = 0;  // the event, or the first event of the run
+    uint32_t count = 1;    // events held: first .. first + count - 1 (one lane, in start order)
+    bool merged() const { return count > 1; }
+};
+
+// Folds the events of lane (track, depth) that overlap `visible` into blocks for a canvas
+// `widthPx` wide. An event at least `minEventPx` wide is its own block. A narrower one starts a
+// run that swallows every event starting in the same pixel column (found with a binary search
+// on the start column, never by walking them), and goes on into the next columns while the
+// next event is narrow too and starts less than a pixel after the run. So a lane costs
+// O(pixels x log events) however many events it holds. Appends to `out`.
+void foldLane(const Profile& profile, uint32_t track, uint32_t depth, TimeRange visible,
+              double widthPx, double minEventPx, std::vector<LaneBlock>& out);
+
+} // namespace stepscope

@@ -1,0 +1,66 @@
+#include "views/trace/SelectionAggregate.h"
+
+#include <algorithm>
+#include <string>
+
+namespace stepscope {
+
+Table aggregateSelection(const Profile& profile, const std::vector<Lane>& lanes, TimeRange range,
+                         const Progress* progress) {
+    struct Sum {
+        uint64_t count = 0;
+        int64_t total = 0;
+        int64_t inside = 0;
+    };
+    // Keyed by name, not metadata: planes repeat a name under different metadata entries.
+    std::vector<Sum> byName(profile.strings().size());
+    std::vector<StringId> seen;
+    const auto& meta = profile.metadata();
+    for (size_t li = 0; li < lanes.size(); ++li) {
+        if (progress) {
+            if (progress->cancelled()) return {};
+            progress->report("Aggregating selection", double(li) / double(lanes.size()));
+        }
+        const EventRange r =
+            profile.eventsInWindow(lanes[li].track, lanes[li].depth, range.start, range.end);
+        for (EventIndex e = r.begin; e < r.end; ++e) {
+            const StringId name = meta[profile.metadataOf(e)].name;
+            Sum& s = byName[name];
+            if (s.count == 0) seen.push_back(name);
+            ++s.count;
+            const int64_t start = profile.start(e), end = profile.end(e);
+            s.total += end - start;
+            s.inside +=
+                std::max<int64_t>(0, std::min(end, range.end) - std::max(start, range.start));
+        }
+    }
+    std::sort(seen.begin(), seen.end(), [&](StringId a, StringId b) {
+        if (byName[a].total != byName[b].total) return byName[a].total > byName[b].total;
+        return profile.str(a) < profile.str(b);
+    });
+
+    Table t;
+    t.addColumn("Name", Table::Type::Text);
+    t.addColumn("Count", Table::Type::Int);
+    t.addColumn("Total", Table::Type::Double, ColumnFormat::Microseconds,
+                "Sum of the whole durations of the selected events with this name");
+    t.addColumn("Average", Table::Type::Double, ColumnFormat::Microseconds);
+    t.addColumn("Share of range", Table::Type::Double, ColumnFormat::Percent,
+                "Their time inside the selected range over the range's length");
+    const double span = double(std::max<int64_t>(1, range.span()));
+    for (StringId name : seen) {
+        const Sum& s = byName[name];
+        t.addRow({std::string(profile.str(name)), int64_t(s.count), double(s.total) / 1e6,
+                  double(s.total) / 1e6 / double(s.count), 100.0 * double(s.inside) / span});
+    }
+    return t;
+}
+
+uint64_t countSelection(const Profile& profile, const std::vector<Lane>& lanes, TimeRange range) {
+    uint64_t n = 0;
+    for (const Lane& l : lanes)
+        n += profile.eventsInWindow(l.track, l.depth, range.start, range.end).size();
+    return n;
+}
+
+} // namespace stepscope

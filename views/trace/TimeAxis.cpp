@@ -1,0 +1,81 @@
+#include "views/trace/TimeAxis.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace stepscope {
+
+namespace {
+struct Unit {
+    int64_t ps;
+    const char* name;
+};
+constexpr Unit kUnits[] = {
+    {1, "ps"}, {1000, "ns"}, {1000000, "µs"}, {1000000000, "ms"}, {1000000000000, "s"}};
+
+TimeAxisScale scaleForStep(int64_t step) {
+    TimeAxisScale s;
+    s.stepPs = step;
+    // The largest unit that needs at most one decimal for this step: 500 µs ticks read "1.5 ms",
+    // 10 ms ticks "20 ms" (not "0.02 s").
+    for (const Unit& u : kUnits)
+        if (step * 10 >= u.ps) {
+            s.unitPs = u.ps;
+            s.unit = u.name;
+        }
+    int decimals = 0;
+    for (int64_t q = s.unitPs; q > 1 && step % q != 0; q /= 10) ++decimals;
+    s.decimals = decimals;
+    return s;
+}
+} // namespace
+
+std::string TimeAxisScale::label(int64_t t) const {
+    char buf[64];
+    if (decimals == 0 || unitPs == 1) {
+        std::snprintf(buf, sizeof buf, "%lld %s", static_cast<long long>(t / unitPs), unit);
+    } else {
+        std::snprintf(buf, sizeof buf, "%.*f %s", decimals, double(t) / double(unitPs), unit);
+    }
+    return buf;
+}
+
+std::vector<int64_t> TimeAxisScale::ticks(TimeRange visible) const {
+    std::vector<int64_t> out;
+    if (stepPs <= 0 || visible.empty()) return out;
+    int64_t t = visible.start >= 0 ? (visible.start + stepPs - 1) / stepPs * stepPs
+                                   : -((-visible.start) / stepPs * stepPs);
+    for (; t < visible.end; t += stepPs) out.push_back(t);
+    return out;
+}
+
+TimeAxisScale chooseTimeAxis(TimeRange visible, double widthPx, double charWidthPx) {
+    const double pxPerPs = widthPx / double(std::max<int64_t>(1, visible.span()));
+    for (int64_t mag = 1; mag <= 1000000000000000000 / 10; mag *= 10) {
+        for (int64_t m : {1, 2, 5}) {
+            const int64_t step = m * mag;
+            TimeAxisScale s = scaleForStep(step);
+            const double labelPx = double(s.label(visible.end).size() + 3) * charWidthPx;
+            if (double(step) * pxPerPs >= std::max(60.0, labelPx)) return s;
+        }
+    }
+    return scaleForStep(1000000000000000000);
+}
+
+std::string formatDuration(int64_t ps) {
+    const int64_t a = ps < 0 ? -ps : ps;
+    char buf[64];
+    if (a < 1000)
+        std::snprintf(buf, sizeof buf, "%lld ps", static_cast<long long>(ps));
+    else if (a < 1000000)
+        std::snprintf(buf, sizeof buf, "%.3f ns", double(ps) / 1e3);
+    else if (a < 1000000000)
+        std::snprintf(buf, sizeof buf, "%.3f µs", double(ps) / 1e6);
+    else if (a < 1000000000000)
+        std::snprintf(buf, sizeof buf, "%.3f ms", double(ps) / 1e9);
+    else
+        std::snprintf(buf, sizeof buf, "%.3f s", double(ps) / 1e12);
+    return buf;
+}
+
+} // namespace stepscope

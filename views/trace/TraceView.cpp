@@ -1,0 +1,365 @@
+#include "views/trace/TraceView.h"
+
+#include <QButtonGroup>
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QLineEdit>
+#include <QScrollBar>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTextBrowser>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <QtConcurrent>
+
+#include "ui/widgets/DataTableView.h"
+#include "views/trace/EventDetails.h"
+#include "views/trace/TimeAxis.h"
+#include "views/trace/TimelineCanvas.h"
+
+namespace stepscope {
+
+namespace {
+// Below this many selected events the aggregate is computed on the spot.
+constexpr uint64_t kSyncAggregateEvents = 100000;
+
+QString html(std::string_view s) {
+    return QString::fromUtf8(s.data(), qsizetype(s.size())).toHtmlEscaped();
+}
+
+// Enter / Shift+Enter in the search box step through hits instead of only confirming.
+class SearchKeys : public QObject {
+public:
+    SearchKeys(QObject* parent, std::function<void(bool)> step)
+        : QObject(parent)
+        , step_(std::move(step)) {}
+
+protected:
+    bool eventFilter(QObject* o, QEvent* e) override {
+        if (e->type() == QEvent::KeyPress) {
+            auto* k = static_cast<QKeyEvent*>(e);
+            if (k->key() == Qt::Key_Return || k->key() == Qt::Key_Enter) {
+                step_(!(k->modifiers() & Qt::ShiftModifier));
+                return true;
+            }
+        }
+        return QObject::eventFilter(o, e);
+    }
+
+private:
+    std::function<void(bool)> step_;
+};
+} // namespace
+
+TraceView::TraceView(QWidget* parent)
+    : ToolView(parent) {
+    auto* root = new QVBoxLayout(this);
+    root->setContentsMargins(0, 0, 0, 0);
+    root->setSpacing(0);
+
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(6, 4, 6, 4);
+    auto* group = new QButtonGroup(this);
+    const char* names[4] = {"Select", "Pan", "Zoom", "Timing"};
+    const char* tips[4] = {"Click selects an event, drag selects a box of events (1)",
+                           "Drag moves the view (2)", "Drag a span to zoom into it (3)",
+                           "Drag selects a time range across all tracks (4)"};
+    for (int i = 0; i < 4; ++i) {
+        auto* b = new QToolButton(this);
+        b->setText(tr(names[i]));
+        b->setToolTip(tr(tips[i]));
+        b->setCheckable(true);
+        b->setAutoRaise(true);
+        group->addButton(b, i);
+        bar->addWidget(b);
+        toolButtons_[i] = b;
+    }
+    toolButtons_[0]->setChecked(true);
+    auto* showAll = new QToolButton(this);
+    showAll->setText(tr("Show all"));
+    showAll->setToolTip(tr("Zoom out to the whole profile (0)"));
+    showAll->setAutoRaise(true);
+    bar->addWidget(showAll);
+    flows_ = new QCheckBox(tr("Flows"), this);
+    flows_->setToolTip(tr("Arrows from host launches to the GPU work they caused"));
+    flows_->setChecked(true);
+    bar->addWidget(flows_);
+    bar->addStretch(1);
+    search_ = new QLineEdit(this);
+    search_->setPlaceholderText(tr("Search event names"));
+    search_->setToolTip(tr("Substring (case-insensitive) or regular expression over every event "
+                           "name of the profile. Enter: next match, Shift+Enter: previous."));
+    search_->setClearButtonEnabled(true);
+    search_->setMinimumWidth(320);
+    bar->addWidget(search_);
+    regex_ = new QCheckBox(tr("Regex"), this);
+    bar->addWidget(regex_);
+    searchCount_ = new QLabel(this);
+    searchCount_->setMinimumWidth(140);
+    bar->addWidget(searchCount_);
+    auto* prev = new QToolButton(this);
+    prev->setArrowType(Qt::UpArrow);
+    prev->setToolTip(tr("Previous match (Shift+Enter)"));
+    auto* next = new QToolButton(this);
+    next->setArrowType(Qt::DownArrow);
+    next->setToolTip(tr("Next match (Enter)"));
+    bar->addWidget(prev);
+    bar->addWidget(next);
+    root->addLayout(bar);
+
+    auto* split = new QSplitter(Qt::Vertical, this);
+    auto* top = new QWidget(split);
+    auto* topLayout = new QHBoxLayout(top);
+    topLayout->setContentsMargins(0, 0, 0, 0);
+    topLayout->setSpacing(0);
+    canvas_ = new TimelineCanvas(top);
+    vscroll_ = new QScrollBar(Qt::Vertical, top);
+    topLayout->addWidget(canvas_, 1);
+    topLayout->addWidget(vscroll_);
+    split->addWidget(top);
+
+    tabs_ = new QTabWidget(split);
+    details_ = new QTextBrowser(tabs_);
+    details_->setOpenLinks(false);
+    details_->setPlaceholderText(tr("Click an event to see its details."));
+    tabs_->addTab(details_, tr("Details"));
+    auto* selection = new QWidget(tabs_);
+    auto* selLayout = new QVBoxLayout(selection);
+    selLayout->setContentsMargins(4, 4, 4, 4);
+    selectionSummary_ = new QLabel(tr("Drag over the timeline to aggregate the events of a box "
+                                      "(select tool) or of a time range (timing tool)."),
+                                   selection);
+    selectionSummary_->setWordWrap(true);
+    selLayout->addWidget(selectionSummary_);
+    table_ = new DataTableView(selection);
+    table_->setExportFileName(QStringLiteral("trace_selection.csv"));
+    selLayout->addWidget(table_, 1);
+    tabs_->addTab(selection, tr("Selection"));
+    split->addWidget(tabs_);
+    split->setStretchFactor(0, 4);
+    split->setStretchFactor(1, 1);
+    // The timeline gets most of the height; the details pane wants a large size hint otherwise.
+    split->setSizes({780, 220});
+    root->addWidget(split, 1);
+
+    searchDelay_ = new QTimer(this);
+    searchDelay_->setSingleShot(true);
+    searchDelay_->setInterval(250);
+
+    connect(group, &QButtonGroup::idClicked, this,
+            [this](int id) { canvas_->setTool(TimelineCanvas::Tool(id)); });
+    connect(canvas_, &TimelineCanvas::toolChanged, this, &TraceView::syncToolButtons);
+    connect(showAll, &QToolButton::clicked, canvas_, &TimelineCanvas::showAll);
+    connect(flows_, &QCheckBox::toggled, canvas_, &TimelineCanvas::setShowFlows);
+    connect(canvas_, &TimelineCanvas::viewChanged, this, &TraceView::syncScrollBar);
+    connect(vscroll_, &QScrollBar::valueChanged, canvas_, &TimelineCanvas::setScrollY);
+    connect(canvas_, &TimelineCanvas::eventSelected, this, &TraceView::showDetails);
+    connect(canvas_, &TimelineCanvas::rangeSelected, this, &TraceView::aggregate);
+    connect(canvas_, &TimelineCanvas::rangeCleared, this, [this] {
+        ++aggregateJob_;
+        aggregate_ = Table();
+        table_->setTable(aggregate_);
+        selectionSummary_->setText(tr("No selection."));
+    });
+    connect(details_, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+        bool ok = false;
+        const qulonglong e = url.path().toULongLong(&ok);
+        if (url.scheme() == QLatin1String("event") && ok) focusEvent(EventIndex(e));
+    });
+    connect(search_, &QLineEdit::textChanged, searchDelay_, qOverload<>(&QTimer::start));
+    connect(regex_, &QCheckBox::toggled, this, &TraceView::startSearch);
+    connect(searchDelay_, &QTimer::timeout, this, &TraceView::startSearch);
+    search_->installEventFilter(new SearchKeys(this, [this](bool f) { stepSearch(f); }));
+    connect(prev, &QToolButton::clicked, this, [this] { stepSearch(false); });
+    connect(next, &QToolButton::clicked, this, [this] { stepSearch(true); });
+    connect(&searchWatcher_, &QFutureWatcherBase::finished, this, &TraceView::searchDone);
+    connect(&aggregateWatcher_, &QFutureWatcherBase::finished, this, &TraceView::aggregateDone);
+}
+
+TraceView::~TraceView() {
+    if (searchJob_.progress) searchJob_.progress->cancel();
+    if (aggregateProgress_) aggregateProgress_->cancel();
+    searchWatcher_.waitForFinished();
+    aggregateWatcher_.waitForFinished();
+}
+
+void TraceView::setProfile(std::shared_ptr<const Profile> profile) {
+    if (searchJob_.progress) searchJob_.progress->cancel();
+    if (aggregateProgress_) aggregateProgress_->cancel();
+    ++searchJob_.id;
+    ++aggregateJob_;
+    profile_ = std::move(profile);
+    canvas_->setProfile(profile_);
+    hits_.clear();
+    currentHit_ = -1;
+    searchCount_->clear();
+    details_->clear();
+    aggregate_ = Table();
+    table_->setTable(aggregate_);
+    syncScrollBar();
+    if (profile_ && !search_->text().isEmpty()) startSearch();
+    // The layout is built synchronously above; the first paint needs nothing else.
+    ready_ = profile_ != nullptr;
+    if (ready_) QTimer::singleShot(0, this, [this] { emit ready(); });
+}
+
+void TraceView::focusEvent(EventIndex event) {
+    if (!profile_ || event >= profile_->eventCount()) return;
+    canvas_->selectEvent(event, true);
+}
+
+void TraceView::syncScrollBar() {
+    const QSignalBlocker block(vscroll_);
+    vscroll_->setRange(0, canvas_->maxScrollY());
+    vscroll_->setPageStep(std::max(1, canvas_->height() - TimelineRenderer::kAxisHeight));
+    vscroll_->setSingleStep(TimelineLayout::kLaneHeight * 2);
+    vscroll_->setValue(canvas_->scrollY());
+}
+
+void TraceView::syncToolButtons(int tool) {
+    if (tool >= 0 && tool < 4) toolButtons_[tool]->setChecked(true);
+}
+
+void TraceView::startSearch() {
+    searchDelay_->stop();
+    if (searchJob_.progress) searchJob_.progress->cancel();
+    const uint64_t id = ++searchJob_.id;
+    hits_.clear();
+    currentHit_ = -1;
+    if (!profile_ || search_->text().isEmpty()) {
+        searchCount_->clear();
+        return;
+    }
+    searchCount_->setText(tr("Searching…"));
+    searchJob_.progress = std::make_shared<Progress>();
+    EventSearchQuery q{search_->text().toStdString(), regex_->isChecked()};
+    searchWatcher_.setFuture(
+        QtConcurrent::run([profile = profile_, q, id, progress = searchJob_.progress] {
+            return std::make_pair(id, searchEvents(*profile, q, progress.get()));
+        }));
+}
+
+void TraceView::searchDone() {
+    if (searchWatcher_.isCanceled()) return;
+    auto [id, result] = searchWatcher_.result();
+    if (id != searchJob_.id || result.cancelled) return;
+    hits_ = std::move(result.hits);
+    currentHit_ = -1;
+    if (!result.error.empty())
+        searchCount_->setText(QString::fromStdString(result.error));
+    else if (hits_.empty())
+        searchCount_->setText(tr("No matches"));
+    else
+        searchCount_->setText(tr("%1 matches").arg(QLocale().toString(qulonglong(hits_.size()))));
+    searchCount_->setToolTip(searchCount_->text());
+    if (stepWhenDone_) {
+        stepWhenDone_ = false;
+        stepSearch(true);
+    }
+    emit searchFinished();
+}
+
+void TraceView::stepSearch(bool forward) {
+    if (searchDelay_->isActive() || searchWatcher_.isRunning()) {
+        // Enter right after typing: search now and step to the first hit when it is in.
+        stepWhenDone_ = true;
+        if (searchDelay_->isActive()) startSearch();
+        return;
+    }
+    if (hits_.empty()) return;
+    const int n = int(hits_.size());
+    if (currentHit_ < 0)
+        currentHit_ = forward ? 0 : n - 1;
+    else
+        currentHit_ = (currentHit_ + (forward ? 1 : n - 1)) % n;
+    searchCount_->setText(tr("%1 of %2")
+                              .arg(QLocale().toString(currentHit_ + 1))
+                              .arg(QLocale().toString(qulonglong(hits_.size()))));
+    canvas_->selectEvent(hits_[size_t(currentHit_)], true);
+}
+
+void TraceView::showDetails(EventIndex e) {
+    if (!profile_ || e == kNoIndex) {
+        details_->clear();
+        return;
+    }
+    const uint32_t track = profile_->trackOf(e);
+    const EventDetails d = describeEvent(*profile_, e, canvas_->layout()->trackLabel(track));
+    QString h;
+    h += QStringLiteral("<p style='font-size:13px;font-weight:600;margin:2px 0 6px 0'>%1</p>").arg(html(d.name));
+    h += QStringLiteral("<table cellspacing='0' cellpadding='2'>");
+    for (const DetailField& f : d.fields)
+        h += QStringLiteral(
+                 "<tr><td style='color:#5a6370;padding-right:14px'>%1</td><td>%2</td></tr>")
+                 .arg(html(f.label), html(f.value));
+    auto links = [&](const std::vector<EventIndex>& events, const QString& verb) {
+        for (EventIndex t : events) {
+            const QString where =
+                QString::fromStdString(canvas_->layout()->trackLabel(profile_->trackOf(t)));
+            h += QStringLiteral("<tr><td></td><td><a href='event:%1'>%2</a> %3 (%4)</td></tr>")
+                     .arg(t)
+                     .arg(verb, html(profile_->name(t)), where.toHtmlEscaped());
+        }
+    };
+    links(d.launches, tr("Jump to launch:"));
+    links(d.targets, tr("Jump to kernel:"));
+    h += QStringLiteral("</table>");
+    if (!d.stats.empty()) {
+        h += QStringLiteral(
+            "<h4 style='margin:6px 0 2px 0'>Stats</h4><table cellspacing='0' cellpadding='2'>");
+        for (const DetailField& f : d.stats)
+            h += QStringLiteral(
+                     "<tr><td style='color:#5a6370;padding-right:14px'>%1</td><td>%2</td></tr>")
+                     .arg(html(f.label), html(f.value));
+        h += QStringLiteral("</table>");
+    }
+    details_->setHtml(h);
+    tabs_->setCurrentWidget(details_);
+}
+
+void TraceView::aggregate(std::vector<Lane> lanes, TimeRange range) {
+    if (!profile_) return;
+    if (aggregateProgress_) aggregateProgress_->cancel();
+    const uint64_t id = ++aggregateJob_;
+    aggregateRange_ = range;
+    aggregateCount_ = countSelection(*profile_, lanes, range);
+    tabs_->setCurrentIndex(1);
+    if (aggregateCount_ <= kSyncAggregateEvents) {
+        aggregate_ = aggregateSelection(*profile_, lanes, range);
+        table_->setTable(aggregate_);
+        showAggregateSummary();
+        return;
+    }
+    selectionSummary_->setText(
+        tr("Aggregating %1 events…").arg(QLocale().toString(qulonglong(aggregateCount_))));
+    aggregateProgress_ = std::make_shared<Progress>();
+    aggregateWatcher_.setFuture(QtConcurrent::run(
+        [profile = profile_, lanes = std::move(lanes), range, id, progress = aggregateProgress_] {
+            return std::make_pair(id, aggregateSelection(*profile, lanes, range, progress.get()));
+        }));
+}
+
+void TraceView::aggregateDone() {
+    if (aggregateWatcher_.isCanceled()) return;
+    auto [id, table] = aggregateWatcher_.result();
+    if (id != aggregateJob_) return;
+    aggregate_ = std::move(table);
+    table_->setTable(aggregate_);
+    showAggregateSummary();
+}
+
+void TraceView::showAggregateSummary() {
+    selectionSummary_->setText(
+        tr("%1 events, %2 names in %3 (%4 – %5 from start)")
+            .arg(QLocale().toString(qulonglong(aggregateCount_)))
+            .arg(aggregate_.rowCount())
+            .arg(QString::fromStdString(formatDuration(aggregateRange_.span())),
+                 QString::fromStdString(formatDuration(aggregateRange_.start)),
+                 QString::fromStdString(formatDuration(aggregateRange_.end))));
+    emit selectionAggregated();
+}
+
+} // namespace stepscope

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setOrganizationName("Stepscope");
     QApplication::setApplicationName("stepscope");
+    QApplication::setApplicationVersion(STEPSCOPE_VERSION);
     stepscope::applyAppearance(app);
 
     const stepscope::GuiCommand cmd = stepscope::parseGuiCommand(QApplication::arguments());

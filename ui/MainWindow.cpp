@@ -184,9 +184,10 @@ void MainWindow::buildMenus() {
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Stepscope"), this, [this] {
         QMessageBox::about(this, tr("About Stepscope"),
-                           tr("<b>Stepscope</b><p>A native profiler for GPU training jobs: "
+                           tr("<b>Stepscope %1</b><p>A native profiler for GPU training jobs: "
                               "TensorBoard profile logs and XSpace files, analysed on your "
-                              "desktop.</p>"));
+                              "desktop.</p>")
+                               .arg(QCoreApplication::applicationVersion()));
     });
 }
 

@@ -3,6 +3,7 @@
 #include <QGuiApplication>
 
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,8 +11,7 @@
 
 namespace {
 
-// Matches project(Stepscope VERSION ...) in the top-level CMakeLists.txt.
-constexpr const char* kVersion = "0.1.0";
+constexpr const char* kVersion = STEPSCOPE_VERSION; // project(Stepscope VERSION ...) in CMake
 
 constexpr const char* kUsage =
     "usage: stepscope-cli COMMAND [ARGS]\n"
@@ -49,15 +49,19 @@ int main(int argc, char** argv) {
         return 0;
     }
 
-    // `bench timeline` paints into QImages, which needs a QGuiApplication; the offscreen platform
-    // lets that, and every other command, run without a display.
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-    int qtArgc = 1;
-    QGuiApplication app(qtArgc, argv);
-    QGuiApplication::setApplicationName("stepscope-cli");
-    QGuiApplication::setApplicationVersion(kVersion);
-
     const std::vector<std::string> rest(args.begin() + 1, args.end());
+    // `bench timeline` paints into QImages, which needs a QGuiApplication (on the offscreen
+    // platform, so no display is needed); every other command needs no GUI at all.
+    const bool paints = command == "bench" && !rest.empty() && rest[0] == "timeline";
+    if (paints && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    int qtArgc = 1;
+    const std::unique_ptr<QCoreApplication> app =
+        paints ? std::make_unique<QGuiApplication>(qtArgc, argv)
+               : std::make_unique<QCoreApplication>(qtArgc, argv);
+    QCoreApplication::setApplicationName("stepscope-cli");
+    QCoreApplication::setApplicationVersion(kVersion);
+
     if (command == "info") return stepscope::cli::runInfo(rest);
     if (command == "generate") return stepscope::cli::runGenerate(rest);
     if (command == "export") return stepscope::cli::runExport(rest);

@@ -1,13 +1,10 @@
 #include "views/kernel_stats/KernelStatsView.h"
 
-#include <QFutureWatcher>
 #include <QLabel>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
-#include "model/Progress.h"
 #include "ui/widgets/DataTableView.h"
 #include "ui/widgets/PieChart.h"
 
@@ -44,17 +41,11 @@ KernelStatsView::KernelStatsView(QWidget* parent)
     setProfile(nullptr);
 }
 
-KernelStatsView::~KernelStatsView() {
-    if (running_) running_->cancel();
-}
-
 void KernelStatsView::setProfile(std::shared_ptr<const Profile> profile) {
-    if (running_) running_->cancel();
-    running_.reset();
     profile_ = std::move(profile);
     stats_.reset();
-    const uint64_t job = ++job_;
     if (!profile_) {
+        job_.cancel();
         status_->setText(tr("No profile loaded."));
         showStats();
         ready_ = true;
@@ -64,21 +55,12 @@ void KernelStatsView::setProfile(std::shared_ptr<const Profile> profile) {
     ready_ = false;
     status_->setText(tr("Computing kernel stats…"));
     showStats();
-    auto progress = std::make_shared<Progress>();
-    running_ = progress;
-    auto* watcher = new QFutureWatcher<std::shared_ptr<const KernelStats>>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, job, progress] {
-        watcher->deleteLater();
-        if (job != job_ || progress->cancelled()) return; // a newer profile replaced this one
-        running_.reset();
-        stats_ = watcher->result();
+    job_.start(profile_, computeKernelStats, [this](std::shared_ptr<const KernelStats> stats) {
+        stats_ = std::move(stats);
         showStats();
         ready_ = true;
         emit ready();
     });
-    watcher->setFuture(QtConcurrent::run([profile = profile_, progress] {
-        return std::make_shared<const KernelStats>(computeKernelStats(*profile, progress.get()));
-    }));
 }
 
 void KernelStatsView::showStats() {

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "model/analysis/KernelStats.h"
+#include "views/AnalysisJob.h"
 #include "views/ToolView.h"
 
 class QLabel;
@@ -11,7 +12,6 @@ namespace stepscope {
 
 class DataTableView;
 class PieChart;
-class Progress;
 
 // "GPU kernel stats": a pie of the kernels taking the most time, then the kernel table with
 // filters on kernel name and op name. Double-clicking a row asks the window to show that row's
@@ -20,7 +20,6 @@ class KernelStatsView : public ToolView {
     Q_OBJECT
 public:
     explicit KernelStatsView(QWidget* parent = nullptr);
-    ~KernelStatsView() override;
 
     void setProfile(std::shared_ptr<const Profile> profile) override;
     bool isReady() const override { return ready_; }
@@ -33,8 +32,7 @@ private:
 
     std::shared_ptr<const Profile> profile_;
     std::shared_ptr<const KernelStats> stats_;
-    std::shared_ptr<Progress> running_;
-    uint64_t job_ = 0;
+    AnalysisJob<KernelStats> job_{this};
     bool ready_ = true;
 
     QLabel* status_;

@@ -1,14 +1,11 @@
 #include "views/tf_stats/TfStatsView.h"
 
 #include <QCheckBox>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSplitter>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
-#include "model/Progress.h"
 #include "ui/widgets/DataTableView.h"
 #include "ui/widgets/PieChart.h"
 
@@ -66,10 +63,6 @@ TfStatsView::TfStatsView(QWidget* parent)
     setProfile(nullptr);
 }
 
-TfStatsView::~TfStatsView() {
-    if (running_) running_->cancel();
-}
-
 void TfStatsView::setIncludeIdle(bool include) {
     includeIdle_->setChecked(include);
 }
@@ -81,12 +74,10 @@ int TfStatsView::visiblePieCount() const {
 }
 
 void TfStatsView::setProfile(std::shared_ptr<const Profile> profile) {
-    if (running_) running_->cancel();
-    running_.reset();
     profile_ = std::move(profile);
     stats_.reset();
-    const uint64_t job = ++job_;
     if (!profile_) {
+        job_.cancel();
         status_->setText(tr("No profile loaded."));
         showStats();
         ready_ = true;
@@ -96,21 +87,12 @@ void TfStatsView::setProfile(std::shared_ptr<const Profile> profile) {
     ready_ = false;
     status_->setText(tr("Computing op stats…"));
     showStats();
-    auto progress = std::make_shared<Progress>();
-    running_ = progress;
-    auto* watcher = new QFutureWatcher<std::shared_ptr<const TfOpStats>>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, job, progress] {
-        watcher->deleteLater();
-        if (job != job_ || progress->cancelled()) return; // a newer profile replaced this one
-        running_.reset();
-        stats_ = watcher->result();
+    job_.start(profile_, computeTfOpStats, [this](std::shared_ptr<const TfOpStats> stats) {
+        stats_ = std::move(stats);
         showStats();
         ready_ = true;
         emit ready();
     });
-    watcher->setFuture(QtConcurrent::run([profile = profile_, progress] {
-        return std::make_shared<const TfOpStats>(computeTfOpStats(*profile, progress.get()));
-    }));
 }
 
 void TfStatsView::showStats() {

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "model/analysis/TfOpStats.h"
+#include "views/AnalysisJob.h"
 #include "views/ToolView.h"
 
 class QCheckBox;
@@ -14,7 +15,6 @@ namespace stepscope {
 
 class DataTableView;
 class PieChart;
-class Progress;
 
 // "TensorFlow op stats": up to four pies of self time (device by op, device by op type, host by
 // op, host by op type; only those with data), the op table below, and the "Include idle" toggle.
@@ -23,7 +23,6 @@ class TfStatsView : public ToolView {
     Q_OBJECT
 public:
     explicit TfStatsView(QWidget* parent = nullptr);
-    ~TfStatsView() override;
 
     void setProfile(std::shared_ptr<const Profile> profile) override;
     bool isReady() const override { return ready_; }
@@ -38,8 +37,7 @@ private:
 
     std::shared_ptr<const Profile> profile_;
     std::shared_ptr<const TfOpStats> stats_;
-    std::shared_ptr<Progress> running_;
-    uint64_t job_ = 0;
+    AnalysisJob<TfOpStats> job_{this};
     bool ready_ = true;
 
     QLabel* status_;

@@ -27,7 +27,6 @@ bool looksLikeFormula(std::string_view s) {
 
 std::string csvCell(const Table& table, size_t row, size_t col) {
     const Table::Cell& cell = table.cell(row, col);
-    if (const auto* d = std::get_if<double>(&cell); d && std::isnan(*d)) return {};
     if (const auto* s = std::get_if<std::string>(&cell)) {
         if (looksLikeFormula(*s)) return csvField("'" + *s);
         return csvField(*s);

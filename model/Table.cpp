@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <stdexcept>
 
 namespace stepscope {
@@ -36,7 +37,17 @@ const std::string& Table::text(size_t row, size_t col) const {
     return s ? *s : empty;
 }
 
+bool Table::isMissing(size_t row, size_t col) const {
+    const auto* d = std::get_if<double>(&rows_[row][col]);
+    return d && std::isnan(*d);
+}
+
+double Table::missing() {
+    return std::numeric_limits<double>::quiet_NaN();
+}
+
 std::string Table::exactText(size_t row, size_t col) const {
+    if (isMissing(row, col)) return {};
     const Cell& c = rows_[row][col];
     if (const auto* i = std::get_if<int64_t>(&c)) return std::to_string(*i);
     if (const auto* d = std::get_if<double>(&c)) {
@@ -70,6 +81,7 @@ std::string formatBytes(double v) {
 std::string Table::displayText(size_t row, size_t col) const {
     const Cell& c = rows_[row][col];
     if (std::holds_alternative<std::string>(c)) return std::get<std::string>(c);
+    if (isMissing(row, col)) return {};
     const bool isInt = std::holds_alternative<int64_t>(c);
     const double v = number(row, col);
     switch (columns_[col].format) {

@@ -17,8 +17,11 @@ enum class ColumnFormat : uint8_t {
     Bool,         // integer 0/1; shown as "Yes"/"No"
 };
 
-// An analysis result: named, typed columns of equal length. Analyses return these; the GUI wraps
-// them in a QAbstractTableModel, CSV export and the CLI write them, so all three agree.
+// An analysis result: named, typed columns of equal length. A numeric cell holding a NaN double
+// means "no value" (an average of nothing, a property the profile does not record): it reads as
+// empty on screen, in CSV and in the CLI's text, as null in JSON, and sorts below every number.
+// Analyses return these; the GUI wraps them in a QAbstractTableModel, CSV export and the CLI write
+// them, so all three agree.
 class Table {
 public:
     using Cell = std::variant<int64_t, double, std::string>;
@@ -44,10 +47,12 @@ public:
     const Cell& cell(size_t row, size_t col) const { return rows_[row][col]; }
     double number(size_t row, size_t col) const; // Int or Double as double; 0 for text
     const std::string& text(size_t row, size_t col) const;
+    bool isMissing(size_t row, size_t col) const; // a NaN double: no value
+    static double missing();                      // the value to store for "no value"
 
-    // Full precision, as CSV and the CLI write it.
+    // Full precision, as CSV and the CLI write it; empty for a missing value.
     std::string exactText(size_t row, size_t col) const;
-    // As the screen shows it (units, rounding).
+    // As the screen shows it (units, rounding); empty for a missing value.
     std::string displayText(size_t row, size_t col) const;
 
 private:

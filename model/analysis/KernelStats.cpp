@@ -188,8 +188,7 @@ KernelStats computeKernelStats(const Profile& p, const Progress* progress) {
         cells.emplace_back(dims(kd.block));
         cells.emplace_back(dims(kd.grid));
         if (anyOccupancy)
-            cells.emplace_back(kd.occupancyPct >= 0 ? kd.occupancyPct
-                                                    : std::numeric_limits<double>::quiet_NaN());
+            cells.emplace_back(kd.occupancyPct >= 0 ? kd.occupancyPct : Table::missing());
         cells.emplace_back(int64_t(key.flags & 1));
         cells.emplace_back(int64_t((key.flags >> 1) & 1));
         cells.emplace_back(std::string(opName(key.op)));

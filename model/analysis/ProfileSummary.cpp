@@ -59,6 +59,8 @@ void tableToJson(std::ostringstream& out, const Table& t) {
             out << '"' << jsonEscape(t.column(c).name) << "\":";
             if (t.column(c).type == Table::Type::Text)
                 out << '"' << jsonEscape(t.text(r, c)) << '"';
+            else if (t.isMissing(r, c))
+                out << "null";
             else
                 out << t.exactText(r, c);
         }
@@ -143,10 +145,20 @@ ProfileSummary summarizeProfile(const Profile& p) {
     for (size_t i = 0; i < p.planes().size(); ++i) {
         const Plane& pl = p.planes()[i];
         const DeviceInfo& d = pl.device;
+        // Properties the plane does not record (every host plane) are "no value", not 0.
+        auto count = [](int64_t v) -> Table::Cell {
+            if (v > 0) return v;
+            return Table::missing();
+        };
+        auto scaled = [](double v, double unit) -> Table::Cell {
+            if (v > 0) return v / unit;
+            return Table::missing();
+        };
         pt.addRow({p.hosts()[pl.host].name, std::string(p.str(pl.name)),
-                   std::string(planeKindName(pl.kind)), d.vendor, computeCapability(d), d.coreCount,
-                   double(d.clockRateKHz) / 1000.0, int64_t(d.memoryBytes),
-                   double(d.bandwidthBps) / 1e9, int64_t(pl.trackCount), int64_t(planeEvents[i])});
+                   std::string(planeKindName(pl.kind)), d.vendor, computeCapability(d),
+                   count(d.coreCount), scaled(double(d.clockRateKHz), 1e3),
+                   count(int64_t(d.memoryBytes)), scaled(double(d.bandwidthBps), 1e9),
+                   int64_t(pl.trackCount), int64_t(planeEvents[i])});
     }
 
     Table& tt = s.tracks;

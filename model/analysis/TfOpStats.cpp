@@ -247,7 +247,7 @@ Table tfOpStatsTable(const TfOpStats& stats, bool includeIdle) {
     table.addColumn("Cumulative total self-time (%)", T::Double, ColumnFormat::Percent,
                     "Running sum of the self-time share, within one side, in this order");
 
-    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double nan = Table::missing();
     for (OpSide side : {OpSide::Device, OpSide::Host}) {
         std::vector<const TfOpStatsRow*> rows;
         int64_t totalSelf = 0;

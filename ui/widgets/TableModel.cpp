@@ -28,28 +28,20 @@ bool TableModel::isNumeric(int column) const {
            table_.column(size_t(column)).type != Table::Type::Text;
 }
 
-namespace {
-bool isMissing(const Table::Cell& cell) {
-    const auto* d = std::get_if<double>(&cell);
-    return d && std::isnan(*d);
-}
-} // namespace
-
 QVariant TableModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount()) return {};
     const size_t r = size_t(index.row()), c = size_t(index.column());
     const Table::Cell& cell = table_.cell(r, c);
     switch (role) {
     case Qt::DisplayRole:
-        if (isMissing(cell)) return QString();
         return QString::fromStdString(table_.displayText(r, c));
     case SortRole:
         if (std::holds_alternative<std::string>(cell))
             return QString::fromStdString(std::get<std::string>(cell));
-        if (isMissing(cell)) return -std::numeric_limits<double>::infinity();
+        if (table_.isMissing(r, c)) return -std::numeric_limits<double>::infinity();
         return table_.number(r, c);
     case Qt::ToolTipRole:
-        if (isMissing(cell)) return {};
+        if (table_.isMissing(r, c)) return {};
         return QString::fromStdString(table_.exactText(r, c));
     case Qt::TextAlignmentRole:
         return QVariant::fromValue(

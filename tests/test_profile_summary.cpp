@@ -6,6 +6,7 @@
 
 #include "model/ProfileBuilder.h"
 #include "model/ProfileLoader.h"
+#include "model/TimeFormat.h"
 #include "model/analysis/ProfileSummary.h"
 
 using namespace stepscope;
@@ -75,6 +76,7 @@ private slots:
         QVERIFY(json.find("\"messages\":[\"worker0: warning: clock skew\"]") != std::string::npos);
         const std::string text = summaryToText(s);
         QVERIFY(text.find("Events: 3   Time span: 2.000 ms") != std::string::npos);
+        QCOMPARE(formatDuration(2'000'000'000), std::string("2.000 ms"));
         QVERIFY(text.find("nan") == std::string::npos);
     }
 

@@ -1,5 +1,7 @@
 #include "ui/MainWindow.h"
 
+#include "model/TimeFormat.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
@@ -36,15 +38,6 @@ namespace {
 
 // The trace viewer's registry id (as in TensorBoard): where "show this event" requests go.
 const QString kTraceViewerId = QStringLiteral("trace_viewer");
-
-QString formatSpan(int64_t ps) {
-    const double v = double(ps);
-    if (v >= 1e12) return QStringLiteral("%1 s").arg(v / 1e12, 0, 'f', 3);
-    if (v >= 1e9) return QStringLiteral("%1 ms").arg(v / 1e9, 0, 'f', 3);
-    if (v >= 1e6) return QStringLiteral("%1 µs").arg(v / 1e6, 0, 'f', 3);
-    if (v >= 1e3) return QStringLiteral("%1 ns").arg(v / 1e3, 0, 'f', 3);
-    return QStringLiteral("%1 ps").arg(ps);
-}
 
 QLabel* selectorLabel(QWidget* parent) {
     auto* label = new QLabel(parent);
@@ -453,7 +446,7 @@ void MainWindow::updateTitleAndStatus() {
             .arg(count(profile_->hosts().size(), tr("%1 host"), tr("%1 hosts")),
                  count(profile_->planes().size(), tr("%1 plane"), tr("%1 planes")),
                  count(profile_->eventCount(), tr("%1 event"), tr("%1 events")),
-                 formatSpan(profile_->durationPs())));
+                 QString::fromStdString(formatDuration(profile_->durationPs()))));
 }
 
 QString MainWindow::messageText() const {

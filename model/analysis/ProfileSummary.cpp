@@ -1,5 +1,7 @@
 #include "model/analysis/ProfileSummary.h"
 
+#include "model/TimeFormat.h"
+
 #include <cstdio>
 #include <sstream>
 
@@ -185,9 +187,7 @@ ProfileSummary summarizeProfile(const Profile& p) {
 
 std::string summaryToText(const ProfileSummary& s) {
     std::ostringstream out;
-    char span[64];
-    std::snprintf(span, sizeof span, "%.3f ms", psToMs(s.durationPs));
-    out << "Events: " << s.events << "   Time span: " << span << "\n\n";
+    out << "Events: " << s.events << "   Time span: " << formatDuration(s.durationPs) << "\n\n";
     out << "Hosts\n";
     tableToText(out, s.hosts);
     out << "\nPlanes\n";

@@ -6,6 +6,7 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
+#include "model/TimeFormat.h"
 #include "model/analysis/ProfileSummary.h"
 #include "ui/widgets/DataTableView.h"
 
@@ -22,12 +23,6 @@ QWidget* titled(const QString& title, QWidget* content, QWidget* parent) {
     layout->addWidget(label);
     layout->addWidget(content, 1);
     return box;
-}
-
-QString formatSpan(int64_t ps) {
-    const double ms = double(ps) / 1e9;
-    if (ms >= 1000) return QStringLiteral("%1 s").arg(ms / 1000, 0, 'f', 3);
-    return QStringLiteral("%1 ms").arg(ms, 0, 'f', 3);
 }
 
 } // namespace
@@ -90,7 +85,7 @@ void SummaryView::setProfile(std::shared_ptr<const Profile> profile) {
             .arg(locale.toString(qulonglong(profile->tracks().size())))
             .arg(profile->planes().size())
             .arg(profile->hosts().size())
-            .arg(formatSpan(s.durationPs))
+            .arg(QString::fromStdString(formatDuration(s.durationPs)))
             .arg(absolute ? tr(", started %1 UTC").arg(start.toString("yyyy-MM-dd hh:mm:ss.zzz"))
                           : QString()));
     if (s.messages.empty()) {

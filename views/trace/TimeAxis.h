@@ -1,5 +1,7 @@
 #pragma once
 
+#include "model/TimeFormat.h" // formatDuration, used with the axis everywhere
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -25,8 +27,5 @@ struct TimeAxisScale {
 // `charWidthPx` is the average width of a digit in the axis font; ticks keep their labels at
 // least a few characters apart.
 TimeAxisScale chooseTimeAxis(TimeRange visible, double widthPx, double charWidthPx);
-
-// A duration as people read it: "850 ps", "12.3 ns", "4.562 µs", "1.200 ms", "3.51 s".
-std::string formatDuration(int64_t ps);
 
 } // namespace stepscope

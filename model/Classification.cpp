@@ -104,6 +104,10 @@ bool isDerived(TrackKind kind) {
     }
 }
 
+bool isDeviceStream(PlaneKind plane, TrackKind track) {
+    return (plane == PlaneKind::Gpu || plane == PlaneKind::Tpu) && !isDerived(track);
+}
+
 std::string_view planeKindName(PlaneKind kind) {
     switch (kind) {
     case PlaneKind::Host:

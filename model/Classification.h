@@ -59,6 +59,10 @@ TrackClass classifyTrack(PlaneKind plane, std::string_view name);
 // Analyses that count device work skip them so nothing is counted twice.
 bool isDerived(TrackKind kind);
 
+// True for a track that carries device work as recorded: a non-derived line of a GPU or TPU
+// plane (its streams). Kernel stats, op stats and launch flows count exactly these events.
+bool isDeviceStream(PlaneKind plane, TrackKind track);
+
 std::string_view planeKindName(PlaneKind kind);
 std::string_view trackKindName(TrackKind kind);
 // "Compute", "MemcpyH2D", "Compute+MemcpyD2D", "" for none.

@@ -1,7 +1,6 @@
 #include "model/ProfileBuilder.h"
 
 #include <algorithm>
-#include <cstring>
 #include <numeric>
 #include <unordered_map>
 
@@ -60,6 +59,8 @@ uint32_t ProfileBuilder::addTrack(uint32_t plane, int64_t lineId, std::string_vi
 }
 
 void ProfileBuilder::reserveEvents(size_t events) {
+    if (events >= kMaxEvents && error_.empty())
+        error_ = "the profile is too large: more than " + std::to_string(kMaxEvents) + " events";
     if (events <= start_.capacity()) return;
     // Geometric growth: importers call this once per line with the running total.
     events = std::max(events, start_.capacity() * 2);
@@ -415,26 +416,22 @@ void ProfileBuilder::decodeHotStats() {
     for (const Track& track : p.tracks_) {
         // Kernel geometry is a property of device work. TF 2020 also wrote `kernel_details` on
         // host executor events, with uninitialised values, so only device stream events count.
-        const PlaneKind planeKind = p.planes_[track.plane].kind;
-        const bool deviceWork =
-            (planeKind == PlaneKind::Gpu || planeKind == PlaneKind::Tpu) && !isDerived(track.kind);
+        const bool deviceWork = isDeviceStream(p.planes_[track.plane].kind, track.kind);
         for (EventIndex e = track.firstEvent; e < track.firstEvent + track.eventCount; ++e) {
             const uint32_t m = p.meta_[e];
             Hot h = metaHot[m];
             // The stat list is read in place (see StatList.h) and only hot keys are decoded.
             for (const uint8_t* q = p.statBlob_.data() + p.statBegin_[e]; *q;) {
-                const uint64_t tag = statcodec::getVarint(q);
+                uint32_t keyIndex;
                 StatValue s;
-                s.type = StatType(tag & 7);
-                if (s.type == StatType::Double) {
-                    std::memcpy(&s.raw, q, 8);
-                    q += 8;
-                } else {
-                    s.raw = statcodec::getVarint(q);
-                    if (s.type == StatType::Int64) s.raw = (s.raw >> 1) ^ (~(s.raw & 1) + 1);
-                }
-                const Key key = keyOfIndex[tag >> 3];
-                if (key != None) apply(key, s, h);
+                StatType type;
+                uint64_t raw;
+                statcodec::readEntry(q, keyIndex, type, raw);
+                const Key key = keyOfIndex[keyIndex];
+                if (key == None) continue;
+                s.type = type;
+                s.raw = raw;
+                apply(key, s, h);
             }
             if (h.group >= INT32_MIN && h.group <= INT32_MAX) p.groupId_[e] = int32_t(h.group);
             if (h.hasCorr) p.correlation_.append(e, h.corr);
@@ -487,8 +484,7 @@ void ProfileBuilder::joinFlows() {
         const Plane& pl = p.planes_[p.tracks_[t].plane];
         if (pl.kind == PlaneKind::Host)
             trackRole[t] = IsLaunch;
-        else if ((pl.kind == PlaneKind::Gpu || pl.kind == PlaneKind::Tpu) &&
-                 !isDerived(p.tracks_[t].kind))
+        else if (isDeviceStream(pl.kind, p.tracks_[t].kind))
             trackRole[t] = IsTarget;
     }
     // Correlated events are visited in event order, which is track order: the track of each is

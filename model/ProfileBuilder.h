@@ -77,8 +77,10 @@ public:
     void addEventStat(const StatValue& stat) {
         addEventStat(statKey(stat.key), stat.type, stat.raw);
     }
-    // Makes room for `events` events in total, growing geometrically.
+    // Makes room for `events` events in total, growing geometrically. Event indices are 32-bit:
+    // asking for kMaxEvents or more sets error() instead, and importers stop.
     void reserveEvents(size_t events);
+    static constexpr size_t kMaxEvents = 0xFFFFFFF0u;
     // Makes room for `bytes` more of encoded stats (importers pass the size of what they are
     // about to read, an upper bound), growing geometrically.
     void reserveStatBytes(size_t bytes) {

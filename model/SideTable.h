@@ -38,4 +38,21 @@ private:
     std::vector<T> values_;
 };
 
+// Walks a side table alongside an ascending walk over events: each at(e) costs amortised O(1)
+// as long as the events asked for never decrease.
+template <class T> class SideCursor {
+public:
+    explicit SideCursor(const SideTable<T>& table)
+        : table_(table) {}
+    const T* at(uint32_t event) {
+        const auto& events = table_.events();
+        while (i_ < events.size() && events[i_] < event) ++i_;
+        return i_ < events.size() && events[i_] == event ? &table_.valueAt(i_) : nullptr;
+    }
+
+private:
+    const SideTable<T>& table_;
+    size_t i_ = 0;
+};
+
 } // namespace stepscope

@@ -58,6 +58,26 @@ inline void append(std::vector<uint8_t>& out, uint32_t keyIndex, StatType type, 
     }
 }
 
+// Reads one entry at p (which must not be at the list's terminating 0) and advances p past it.
+inline void readEntry(const uint8_t*& p, uint32_t& keyIndex, StatType& type, uint64_t& raw) {
+    const uint64_t tag = getVarint(p);
+    keyIndex = uint32_t(tag >> 3);
+    type = StatType(tag & 7);
+    switch (type) {
+    case StatType::Int64: {
+        const uint64_t z = getVarint(p);
+        raw = (z >> 1) ^ (~(z & 1) + 1);
+        break;
+    }
+    case StatType::Double:
+        std::memcpy(&raw, p, 8);
+        p += 8;
+        break;
+    default:
+        raw = getVarint(p);
+    }
+}
+
 } // namespace statcodec
 
 // The stats of one event, decoded on iteration. Use as a range:
@@ -86,22 +106,13 @@ public:
         void read() {
             if (*p_ == 0) return;
             const uint8_t* p = p_;
-            const uint64_t tag = statcodec::getVarint(p);
-            current_.key = keys_[tag >> 3];
-            current_.type = StatType(tag & 7);
-            switch (current_.type) {
-            case StatType::Int64: {
-                const uint64_t z = statcodec::getVarint(p);
-                current_.raw = (z >> 1) ^ (~(z & 1) + 1);
-                break;
-            }
-            case StatType::Double:
-                std::memcpy(&current_.raw, p, 8);
-                p += 8;
-                break;
-            default:
-                current_.raw = statcodec::getVarint(p);
-            }
+            uint32_t keyIndex;
+            StatType type;
+            uint64_t raw;
+            statcodec::readEntry(p, keyIndex, type, raw);
+            current_.key = keys_[keyIndex];
+            current_.type = type;
+            current_.raw = raw;
             next_ = p;
         }
         const uint8_t* p_;

@@ -196,8 +196,9 @@ private slots:
         const TfOpStats s = computeTfOpStats(*p);
         QVERIFY(s.hasDevice);
         QVERIFY(!s.hasHost);
-        // Span [0,12) on the streams; ops cover [0,7) and [8,9); the unattributed kernel is idle.
-        QCOMPARE(s.deviceIdlePs, 4 * us);
+        // Span [0,12) on the streams; stream events cover [0,7), [8,9) and [10,12): the kernel no
+        // op claims is busy time, not idle, so idle is the gaps [7,8) and [9,10).
+        QCOMPARE(s.deviceIdlePs, 2 * us);
         const std::vector<Row> rows = rowsOf(tfOpStatsTable(s, false));
         QCOMPARE(rows.size(), size_t(3));
         QCOMPARE(rows[0].side, std::string("Device"));
@@ -216,8 +217,8 @@ private slots:
         QCOMPARE(withIdle.size(), size_t(4));
         QCOMPARE(withIdle[3].type, std::string("MakeTensorFromProto"));
         QCOMPARE(withIdle[2].type, std::string("IDLE"));
-        QCOMPARE(withIdle[2].self, 4.0);
-        QCOMPARE(withIdle[0].pct, 100.0 * 5 / 15);
+        QCOMPARE(withIdle[2].self, 2.0);
+        QCOMPARE(withIdle[0].pct, 100.0 * 5 / 13);
     }
 
     void jaxOpsNamedByNameStatThenHloOp() {

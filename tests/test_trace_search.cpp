@@ -162,6 +162,27 @@ private slots:
         const EventIndex mm2 = p.eventsInWindow(f.stream, 0, 2000000, 2000001).begin;
         QCOMPARE(selfTime(p, mm2), int64_t(500000));
     }
+
+    void selfTimeCountsOnlyThePartOfADeeperEventInside() {
+        // Outer [0, 1000 ns) holds Inner [100, 300) and is overlapped by Late [800, 1500), which
+        // starts inside Outer and ends after it: the model puts Late one level deeper, but only
+        // its [800, 1000) lies inside Outer.
+        ProfileBuilder b;
+        const uint32_t host = b.addHost("h", "");
+        const uint32_t gpu = b.addPlane(host, 2, "/device:GPU:0");
+        const uint32_t stream = b.addTrack(gpu, 7, "Stream #7(Compute)");
+        b.addEvent(stream, 0, 1000000, b.addMetadata(gpu, 1, "Outer", ""));
+        b.addEvent(stream, 100000, 200000, b.addMetadata(gpu, 2, "Inner", ""));
+        b.addEvent(stream, 800000, 700000, b.addMetadata(gpu, 3, "Late", ""));
+        const auto p = b.finish();
+        const EventIndex outer = p->eventsByName("Outer").front();
+        const EventIndex late = p->eventsByName("Late").front();
+        QCOMPARE(p->depthOf(outer), 0u);
+        QCOMPARE(p->depthOf(late), 1u);
+        QCOMPARE(selfTime(*p, outer), int64_t(1000000 - 200000 - 200000));
+        QCOMPARE(selfTime(*p, late), int64_t(700000));
+        QCOMPARE(selfTime(*p, p->eventsByName("Inner").front()), int64_t(200000));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestTraceSearch)

@@ -1,9 +1,11 @@
 // The trace viewer driven like a user: keys, mouse, search box, details pane, aggregate.
 #include <QApplication>
+#include <QLabel>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTextBrowser>
+#include <QThreadPool>
 #include <QWheelEvent>
 
 #include "model/ProfileBuilder.h"
@@ -46,6 +48,22 @@ Fixture makeFixture() {
     f.kernel = p->eventsByName("fused_attention").front();
     f.profile = std::move(p);
     return f;
+}
+
+// Lets every worker finish and delivers what they posted, so a result that should have been
+// dropped would have arrived by now.
+void settleWorkers() {
+    QThreadPool::globalInstance()->waitForDone();
+    QTest::qWait(20);
+}
+
+// Drags a box over the lane of `kernel`'s stream, nearly edge to edge: every kernel, no launch.
+void selectStreamBox(TimelineCanvas* canvas, EventIndex kernel) {
+    const QRect area = TimelineRenderer::timelineRect(canvas->size());
+    const int y = canvas->pointOf(kernel).y();
+    QTest::mousePress(canvas, Qt::LeftButton, {}, QPoint(area.left() + 2, y - 3));
+    QTest::mouseMove(canvas, QPoint(area.right() - 100, y));
+    QTest::mouseRelease(canvas, Qt::LeftButton, {}, QPoint(area.right() - 2, y + 3));
 }
 
 } // namespace
@@ -130,8 +148,18 @@ private slots:
     }
 
     void clickSelectsFrameAndEscClears() {
+        // The kernel is the last sixth of the profile: its point is the middle of that span,
+        // on its stream's first lane.
         const QPoint p = canvas->pointOf(fx.kernel);
-        QVERIFY(p.x() > 0);
+        const TimelineFrame frame{canvas->size(), canvas->visibleRange(), canvas->scrollY()};
+        const int64_t pixelPs =
+            frame.visible.span() / TimelineRenderer::timelineRect(frame.size).width();
+        const int64_t middle = (fx.profile->start(fx.kernel) + fx.profile->end(fx.kernel)) / 2;
+        QVERIFY(std::abs(TimelineRenderer::timeAt(p.x(), frame) - middle) <= 2 * pixelPs);
+        const LayoutHit hit = canvas->layout()->hitTest(TimelineRenderer::layoutY(p.y(), frame));
+        QCOMPARE(hit.track, fx.stream);
+        QCOMPARE(hit.depth, 0u);
+        QVERIFY(hit.inLane);
         QTest::mouseClick(canvas, Qt::LeftButton, {}, p);
         QCOMPARE(canvas->selectedEvent(), fx.kernel);
         QVERIFY(view->detailsPane()->toPlainText().contains("fused_attention"));
@@ -194,6 +222,94 @@ private slots:
         QCOMPARE(t.text(0, 0), std::string("volta_sgemm"));
         QCOMPARE(t.number(0, 1), 200.0);
         QCOMPARE(t.text(1, 0), std::string("fused_attention"));
+    }
+
+    void selectionSummaryResetsOnANewProfile() {
+        const QString hint = view->selectionSummary()->text();
+        QVERIFY(!hint.isEmpty());
+        QSignalSpy aggregated(view.get(), &TraceView::selectionAggregated);
+        selectStreamBox(canvas, fx.kernel);
+        QVERIFY(aggregated.wait(5000));
+        QVERIFY(view->selectionSummary()->text().startsWith("201 events, 2 names in "));
+        view->setProfile(makeFixture().profile);
+        QCOMPARE(view->selectionSummary()->text(), hint);
+        QCOMPARE(view->selectionTable().rowCount(), size_t(0));
+
+        // A new profile while the aggregate is still running: no "Aggregating…" left behind, and
+        // the old profile's result never arrives.
+        selectStreamBox(canvas, fx.kernel);
+        QVERIFY(view->aggregateRunning());
+        QVERIFY(view->selectionSummary()->text().startsWith("Aggregating 201 events"));
+        view->setProfile(makeFixture().profile);
+        QVERIFY(!view->aggregateRunning());
+        QCOMPARE(view->selectionSummary()->text(), hint);
+        settleWorkers();
+        QCOMPARE(aggregated.count(), 1);
+        QCOMPARE(view->selectionSummary()->text(), hint);
+        QCOMPARE(view->selectionTable().rowCount(), size_t(0));
+    }
+
+    void clearingTheRangeDropsTheRunningAggregate() {
+        QSignalSpy aggregated(view.get(), &TraceView::selectionAggregated);
+        selectStreamBox(canvas, fx.kernel);
+        QVERIFY(view->aggregateRunning());
+        QTest::keyClick(canvas, Qt::Key_Escape);
+        QVERIFY(!canvas->hasRangeSelection());
+        QVERIFY(!view->aggregateRunning());
+        settleWorkers();
+        QCOMPARE(aggregated.count(), 0);
+        QCOMPARE(view->selectionSummary()->text(), QStringLiteral("No selection."));
+        QCOMPARE(view->selectionTable().rowCount(), size_t(0));
+    }
+
+    void enterRightAfterTypingStepsToTheFirstHit() {
+        QSignalSpy done(view.get(), &TraceView::searchFinished);
+        QTest::keyClicks(view->searchBox(), "attention");
+        QTest::keyClick(view->searchBox(), Qt::Key_Return);
+        QVERIFY(view->searchRunning());
+        QVERIFY(done.wait(5000));
+        QCOMPARE(canvas->selectedEvent(), fx.kernel);
+        QCOMPARE(view->currentHit(), 0);
+    }
+
+    // Enter during a search steps to that search's first hit, and to no later search's.
+    void pendingEnterIsDroppedWithItsSearch() {
+        QSignalSpy done(view.get(), &TraceView::searchFinished);
+        QTest::keyClicks(view->searchBox(), "cuda");
+        QTest::keyClick(view->searchBox(), Qt::Key_Return);
+        QVERIFY(view->searchRunning());
+        view->searchBox()->setText("volta");
+        QVERIFY(done.wait(5000));
+        QCOMPARE(done.count(), 1);
+        QCOMPARE(fx.profile->name(view->searchHits().front()), std::string_view("volta_sgemm"));
+        QCOMPARE(canvas->selectedEvent(), kNoIndex);
+        QCOMPARE(view->currentHit(), -1);
+
+        // Cleared text, then a new search.
+        QTest::keyClick(view->searchBox(), Qt::Key_Return);
+        QCOMPARE(canvas->selectedEvent(), view->searchHits().front());
+        QTest::keyClick(canvas, Qt::Key_Escape);
+        view->searchBox()->setText("cuda");
+        QTest::keyClick(view->searchBox(), Qt::Key_Return);
+        QVERIFY(view->searchRunning());
+        view->searchBox()->clear();
+        settleWorkers();
+        QVERIFY(!view->searchRunning());
+        QVERIFY(view->searchHits().empty());
+        view->searchBox()->setText("attention");
+        QVERIFY(done.wait(5000));
+        QCOMPARE(view->searchHits().size(), size_t(1));
+        QCOMPARE(canvas->selectedEvent(), kNoIndex);
+
+        // A new profile restarts the search, without the step.
+        view->searchBox()->setText("cuda");
+        QTest::keyClick(view->searchBox(), Qt::Key_Return);
+        QVERIFY(view->searchRunning());
+        view->setProfile(makeFixture().profile);
+        QVERIFY(done.wait(5000));
+        QCOMPARE(view->searchHits().size(), size_t(200));
+        QCOMPARE(canvas->selectedEvent(), kNoIndex);
+        QCOMPARE(view->currentHit(), -1);
     }
 
     void searchStepsThroughHits() {

@@ -316,6 +316,65 @@ private slots:
         QVERIFY(!p.kernelDetails(ops->firstEvent));
     }
 
+    void emptyLineWithoutTimestampDoesNotSetTheTimeBase() {
+        // An empty line may leave timestamp_ns unset (0) while the others carry epoch times.
+        pb::XSpace space;
+        pb::XPlane* plane = space.add_planes();
+        plane->set_name("/host:CPU");
+        (*plane->mutable_event_metadata())[1].set_name("op");
+        plane->add_lines()->set_name("idle thread");
+        pb::XLine* busy = plane->add_lines();
+        busy->set_name("main");
+        busy->set_timestamp_ns(1'700'000'000'000'000'000);
+        pb::XEvent* e = busy->add_events();
+        e->set_metadata_id(1);
+        e->set_offset_ps(5000);
+        e->set_duration_ps(1000);
+        const LoadResult r = loadFixtureBytes(space.SerializeAsString());
+        QVERIFY2(r.ok(), r.error.c_str());
+        QCOMPARE(r.profile->startNs(), int64_t(1'700'000'000'000'000'005));
+        QCOMPARE(r.profile->eventCount(), size_t(1));
+        QCOMPARE(r.profile->tracks().size(), size_t(2));
+    }
+
+    void overflowingTimesAreRejected() {
+        pb::XSpace space;
+        pb::XPlane* plane = space.add_planes();
+        plane->set_name("/host:CPU");
+        (*plane->mutable_event_metadata())[1].set_name("op");
+        pb::XLine* line = plane->add_lines();
+        line->set_name("main");
+        line->set_timestamp_ns(1000);
+        const std::pair<int64_t, int64_t> events[] = {{1000, INT64_MAX}, {5000, 10}, {2000, 10}};
+        for (auto [offset, duration] : events) {
+            pb::XEvent* e = line->add_events();
+            e->set_metadata_id(1);
+            e->set_offset_ps(offset);
+            e->set_duration_ps(duration);
+        }
+        const LoadResult r = loadFixtureBytes(space.SerializeAsString());
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error.find("XEvent.duration_ps") != std::string::npos, r.error.c_str());
+
+        // Two lines whose timestamps are too far apart to share a picosecond time base.
+        pb::XSpace far;
+        pb::XPlane* p2 = far.add_planes();
+        p2->set_name("/host:CPU");
+        (*p2->mutable_event_metadata())[1].set_name("op");
+        for (int64_t ts :
+             {int64_t(-9'000'000'000'000'000'000), int64_t(9'000'000'000'000'000'000)}) {
+            pb::XLine* l = p2->add_lines();
+            l->set_name("t");
+            l->set_timestamp_ns(ts);
+            pb::XEvent* e = l->add_events();
+            e->set_metadata_id(1);
+            e->set_duration_ps(1);
+        }
+        const LoadResult r2 = loadFixtureBytes(far.SerializeAsString());
+        QVERIFY(!r2.ok());
+        QVERIFY2(r2.error.find("timestamp_ns") != std::string::npos, r2.error.c_str());
+    }
+
     void everyTruncationIsHandled() {
         // Every prefix of the fixture either fails with a message or, cut exactly between
         // top-level fields, loads a shorter XSpace (fewer planes, or fewer of the messages that
@@ -353,8 +412,11 @@ private slots:
                 for (size_t t = 0; t < p.tracks().size(); ++t)
                     for (uint32_t d = 0; d < p.tracks()[t].depthCount; ++d) {
                         const EventRange er = p.eventsAt(uint32_t(t), d);
-                        for (EventIndex e = er.begin + 1; e < er.end; ++e)
-                            QVERIFY(p.start(e) >= p.end(e - 1));
+                        for (EventIndex e = er.begin; e < er.end; ++e) {
+                            QVERIFY(p.end(e) >= p.start(e));
+                            QVERIFY(p.start(e) >= 0 && p.end(e) <= p.durationPs());
+                            if (e > er.begin) QVERIFY(p.start(e) >= p.end(e - 1));
+                        }
                     }
             }
         }

@@ -13,11 +13,6 @@ namespace stepscope {
 
 namespace {
 
-bool isKernelTrack(const Profile& p, const Track& t) {
-    const PlaneKind kind = p.planes()[t.plane].kind;
-    return (kind == PlaneKind::Gpu || kind == PlaneKind::Tpu) && !isDerived(t.kind);
-}
-
 struct RowKey {
     StringId kernel = 0;
     uint32_t op = OpCatalog::kNoOp;
@@ -48,17 +43,6 @@ std::string dims(const std::array<uint32_t, 3>& d) {
     return std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]);
 }
 
-// A cursor over a side table walked in ascending event order.
-template <class T> struct SideCursor {
-    const SideTable<T>& table;
-    size_t i = 0;
-    const T* at(EventIndex e) {
-        const auto& events = table.events();
-        while (i < events.size() && events[i] < e) ++i;
-        return i < events.size() && events[i] == e ? &table.valueAt(i) : nullptr;
-    }
-};
-
 } // namespace
 
 KernelStats computeKernelStats(const Profile& p, const Progress* progress) {
@@ -73,12 +57,13 @@ KernelStats computeKernelStats(const Profile& p, const Progress* progress) {
     std::vector<RowKey> keys;
     std::vector<RowValue> values;
 
-    SideCursor<StringId> frameworkOps{p.frameworkOps()};
-    SideCursor<StringId> hloOps{p.hloOps()};
+    SideCursor<StringId> frameworkOps(p.frameworkOps());
+    SideCursor<StringId> hloOps(p.hloOps());
     const size_t trackCount = p.tracks().size();
     for (size_t t = 0; t < trackCount; ++t) {
         const Track& track = p.tracks()[t];
-        if (!isKernelTrack(p, track) || track.eventCount == 0) continue;
+        if (!isDeviceStream(p.planes()[track.plane].kind, track.kind) || track.eventCount == 0)
+            continue;
         if (progress) {
             if (progress->cancelled()) return {};
             progress->report("Kernel stats", double(t) / double(trackCount));
@@ -247,10 +232,9 @@ std::string shortKernelName(std::string_view name) {
     return folded.empty() ? std::string(name) : folded;
 }
 
+// The profile keeps kernel details for device stream events only (Profile::kernels()).
 bool hasKernelStats(const Profile& p) {
-    for (EventIndex e : p.kernels().events())
-        if (isKernelTrack(p, p.tracks()[p.trackOf(e)])) return true;
-    return false;
+    return !p.kernels().empty();
 }
 
 } // namespace stepscope

@@ -131,20 +131,6 @@ private:
     std::vector<int64_t> childPs_;   // time of child ops, per op event
 };
 
-template <class T> struct SideCursor {
-    const SideTable<T>& table;
-    size_t i = 0;
-    const T* at(EventIndex e) {
-        const auto& events = table.events();
-        while (i < events.size() && events[i] < e) ++i;
-        return i < events.size() && events[i] == e ? &table.valueAt(i) : nullptr;
-    }
-};
-
-bool isDevicePlane(const Plane& pl) {
-    return pl.kind == PlaneKind::Gpu || pl.kind == PlaneKind::Tpu;
-}
-
 } // namespace
 
 TfOpStats computeTfOpStats(const Profile& p, const Progress* progress) {
@@ -156,14 +142,16 @@ TfOpStats computeTfOpStats(const Profile& p, const Progress* progress) {
     std::vector<uint32_t> opOf;
     std::vector<Interval> roots;
     std::vector<size_t> runStarts;
-    SideCursor<StringId> frameworkOps{p.frameworkOps()};
-    SideCursor<StringId> hloOps{p.hloOps()};
+    std::vector<Interval> busy; // a device plane's stream events, for its idle time
+    std::vector<size_t> busyRuns;
+    SideCursor<StringId> frameworkOps(p.frameworkOps());
+    SideCursor<StringId> hloOps(p.hloOps());
 
     const size_t planeCount = p.planes().size();
     for (size_t pi = 0; pi < planeCount; ++pi) {
         const Plane& plane = p.planes()[pi];
         const bool host = plane.kind == PlaneKind::Host;
-        if (!host && !isDevicePlane(plane)) continue;
+        if (!host && plane.kind != PlaneKind::Gpu && plane.kind != PlaneKind::Tpu) continue;
         if (progress) {
             if (progress->cancelled()) return {};
             progress->report("Op stats", double(pi) / double(planeCount));
@@ -171,6 +159,8 @@ TfOpStats computeTfOpStats(const Profile& p, const Progress* progress) {
         int64_t planeFirst = std::numeric_limits<int64_t>::max(), planeLast = 0;
         roots.clear();
         runStarts.clear();
+        busy.clear();
+        busyRuns.clear();
         bool planeHasOps = false;
         for (uint32_t ti = plane.firstTrack; ti < plane.firstTrack + plane.trackCount; ++ti) {
             const Track& t = p.tracks()[ti];
@@ -198,6 +188,14 @@ TfOpStats computeTfOpStats(const Profile& p, const Progress* progress) {
             if (!host) {
                 planeFirst = std::min(planeFirst, t.minStartPs);
                 planeLast = std::max(planeLast, t.maxEndPs);
+                // Busy time counts every stream event, with or without an op: a kernel that
+                // no op claims is still not idle time. One sorted run per lane.
+                for (uint32_t d = 0; d < t.depthCount; ++d) {
+                    const EventRange lane = p.eventsAt(ti, d);
+                    busyRuns.push_back(busy.size());
+                    for (EventIndex e = lane.begin; e < lane.end; ++e)
+                        busy.push_back({p.start(e), p.end(e)});
+                }
             }
             if (!any) continue;
             planeHasOps = true;
@@ -213,7 +211,7 @@ TfOpStats computeTfOpStats(const Profile& p, const Progress* progress) {
             result.hasHost = true;
         } else {
             result.hasDevice = true;
-            result.deviceIdlePs += (planeLast - planeFirst) - unionLength(roots, runStarts);
+            result.deviceIdlePs += (planeLast - planeFirst) - unionLength(busy, busyRuns);
         }
     }
     result.ops = catalog.ops();
@@ -324,7 +322,7 @@ PieData tfOpStatsPie(const TfOpStats& stats, OpSide side, OpGrouping grouping, b
 bool hasTfOpStats(const Profile& p) {
     auto onDeviceStream = [&](EventIndex e) {
         const Track& t = p.tracks()[p.trackOf(e)];
-        return isDevicePlane(p.planes()[t.plane]) && !isDerived(t.kind);
+        return isDeviceStream(p.planes()[t.plane].kind, t.kind);
     };
     for (EventIndex e : p.frameworkOps().events())
         if (onDeviceStream(e)) return true;

@@ -30,8 +30,8 @@ namespace stepscope {
 //   same line whose nearest enclosing op it is (non-op events in between are transparent).
 // - idle (per side): host = for each host thread, the span from its first op's start to its last
 //   op's end minus the time covered by ops; device = for each device plane, the span from its
-//   first to its last event on non-derived lines minus the union of op time over all its
-//   streams. Summed over threads / planes.
+//   first to its last stream event minus the time covered by any stream event (a kernel or copy
+//   no op claims is busy, not idle). Summed over threads / planes.
 // - self-time % and cumulative self-time % are computed per side: rows of a side are sorted by
 //   self time (descending), shares are of that side's total self time, which includes IDLE when
 //   idle is included.

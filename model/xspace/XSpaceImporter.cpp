@@ -95,7 +95,9 @@ private:
         return {statName(s.metadataId), s.type,
                 s.type == StatType::Ref ? uint64_t(statName(int64_t(s.raw))) : s.raw};
     }
+    // Every 64K events: stop on a builder limit or a cancel, and report progress.
     bool checkProgress(const uint8_t* at) {
+        if (!b_.error().empty()) return fail(b_.error());
         if (!progress_) return true;
         if (progress_->cancelled()) return fail("cancelled");
         progress_->report("Reading events", double(at - file_) / double(size_));
@@ -373,19 +375,25 @@ bool Importer::line(Span span, uint32_t plane) {
         }
     }
     if (r.failed()) return false;
-    if (!b_.hasTimeBase()) b_.setTimeBase(timestampNs);
+    // The time base comes from the first line with events: an empty line's timestamp_ns may be
+    // unset (0) while the others are epoch times.
+    if (!b_.hasTimeBase() && eventCount > 0) b_.setTimeBase(timestampNs);
     const uint32_t track = b_.addTrack(plane, id, name, displayName, displayId);
+    if (eventCount == 0) return true;
     b_.reserveEvents(b_.eventCount() + eventCount);
     b_.reserveStatBytes(size_t(span.end - span.begin));
+    if (!b_.error().empty()) return fail(b_.error());
     return events(span, track, timestampNs);
 }
 
 // XEvent { metadata_id = 1; oneof { offset_ps = 2; num_occurrences = 5 }; duration_ps = 3;
 // stats = 4 }.
 bool Importer::events(Span lineSpan, uint32_t track, int64_t lineNs) {
-    int64_t basePs;
-    if (__builtin_mul_overflow(lineNs - b_.timeBaseNs(), int64_t(1000), &basePs))
-        return fail("XLine.timestamp_ns " + std::to_string(lineNs) + " is out of range");
+    int64_t sinceBaseNs, basePs;
+    if (__builtin_sub_overflow(lineNs, b_.timeBaseNs(), &sinceBaseNs) ||
+        __builtin_mul_overflow(sinceBaseNs, int64_t(1000), &basePs))
+        return fail("XLine.timestamp_ns " + std::to_string(lineNs) +
+                    " is too far from the profile's other lines");
     WireReader r = reader(lineSpan);
     uint32_t field, wt;
     while (r.next(field, wt)) {
@@ -442,9 +450,11 @@ bool Importer::events(Span lineSpan, uint32_t track, int64_t lineNs) {
                                "(unknown event metadata " + std::to_string(metadataId) + ")", {});
             metadata_.set(metadataId, meta);
         }
-        int64_t start;
+        int64_t start, end;
         if (__builtin_add_overflow(basePs, offset, &start))
             return fail("XEvent.offset_ps " + std::to_string(offset) + " is out of range");
+        if (__builtin_add_overflow(start, duration, &end))
+            return fail("XEvent.duration_ps " + std::to_string(duration) + " is out of range");
         b_.amendLastEvent(start, duration, meta);
         if (++eventsSinceReport_ == 65536) {
             eventsSinceReport_ = 0;

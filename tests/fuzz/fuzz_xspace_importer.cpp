@@ -1,7 +1,8 @@
 // libFuzzer target for the XSpace importer: any bytes must give either a profile that satisfies
 // the model's invariants or an error message, never a crash. Built with clang only:
 //   cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DSTEPSCOPE_FUZZ=ON
-//   ninja -C build-fuzz fuzz_xspace_importer && build-fuzz/tests/fuzz_xspace_importer -max_total_time=300
+//   ninja -C build-fuzz fuzz_xspace_importer && build-fuzz/tests/fuzz_xspace_importer
+//   -max_total_time=300
 #include <cstdint>
 #include <cstdlib>
 
@@ -19,6 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         for (uint32_t d = 0; d < p.tracks()[t].depthCount; ++d) {
             const EventRange er = p.eventsAt(uint32_t(t), d);
             for (EventIndex e = er.begin; e < er.end; ++e) {
+                if (p.end(e) < p.start(e) || p.start(e) < 0 || p.end(e) > p.durationPs())
+                    std::abort();
                 if (e > er.begin && p.start(e) < p.end(e - 1)) std::abort();
                 for (const StatValue& s : p.eventStats(e)) (void)s.format(p.strings());
                 (void)p.name(e);

@@ -23,8 +23,11 @@ struct EventDetails {
     std::vector<EventIndex> targets;  // device events this host launch caused
 };
 
-// Duration minus the time covered by its children: events one level deeper on the same track
-// inside it (clipped to it).
+// Self time as Chrome's trace viewer and Perfetto define a slice's: its duration minus the time
+// covered by its direct children, the events one level deeper on the same track. The model also
+// puts an event one level deeper when it overlaps an event without nesting in it, so only the
+// part of each such event inside this one counts (children of one level never overlap each
+// other, so the parts add up without double counting).
 int64_t selfTime(const Profile& profile, EventIndex e);
 
 EventDetails describeEvent(const Profile& profile, EventIndex e, const std::string& trackLabel);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <unordered_map>
 
 namespace stepscope {
 
@@ -12,10 +13,11 @@ Table aggregateSelection(const Profile& profile, const std::vector<Lane>& lanes,
         int64_t total = 0;
         int64_t inside = 0;
     };
-    // Keyed by name, not metadata: planes repeat a name under different metadata entries.
-    std::vector<Sum> byName(profile.strings().size());
-    std::vector<StringId> seen;
+    // Summed per metadata entry (far fewer than strings in the pool, and a 4-byte column to
+    // index by), then merged by name: planes repeat a name under different metadata entries.
     const auto& meta = profile.metadata();
+    std::vector<Sum> byMeta(meta.size());
+    std::vector<uint32_t> seenMeta;
     for (size_t li = 0; li < lanes.size(); ++li) {
         if (progress) {
             if (progress->cancelled()) return {};
@@ -24,9 +26,9 @@ Table aggregateSelection(const Profile& profile, const std::vector<Lane>& lanes,
         const EventRange r =
             profile.eventsInWindow(lanes[li].track, lanes[li].depth, range.start, range.end);
         for (EventIndex e = r.begin; e < r.end; ++e) {
-            const StringId name = meta[profile.metadataOf(e)].name;
-            Sum& s = byName[name];
-            if (s.count == 0) seen.push_back(name);
+            const uint32_t m = profile.metadataOf(e);
+            Sum& s = byMeta[m];
+            if (s.count == 0) seenMeta.push_back(m);
             ++s.count;
             const int64_t start = profile.start(e), end = profile.end(e);
             s.total += end - start;
@@ -34,9 +36,18 @@ Table aggregateSelection(const Profile& profile, const std::vector<Lane>& lanes,
                 std::max<int64_t>(0, std::min(end, range.end) - std::max(start, range.start));
         }
     }
-    std::sort(seen.begin(), seen.end(), [&](StringId a, StringId b) {
-        if (byName[a].total != byName[b].total) return byName[a].total > byName[b].total;
-        return profile.str(a) < profile.str(b);
+    std::unordered_map<StringId, Sum> byName;
+    byName.reserve(seenMeta.size());
+    for (uint32_t m : seenMeta) {
+        Sum& s = byName[meta[m].name];
+        s.count += byMeta[m].count;
+        s.total += byMeta[m].total;
+        s.inside += byMeta[m].inside;
+    }
+    std::vector<std::pair<StringId, Sum>> rows(byName.begin(), byName.end());
+    std::sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
+        if (a.second.total != b.second.total) return a.second.total > b.second.total;
+        return profile.str(a.first) < profile.str(b.first);
     });
 
     Table t;
@@ -48,8 +59,7 @@ Table aggregateSelection(const Profile& profile, const std::vector<Lane>& lanes,
     t.addColumn("Share of range", Table::Type::Double, ColumnFormat::Percent,
                 "Their time inside the selected range over the range's length");
     const double span = double(std::max<int64_t>(1, range.span()));
-    for (StringId name : seen) {
-        const Sum& s = byName[name];
+    for (const auto& [name, s] : rows) {
         t.addRow({std::string(profile.str(name)), int64_t(s.count), double(s.total) / 1e6,
                   double(s.total) / 1e6 / double(s.count), 100.0 * double(s.inside) / span});
     }

@@ -40,8 +40,8 @@ TimelineRenderer::TimelineRenderer(const Profile& profile, const TimelineLayout&
     boldFont_.setBold(true);
     boldFont_.setPixelSize(12);
     smallFont_.setPixelSize(10);
-    names_.resize(profile.strings().size());
-    nameWidths_.assign(profile.strings().size(), -1);
+    names_.resize(profile.metadata().size());
+    nameWidths_.assign(profile.metadata().size(), -1);
 }
 
 double TimelineRenderer::canvasX(int64_t t, const TimelineFrame& f) {
@@ -55,19 +55,19 @@ int64_t TimelineRenderer::timeAt(double x, const TimelineFrame& f) {
            std::llround((x - r.left()) * double(f.visible.span()) / double(r.width()));
 }
 
-const QString& TimelineRenderer::nameText(StringId id) {
-    QString& s = names_[id];
+const QString& TimelineRenderer::nameText(uint32_t meta) {
+    QString& s = names_[meta];
     if (s.isNull()) {
-        const std::string_view v = profile_.str(id);
+        const std::string_view v = profile_.str(profile_.metadata()[meta].name);
         s = QString::fromUtf8(v.data(), qsizetype(v.size()));
         if (s.isNull()) s = QString(""); // non-null marks it as converted
     }
     return s;
 }
 
-int TimelineRenderer::nameWidth(StringId id) {
-    int& w = nameWidths_[id];
-    if (w < 0) w = QFontMetrics(font_).horizontalAdvance(nameText(id));
+int TimelineRenderer::nameWidth(uint32_t meta) {
+    int& w = nameWidths_[meta];
+    if (w < 0) w = QFontMetrics(font_).horizontalAdvance(nameText(meta));
     return w;
 }
 
@@ -146,7 +146,6 @@ void TimelineRenderer::paintLanes(QPainter& p, const TimelineFrame& f, const Tim
     p.setClipRect(QRect(area.left(), std::max(top, kAxisHeight), area.width(), row.height),
                   Qt::IntersectClip);
     p.setFont(font_);
-    const auto& metadata = profile_.metadata();
     for (uint32_t depth = 0; depth < row.depthCount; ++depth) {
         const int y = top + int(depth) * TimelineLayout::kLaneHeight;
         if (y + TimelineLayout::kLaneHeight < kAxisHeight || y > f.size.height()) continue;
@@ -165,19 +164,18 @@ void TimelineRenderer::paintLanes(QPainter& p, const TimelineFrame& f, const Tim
             }
             // A one-pixel gap keeps back-to-back events apart once they are wide enough.
             if (w >= 4) --w;
-            p.fillRect(QRect(ix0, y + 1, w, h),
-                       QColor::fromRgb(palette_.rgbOfMetadata(profile_.metadataOf(b.first))));
+            const uint32_t meta = profile_.metadataOf(b.first);
+            p.fillRect(QRect(ix0, y + 1, w, h), QColor::fromRgb(palette_.rgbOfMetadata(meta)));
             if (w < kMinLabelPx) continue;
             // Labels stay inside the visible part of the box, so long events stay named.
             const int vx0 = std::max(ix0, int(left)), vx1 = std::min(ix0 + w, int(right));
             const int avail = vx1 - vx0 - 6;
             if (avail < kMinLabelPx - 6) continue;
-            const StringId name = metadata[profile_.metadataOf(b.first)].name;
             p.setPen(EventPalette::textColor());
-            if (nameWidth(name) <= avail) {
-                p.drawText(QPointF(vx0 + 3, y + baseline), nameText(name));
+            if (nameWidth(meta) <= avail) {
+                p.drawText(QPointF(vx0 + 3, y + baseline), nameText(meta));
             } else {
-                const QString elided = fm.elidedText(nameText(name), Qt::ElideRight, avail);
+                const QString elided = fm.elidedText(nameText(meta), Qt::ElideRight, avail);
                 if (elided.size() > 1) p.drawText(QPointF(vx0 + 3, y + baseline), elided);
             }
         }

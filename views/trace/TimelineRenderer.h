@@ -84,15 +84,16 @@ private:
     void paintLanes(QPainter& p, const TimelineFrame& f, const TimelineRow& row, int top);
     void paintFlows(QPainter& p, const TimelineFrame& f, const TimelineOverlay& o);
     bool flowEnd(const TimelineFrame& f, EventIndex e, QPointF& out) const;
-    const QString& nameText(StringId id);
-    int nameWidth(StringId id);
+    // Event names by metadata index, converted and measured the first time they are drawn.
+    const QString& nameText(uint32_t meta);
+    int nameWidth(uint32_t meta);
 
     const Profile& profile_;
     const TimelineLayout& layout_;
     EventPalette palette_;
     QFont font_, boldFont_, smallFont_;
-    std::vector<QString> names_;
-    std::vector<int> nameWidths_; // -1: not measured yet
+    std::vector<QString> names_;  // by metadata index; null: not converted yet
+    std::vector<int> nameWidths_; // by metadata index; -1: not measured yet
     std::vector<LaneBlock> blocks_;
     size_t lastBlocks_ = 0;
 };

@@ -13,7 +13,6 @@
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
-#include <QtConcurrent>
 
 #include "ui/widgets/DataTableView.h"
 #include "views/trace/EventDetails.h"
@@ -23,9 +22,6 @@
 namespace stepscope {
 
 namespace {
-// Below this many selected events the aggregate is computed on the spot.
-constexpr uint64_t kSyncAggregateEvents = 100000;
-
 QString html(std::string_view s) {
     return QString::fromUtf8(s.data(), qsizetype(s.size())).toHtmlEscaped();
 }
@@ -129,9 +125,7 @@ TraceView::TraceView(QWidget* parent)
     auto* selection = new QWidget(tabs_);
     auto* selLayout = new QVBoxLayout(selection);
     selLayout->setContentsMargins(4, 4, 4, 4);
-    selectionSummary_ = new QLabel(tr("Drag over the timeline to aggregate the events of a box "
-                                      "(select tool) or of a time range (timing tool)."),
-                                   selection);
+    selectionSummary_ = new QLabel(selectionHint(), selection);
     selectionSummary_->setWordWrap(true);
     selLayout->addWidget(selectionSummary_);
     table_ = new DataTableView(selection);
@@ -159,7 +153,7 @@ TraceView::TraceView(QWidget* parent)
     connect(canvas_, &TimelineCanvas::eventSelected, this, &TraceView::showDetails);
     connect(canvas_, &TimelineCanvas::rangeSelected, this, &TraceView::aggregate);
     connect(canvas_, &TimelineCanvas::rangeCleared, this, [this] {
-        ++aggregateJob_;
+        cancelAggregate();
         aggregate_ = Table();
         table_->setTable(aggregate_);
         selectionSummary_->setText(tr("No selection."));
@@ -169,36 +163,40 @@ TraceView::TraceView(QWidget* parent)
         const qulonglong e = url.path().toULongLong(&ok);
         if (url.scheme() == QLatin1String("event") && ok) focusEvent(EventIndex(e));
     });
-    connect(search_, &QLineEdit::textChanged, searchDelay_, qOverload<>(&QTimer::start));
+    // The running search is for the old text: drop it (and a pending Enter with it) at once.
+    connect(search_, &QLineEdit::textChanged, this, [this] {
+        cancelSearch();
+        searchDelay_->start();
+    });
     connect(regex_, &QCheckBox::toggled, this, &TraceView::startSearch);
     connect(searchDelay_, &QTimer::timeout, this, &TraceView::startSearch);
     search_->installEventFilter(new SearchKeys(this, [this](bool f) { stepSearch(f); }));
     connect(prev, &QToolButton::clicked, this, [this] { stepSearch(false); });
     connect(next, &QToolButton::clicked, this, [this] { stepSearch(true); });
-    connect(&searchWatcher_, &QFutureWatcherBase::finished, this, &TraceView::searchDone);
-    connect(&aggregateWatcher_, &QFutureWatcherBase::finished, this, &TraceView::aggregateDone);
 }
 
-TraceView::~TraceView() {
-    if (searchJob_.progress) searchJob_.progress->cancel();
-    if (aggregateProgress_) aggregateProgress_->cancel();
-    searchWatcher_.waitForFinished();
-    aggregateWatcher_.waitForFinished();
+// The jobs cancel their runs; a worker keeps its own reference to the profile.
+TraceView::~TraceView() = default;
+
+QString TraceView::selectionHint() const {
+    return tr("Drag over the timeline to aggregate the events of a box (select tool) or of a "
+              "time range (timing tool).");
 }
 
 void TraceView::setProfile(std::shared_ptr<const Profile> profile) {
-    if (searchJob_.progress) searchJob_.progress->cancel();
-    if (aggregateProgress_) aggregateProgress_->cancel();
-    ++searchJob_.id;
-    ++aggregateJob_;
+    cancelSearch();
+    cancelAggregate();
     profile_ = std::move(profile);
     canvas_->setProfile(profile_);
-    hits_.clear();
+    found_ = std::make_shared<EventSearchResult>();
     currentHit_ = -1;
     searchCount_->clear();
     details_->clear();
     aggregate_ = Table();
     table_->setTable(aggregate_);
+    aggregateRange_ = {};
+    aggregateCount_ = 0;
+    selectionSummary_->setText(selectionHint());
     syncScrollBar();
     if (profile_ && !search_->text().isEmpty()) startSearch();
     // The layout is built synchronously above; the first paint needs nothing else.
@@ -223,37 +221,44 @@ void TraceView::syncToolButtons(int tool) {
     if (tool >= 0 && tool < 4) toolButtons_[tool]->setChecked(true);
 }
 
+void TraceView::cancelSearch() {
+    searchJob_.cancel();
+    searching_ = false;
+    stepWhenDone_ = false;
+}
+
 void TraceView::startSearch() {
     searchDelay_->stop();
-    if (searchJob_.progress) searchJob_.progress->cancel();
-    const uint64_t id = ++searchJob_.id;
-    hits_.clear();
+    cancelSearch();
+    found_ = std::make_shared<EventSearchResult>();
     currentHit_ = -1;
     if (!profile_ || search_->text().isEmpty()) {
         searchCount_->clear();
         return;
     }
     searchCount_->setText(tr("Searching…"));
-    searchJob_.progress = std::make_shared<Progress>();
+    searching_ = true;
     EventSearchQuery q{search_->text().toStdString(), regex_->isChecked()};
-    searchWatcher_.setFuture(
-        QtConcurrent::run([profile = profile_, q, id, progress = searchJob_.progress] {
-            return std::make_pair(id, searchEvents(*profile, q, progress.get()));
-        }));
+    searchJob_.start(
+        profile_,
+        [q](const Profile& profile, const Progress* progress) {
+            return searchEvents(profile, q, progress);
+        },
+        [this](std::shared_ptr<const EventSearchResult> result) { searchDone(std::move(result)); });
 }
 
-void TraceView::searchDone() {
-    if (searchWatcher_.isCanceled()) return;
-    auto [id, result] = searchWatcher_.result();
-    if (id != searchJob_.id || result.cancelled) return;
-    hits_ = std::move(result.hits);
+void TraceView::searchDone(std::shared_ptr<const EventSearchResult> result) {
+    searching_ = false;
+    if (result->cancelled) return;
+    found_ = std::move(result);
     currentHit_ = -1;
-    if (!result.error.empty())
-        searchCount_->setText(QString::fromStdString(result.error));
-    else if (hits_.empty())
+    if (!found_->error.empty())
+        searchCount_->setText(QString::fromStdString(found_->error));
+    else if (found_->hits.empty())
         searchCount_->setText(tr("No matches"));
     else
-        searchCount_->setText(tr("%1 matches").arg(QLocale().toString(qulonglong(hits_.size()))));
+        searchCount_->setText(
+            tr("%1 matches").arg(QLocale().toString(qulonglong(found_->hits.size()))));
     searchCount_->setToolTip(searchCount_->text());
     if (stepWhenDone_) {
         stepWhenDone_ = false;
@@ -263,22 +268,23 @@ void TraceView::searchDone() {
 }
 
 void TraceView::stepSearch(bool forward) {
-    if (searchDelay_->isActive() || searchWatcher_.isRunning()) {
+    if (searchDelay_->isActive() || searching_) {
         // Enter right after typing: search now and step to the first hit when it is in.
-        stepWhenDone_ = true;
         if (searchDelay_->isActive()) startSearch();
+        stepWhenDone_ = searching_;
         return;
     }
-    if (hits_.empty()) return;
-    const int n = int(hits_.size());
+    const std::vector<EventIndex>& hits = found_->hits;
+    if (hits.empty()) return;
+    const int n = int(hits.size());
     if (currentHit_ < 0)
         currentHit_ = forward ? 0 : n - 1;
     else
         currentHit_ = (currentHit_ + (forward ? 1 : n - 1)) % n;
     searchCount_->setText(tr("%1 of %2")
                               .arg(QLocale().toString(currentHit_ + 1))
-                              .arg(QLocale().toString(qulonglong(hits_.size()))));
-    canvas_->selectEvent(hits_[size_t(currentHit_)], true);
+                              .arg(QLocale().toString(qulonglong(hits.size()))));
+    canvas_->selectEvent(hits[size_t(currentHit_)], true);
 }
 
 void TraceView::showDetails(EventIndex e) {
@@ -289,7 +295,8 @@ void TraceView::showDetails(EventIndex e) {
     const uint32_t track = profile_->trackOf(e);
     const EventDetails d = describeEvent(*profile_, e, canvas_->layout()->trackLabel(track));
     QString h;
-    h += QStringLiteral("<p style='font-size:13px;font-weight:600;margin:2px 0 6px 0'>%1</p>").arg(html(d.name));
+    h += QStringLiteral("<p style='font-size:13px;font-weight:600;margin:2px 0 6px 0'>%1</p>")
+             .arg(html(d.name));
     h += QStringLiteral("<table cellspacing='0' cellpadding='2'>");
     for (const DetailField& f : d.fields)
         h += QStringLiteral(
@@ -320,35 +327,30 @@ void TraceView::showDetails(EventIndex e) {
     tabs_->setCurrentWidget(details_);
 }
 
+void TraceView::cancelAggregate() {
+    aggregateJob_.cancel();
+    aggregating_ = false;
+}
+
 void TraceView::aggregate(std::vector<Lane> lanes, TimeRange range) {
     if (!profile_) return;
-    if (aggregateProgress_) aggregateProgress_->cancel();
-    const uint64_t id = ++aggregateJob_;
     aggregateRange_ = range;
     aggregateCount_ = countSelection(*profile_, lanes, range);
     tabs_->setCurrentIndex(1);
-    if (aggregateCount_ <= kSyncAggregateEvents) {
-        aggregate_ = aggregateSelection(*profile_, lanes, range);
-        table_->setTable(aggregate_);
-        showAggregateSummary();
-        return;
-    }
     selectionSummary_->setText(
         tr("Aggregating %1 events…").arg(QLocale().toString(qulonglong(aggregateCount_))));
-    aggregateProgress_ = std::make_shared<Progress>();
-    aggregateWatcher_.setFuture(QtConcurrent::run(
-        [profile = profile_, lanes = std::move(lanes), range, id, progress = aggregateProgress_] {
-            return std::make_pair(id, aggregateSelection(*profile, lanes, range, progress.get()));
-        }));
-}
-
-void TraceView::aggregateDone() {
-    if (aggregateWatcher_.isCanceled()) return;
-    auto [id, table] = aggregateWatcher_.result();
-    if (id != aggregateJob_) return;
-    aggregate_ = std::move(table);
-    table_->setTable(aggregate_);
-    showAggregateSummary();
+    aggregating_ = true;
+    aggregateJob_.start(
+        profile_,
+        [lanes = std::move(lanes), range](const Profile& profile, const Progress* progress) {
+            return aggregateSelection(profile, lanes, range, progress);
+        },
+        [this](std::shared_ptr<const Table> table) {
+            aggregating_ = false;
+            aggregate_ = *table;
+            table_->setTable(aggregate_);
+            showAggregateSummary();
+        });
 }
 
 void TraceView::showAggregateSummary() {

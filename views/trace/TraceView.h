@@ -1,10 +1,9 @@
 #pragma once
 
-#include <QFutureWatcher>
 #include <memory>
 
-#include "model/Progress.h"
 #include "model/Table.h"
+#include "views/AnalysisJob.h"
 #include "views/ToolView.h"
 #include "views/trace/EventSearch.h"
 #include "views/trace/SelectionAggregate.h"
@@ -25,7 +24,8 @@ class DataTableView;
 
 // The "Trace viewer" tool: the timeline of every GPU stream and host thread, with a search box,
 // the selected event's details and the aggregate of a box or range selection. Searches and
-// aggregates run in workers; a result whose job id is stale is dropped.
+// aggregates run in workers (AnalysisJob); a result that a newer search, selection or profile
+// superseded is dropped.
 class TraceView : public ToolView {
     Q_OBJECT
 public:
@@ -39,11 +39,12 @@ public:
     TimelineCanvas* canvas() const { return canvas_; }
     QLineEdit* searchBox() const { return search_; }
     QTextBrowser* detailsPane() const { return details_; }
+    QLabel* selectionSummary() const { return selectionSummary_; }
     const Table& selectionTable() const { return aggregate_; }
-    const std::vector<EventIndex>& searchHits() const { return hits_; }
+    const std::vector<EventIndex>& searchHits() const { return found_->hits; }
     int currentHit() const { return currentHit_; }
-    bool searchRunning() const { return searchWatcher_.isRunning(); }
-    bool aggregateRunning() const { return aggregateWatcher_.isRunning(); }
+    bool searchRunning() const { return searching_; }
+    bool aggregateRunning() const { return aggregating_; }
 
     // Steps to the next (or previous) search hit, selecting and framing it.
     void stepSearch(bool forward);
@@ -54,11 +55,13 @@ signals:
 
 private:
     void startSearch();
-    void searchDone();
+    void cancelSearch();
+    void searchDone(std::shared_ptr<const EventSearchResult> result);
     void showDetails(EventIndex e);
     void aggregate(std::vector<Lane> lanes, TimeRange range);
-    void aggregateDone();
+    void cancelAggregate();
     void showAggregateSummary();
+    QString selectionHint() const;
     void syncScrollBar();
     void syncToolButtons(int tool);
 
@@ -77,19 +80,18 @@ private:
     DataTableView* table_ = nullptr;
     bool ready_ = false;
 
-    struct SearchJob {
-        uint64_t id = 0;
-        std::shared_ptr<Progress> progress;
-    };
-    SearchJob searchJob_;
-    QFutureWatcher<std::pair<uint64_t, EventSearchResult>> searchWatcher_;
-    std::vector<EventIndex> hits_;
-    int currentHit_ = -1;
+    AnalysisJob<EventSearchResult> searchJob_{this};
+    bool searching_ = false;
+    // Enter was pressed while the running search was under way: step to its first hit when it
+    // is in. Belongs to that search: cleared whenever it is cancelled or superseded.
     bool stepWhenDone_ = false;
+    // The last search's result, shared with the job that made it rather than copied: it can
+    // hold millions of hits. Never null.
+    std::shared_ptr<const EventSearchResult> found_ = std::make_shared<EventSearchResult>();
+    int currentHit_ = -1;
 
-    uint64_t aggregateJob_ = 0;
-    std::shared_ptr<Progress> aggregateProgress_;
-    QFutureWatcher<std::pair<uint64_t, Table>> aggregateWatcher_;
+    AnalysisJob<Table> aggregateJob_{this};
+    bool aggregating_ = false;
     Table aggregate_;
     TimeRange aggregateRange_;
     uint64_t aggregateCount_ = 0;

@@ -8,6 +8,10 @@ namespace stepscope {
 
 // A synthetic GPU-training profile, the one generator behind `stepscope --demo`,
 // `stepscope-cli generate`, the benchmarks and tests. Deterministic for given options.
+// The most events per host the command line asks the generator for (it holds one host's XSpace
+// in memory: about 65 bytes an event).
+inline constexpr uint64_t kMaxSyntheticEvents = 200'000'000;
+
 struct SyntheticOptions {
     uint64_t events = 20000; // approximate total events per host (all planes)
     int gpus = 2;            // GPU planes per host

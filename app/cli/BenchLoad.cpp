@@ -15,6 +15,7 @@
 #include <optional>
 #include <sstream>
 
+#include "app/cli/Arguments.h"
 #include "app/cli/Commands.h"
 #include "model/ProfileLoader.h"
 #include "model/SyntheticProfile.h"
@@ -43,21 +44,6 @@ int64_t residentBytes() {
     int64_t size = 0, resident = 0;
     if (!(statm >> size >> resident)) return 0;
     return resident * int64_t(::sysconf(_SC_PAGESIZE));
-}
-
-std::optional<std::vector<uint64_t>> parseList(const std::string& text) {
-    std::vector<uint64_t> out;
-    std::stringstream ss(text);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        uint64_t v = 0;
-        const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
-        if (ec != std::errc() || end != item.data() + item.size() || v == 0 || v > 200000000)
-            return std::nullopt;
-        out.push_back(v);
-    }
-    if (out.empty()) return std::nullopt;
-    return out;
 }
 
 int benchOne(uint64_t requested, int gpus) {
@@ -153,7 +139,7 @@ int runBenchLoad(const std::vector<std::string>& args) {
         if (a == "--with-100m") {
             sizes.push_back(kHundredMillion);
         } else if (a == "--events-list" && i + 1 < args.size()) {
-            const auto list = parseList(args[++i]);
+            const auto list = parseCountList(args[++i], 1, kMaxSyntheticEvents);
             if (!list) {
                 std::fprintf(stderr,
                              "stepscope-cli bench load: --events-list takes whole "
@@ -163,15 +149,13 @@ int runBenchLoad(const std::vector<std::string>& args) {
             }
             sizes = *list;
         } else if (a == "--gpus" && i + 1 < args.size()) {
-            const std::string& v = args[++i];
-            int g = 0;
-            const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), g);
-            if (ec != std::errc() || end != v.data() + v.size() || g < 1 || g > 64) {
+            const auto g = parseCount(args[++i], 1, 64);
+            if (!g) {
                 std::fprintf(stderr, "stepscope-cli bench load: --gpus must be 1 to 64\n%s",
                              kUsage);
                 return 2;
             }
-            gpus = g;
+            gpus = int(*g);
         } else {
             std::fprintf(stderr, "stepscope-cli bench load: unexpected argument '%s'\n%s",
                          a.c_str(), kUsage);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/Arguments.h"
 #include "app/cli/Commands.h"
 #include "model/ProfileLoader.h"
 #include "model/SyntheticProfile.h"
@@ -35,21 +36,19 @@ Timing timeIt(int repeat, const std::function<void()>& work) {
     return {seconds.front(), n % 2 ? seconds[n / 2] : (seconds[n / 2 - 1] + seconds[n / 2]) / 2};
 }
 
-bool parseCount(const std::string& s, uint64_t& out) {
-    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) return false;
-    out = std::stoull(s);
-    return out > 0;
-}
-
 } // namespace
 
 int runBenchStats(const std::vector<std::string>& args) {
     uint64_t events = 10'000'000, repeat = 5;
     for (size_t i = 0; i < args.size(); ++i) {
-        const bool hasValue = i + 1 < args.size();
-        if (args[i] == "--events" && hasValue && parseCount(args[i + 1], events)) {
+        // 0 when the option has no valid value (1 .. kMaxSyntheticEvents).
+        const uint64_t value =
+            i + 1 < args.size() ? parseCount(args[i + 1], 1, kMaxSyntheticEvents).value_or(0) : 0;
+        if (args[i] == "--events" && value > 0) {
+            events = value;
             ++i;
-        } else if (args[i] == "--repeat" && hasValue && parseCount(args[i + 1], repeat)) {
+        } else if (args[i] == "--repeat" && value > 0 && value <= 1000) {
+            repeat = value;
             ++i;
         } else {
             std::fprintf(stderr, "usage: stepscope-cli bench stats [--events N] [--repeat R]\n");

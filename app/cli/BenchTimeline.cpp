@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/Arguments.h"
 #include "app/cli/Commands.h"
 #include "model/ProfileLoader.h"
 #include "model/SyntheticProfile.h"
@@ -145,23 +146,6 @@ Stats measure(const std::vector<BenchFrame>& frames,
     return s;
 }
 
-std::vector<uint64_t> parseList(const std::string& s) {
-    std::vector<uint64_t> out;
-    size_t pos = 0;
-    while (pos < s.size()) {
-        const size_t comma = s.find(',', pos);
-        const std::string item =
-            s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-        char* end = nullptr;
-        const unsigned long long v = std::strtoull(item.c_str(), &end, 10);
-        if (item.empty() || *end != '\0' || v == 0) return {};
-        out.push_back(v);
-        if (comma == std::string::npos) break;
-        pos = comma + 1;
-    }
-    return out;
-}
-
 } // namespace
 
 int runBenchTimeline(const std::vector<std::string>& args) {
@@ -169,12 +153,13 @@ int runBenchTimeline(const std::vector<std::string>& args) {
     bool withNaive = true;
     for (size_t i = 0; i < args.size(); ++i) {
         if (args[i] == "--events-list" && i + 1 < args.size()) {
-            sizes = parseList(args[++i]);
-            if (sizes.empty()) {
+            const auto list = parseCountList(args[++i], 1, kMaxSyntheticEvents);
+            if (!list) {
                 std::fprintf(stderr, "bench timeline: --events-list wants positive integers "
                                      "separated by commas, e.g. 1000000,10000000\n");
                 return 2;
             }
+            sizes = *list;
         } else if (args[i] == "--no-naive") {
             withNaive = false;
         } else {

@@ -7,10 +7,11 @@
 // process exit code (0 ok, 1 failure with a message on stderr, 2 usage error).
 namespace stepscope::cli {
 
-int runInfo(const std::vector<std::string>& args);          // info PATH [--json]
-int runGenerate(const std::vector<std::string>& args);      // generate --events N --hosts H --out LOGDIR
-int runExport(const std::vector<std::string>& args);        // export TOOL PATH --csv OUT
-int runBenchLoad(const std::vector<std::string>& args);     // bench load [--events-list 1000000,10000000]
+int runInfo(const std::vector<std::string>& args);     // info PATH [--json]
+int runGenerate(const std::vector<std::string>& args); // generate --events N --hosts H --out LOGDIR
+int runExport(const std::vector<std::string>& args);   // export TOOL PATH --csv OUT
+int runBenchLoad(
+    const std::vector<std::string>& args); // bench load [--events-list 1000000,10000000]
 int runBenchTimeline(const std::vector<std::string>& args); // bench timeline
 int runBenchStats(const std::vector<std::string>& args);    // bench stats
 

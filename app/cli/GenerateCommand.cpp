@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "app/cli/Arguments.h"
 #include "app/cli/Commands.h"
 #include "model/SyntheticProfile.h"
 
@@ -22,14 +23,6 @@ constexpr const char* kUsage =
     "  --gpus G    GPUs per host (default 2)\n"
     "  --seed S    random seed; the same options give the same files (default 1)\n"
     "  --run NAME  run folder under LOGDIR/plugins/profile (default: the current time)\n";
-
-std::optional<uint64_t> parseCount(const std::string& text, uint64_t min, uint64_t max) {
-    uint64_t v = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec != std::errc() || end != text.data() + text.size() || v < min || v > max)
-        return std::nullopt;
-    return v;
-}
 
 int usage(const std::string& message) {
     std::fprintf(stderr, "stepscope-cli generate: %s\n%s", message.c_str(), kUsage);
@@ -52,8 +45,10 @@ int runGenerate(const std::vector<std::string>& args) {
         const std::string& value = args[++i];
         auto count = [&](uint64_t min, uint64_t max) { return parseCount(value, min, max); };
         if (a == "--events") {
-            const auto v = count(1, 200000000);
-            if (!v) return usage("--events must be a whole number from 1 to 200000000");
+            const auto v = count(1, kMaxSyntheticEvents);
+            if (!v)
+                return usage("--events must be a whole number from 1 to " +
+                             std::to_string(kMaxSyntheticEvents));
             options.events = *v;
         } else if (a == "--hosts") {
             const auto v = count(1, 1024);

@@ -320,14 +320,17 @@ PieData tfOpStatsPie(const TfOpStats& stats, OpSide side, OpGrouping grouping, b
 }
 
 bool hasTfOpStats(const Profile& p) {
-    auto onDeviceStream = [&](EventIndex e) {
-        const Track& t = p.tracks()[p.trackOf(e)];
-        return isDeviceStream(p.planes()[t.plane].kind, t.kind);
+    // Called on the UI thread for every profile shown: one search per device stream, not per
+    // event.
+    auto hasEventIn = [](const std::vector<uint32_t>& events, const Track& t) {
+        const auto it = std::lower_bound(events.begin(), events.end(), t.firstEvent);
+        return it != events.end() && *it < t.firstEvent + t.eventCount;
     };
-    for (EventIndex e : p.frameworkOps().events())
-        if (onDeviceStream(e)) return true;
-    for (EventIndex e : p.hloOps().events())
-        if (onDeviceStream(e)) return true;
+    for (const Track& t : p.tracks()) {
+        if (!isDeviceStream(p.planes()[t.plane].kind, t.kind)) continue;
+        if (hasEventIn(p.frameworkOps().events(), t) || hasEventIn(p.hloOps().events(), t))
+            return true;
+    }
     for (const EventMetadata& md : p.metadata())
         if (p.planes()[md.plane].kind == PlaneKind::Host && isHostOpName(p.str(md.name)))
             return true;

@@ -122,6 +122,43 @@ private slots:
         QCOMPARE(canvas->visibleRange(), whole);
     }
 
+    void fitGpusFramesDeviceActivity() {
+        // A host span of 100 ms around 1 ms of GPU work, as in real TF profiles.
+        ProfileBuilder b;
+        const uint32_t host = b.addHost("h", "");
+        const uint32_t cpu = b.addPlane(host, 1, "/host:CPU");
+        const uint32_t gpu = b.addPlane(host, 2, "/device:GPU:0");
+        const uint32_t thread = b.addTrack(cpu, 7, "python3");
+        const uint32_t stream = b.addTrack(gpu, 9, "Stream #9(Compute)");
+        const uint32_t ops = b.addTrack(gpu, -1, "TensorFlow Ops");
+        const uint32_t m = b.addMetadata(cpu, 1, "step", "");
+        b.setTimeBase(0);
+        b.addEvent(thread, 0, 100'000'000'000, m);
+        b.addEvent(stream, 80'000'000'000, 400'000'000, m);
+        b.addEvent(stream, 80'600'000'000, 400'000'000, m);
+        b.addEvent(ops, 10'000'000'000, 1'000'000'000, m); // derived lines do not count
+        std::shared_ptr<const Profile> p = b.finish();
+        view->setProfile(p);
+        QCOMPARE(canvas->deviceActivityRange(), (TimeRange{80'000'000'000, 81'000'000'000}));
+        QTest::keyClick(canvas, Qt::Key_G);
+        const TimeRange v = canvas->visibleRange();
+        QVERIFY(v.start <= 80'000'000'000 && v.end >= 81'000'000'000);
+        QVERIFY(v.span() < 2'000'000'000); // the GPU work fills the view, not 1% of it
+        QTest::keyClick(canvas, Qt::Key_0);
+        QCOMPARE(canvas->visibleRange(), (TimeRange{0, 100'000'000'000}));
+
+        // A profile without device work: nothing to fit, the view stays.
+        ProfileBuilder hostOnly;
+        const uint32_t h = hostOnly.addHost("h", "");
+        const uint32_t c = hostOnly.addPlane(h, 1, "/host:CPU");
+        const uint32_t t = hostOnly.addTrack(c, 1, "main");
+        hostOnly.setTimeBase(0);
+        hostOnly.addEvent(t, 0, 5'000'000, hostOnly.addMetadata(c, 1, "x", ""));
+        view->setProfile(std::shared_ptr<const Profile>(hostOnly.finish()));
+        QVERIFY(canvas->deviceActivityRange().empty());
+        QVERIFY(!canvas->frameDeviceActivity());
+    }
+
     void wheelZoomsAtTheCursor() {
         const QRect area = TimelineRenderer::timelineRect(canvas->size());
         const QPoint at(area.left() + area.width() / 4, area.top() + 30);

@@ -9,6 +9,7 @@
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "views/trace/TimeAxis.h"
 
@@ -118,6 +119,26 @@ void TimelineCanvas::selectRange(TimeRange r, std::vector<Lane> lanes) {
     zoom_.setSelection(r);
     update();
     emit rangeSelected(std::move(lanes), r);
+}
+
+TimeRange TimelineCanvas::deviceActivityRange() const {
+    TimeRange r{std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()};
+    if (!profile_) return {};
+    for (const Track& t : profile_->tracks()) {
+        if (t.eventCount == 0 || !isDeviceStream(profile_->planes()[t.plane].kind, t.kind))
+            continue;
+        r.start = std::min(r.start, t.minStartPs);
+        r.end = std::max(r.end, t.maxEndPs);
+    }
+    return r.start > r.end ? TimeRange{} : r;
+}
+
+bool TimelineCanvas::frameDeviceActivity() {
+    const TimeRange r = deviceActivityRange();
+    if (r.empty()) return false;
+    zoom_.frame(r, 0.02);
+    changed();
+    return true;
 }
 
 void TimelineCanvas::frameSelection() {
@@ -406,6 +427,9 @@ void TimelineCanvas::keyPressEvent(QKeyEvent* e) {
         break;
     case Qt::Key_0:
         showAll();
+        break;
+    case Qt::Key_G:
+        frameDeviceActivity();
         break;
     case Qt::Key_Escape:
         clearSelection();

@@ -21,7 +21,7 @@ namespace stepscope {
 // drag pans (pan tool), selects a box of events (select tool), zooms to the dragged span (zoom
 // tool) or selects a time range (timing tool); a click selects the event under the cursor, or
 // on a section header folds it. Keys as in the Chrome trace viewer: W/S zoom, A/D pan,
-// 1-4 tools, F frame the selection, M mark it, 0 show all, Esc clear.
+// 1-4 tools, F frame the selection, M mark it, 0 show all, G fit the GPUs' activity, Esc clear.
 class TimelineCanvas : public QWidget {
     Q_OBJECT
 public:
@@ -51,6 +51,11 @@ public:
     TimeRange rangeSelection() const { return overlay_.range; }
     void selectRange(TimeRange r, std::vector<Lane> lanes);
     void frameSelection();
+    // Frames the span of all device stream events (every GPU/TPU), for profiles whose host
+    // activity runs far wider than their GPU work. Returns false when there is none.
+    bool frameDeviceActivity();
+    // The span of device stream events, empty when the profile has none.
+    TimeRange deviceActivityRange() const;
     void markSelection();
     void clearSelection();
 

@@ -79,6 +79,11 @@ TraceView::TraceView(QWidget* parent)
     showAll->setToolTip(tr("Zoom out to the whole profile (0)"));
     showAll->setAutoRaise(true);
     bar->addWidget(showAll);
+    fitDevices_ = new QToolButton(this);
+    fitDevices_->setText(tr("Fit GPUs"));
+    fitDevices_->setToolTip(tr("Zoom to the span of GPU activity (G)"));
+    fitDevices_->setAutoRaise(true);
+    bar->addWidget(fitDevices_);
     flows_ = new QCheckBox(tr("Flows"), this);
     flows_->setToolTip(tr("Arrows from host launches to the GPU work they caused"));
     flows_->setChecked(true);
@@ -147,6 +152,7 @@ TraceView::TraceView(QWidget* parent)
             [this](int id) { canvas_->setTool(TimelineCanvas::Tool(id)); });
     connect(canvas_, &TimelineCanvas::toolChanged, this, &TraceView::syncToolButtons);
     connect(showAll, &QToolButton::clicked, canvas_, &TimelineCanvas::showAll);
+    connect(fitDevices_, &QToolButton::clicked, canvas_, &TimelineCanvas::frameDeviceActivity);
     connect(flows_, &QCheckBox::toggled, canvas_, &TimelineCanvas::setShowFlows);
     connect(canvas_, &TimelineCanvas::viewChanged, this, &TraceView::syncScrollBar);
     connect(vscroll_, &QScrollBar::valueChanged, canvas_, &TimelineCanvas::setScrollY);
@@ -188,6 +194,7 @@ void TraceView::setProfile(std::shared_ptr<const Profile> profile) {
     cancelAggregate();
     profile_ = std::move(profile);
     canvas_->setProfile(profile_);
+    fitDevices_->setEnabled(!canvas_->deviceActivityRange().empty());
     found_ = std::make_shared<EventSearchResult>();
     currentHit_ = -1;
     searchCount_->clear();

@@ -67,6 +67,7 @@ private:
 
     std::shared_ptr<const Profile> profile_;
     TimelineCanvas* canvas_ = nullptr;
+    QToolButton* fitDevices_;
     QScrollBar* vscroll_ = nullptr;
     QToolButton* toolButtons_[4] = {};
     QCheckBox* flows_ = nullptr;

@@ -187,7 +187,8 @@ private slots:
     void pieFoldsTail() {
         PieChart pie;
         PieData data;
-        for (int i = 0; i < 12; ++i) data.push_back({"slice " + std::to_string(i), double(12 - i), {}});
+        for (int i = 0; i < 12; ++i)
+            data.push_back({"slice " + std::to_string(i), double(12 - i), {}});
         pie.setSlices(data, "µs", 8);
         QCOMPARE(pie.sliceCount(), 9); // 8 + "Other"
         pie.setSlices({{"only", 1.0, {}}}, "µs", 8);

@@ -25,7 +25,6 @@ public:
 
     uint32_t addHost(std::string name, std::string sourcePath);
     Host& host(uint32_t index) { return profile_->hosts_[index]; }
-    size_t hostCount() const { return profile_->hosts_.size(); }
 
     uint32_t addPlane(uint32_t host, int64_t xplaneId, std::string_view name);
     void addPlaneStat(uint32_t plane, const StatValue& stat);

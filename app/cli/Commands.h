@@ -15,5 +15,6 @@ int runBenchLoad(
 int runBenchTimeline(const std::vector<std::string>& args); // bench timeline
 int runBenchStats(const std::vector<std::string>& args);    // bench stats
 int runBenchMemory(const std::vector<std::string>& args);   // bench memory
+int runCapture(const std::vector<std::string>& args);       // capture --service ADDR --logdir DIR
 
 } // namespace stepscope::cli

@@ -14,6 +14,7 @@
 #include "model/LogDir.h"
 #include "model/ProfileLoader.h"
 #include "model/analysis/KernelStats.h"
+#include "model/kineto/ChromeTraceWriter.h"
 
 using namespace stepscope;
 namespace fs = std::filesystem;
@@ -231,6 +232,67 @@ ModelFacts modelFacts(const Profile& p) {
         }
     }
     return m;
+}
+
+// Every event as text: where it is (GPU ordinal or host, line id), name, times, and its stats
+// (its own and its metadata's) sorted. The category, and the device/stream args an export adds
+// to stream events, are left out: they say where an event goes, which the rest already says.
+std::vector<std::string> signatures(const Profile& p) {
+    std::vector<std::string> out;
+    for (const Track& t : p.tracks()) {
+        const Plane& pl = p.planes()[t.plane];
+        const std::string where =
+            (pl.kind == PlaneKind::Gpu ? "gpu" + std::to_string(pl.deviceOrdinal)
+                                       : std::string("host")) +
+            "/" + std::to_string(t.lineId);
+        for (EventIndex e = t.firstEvent; e < t.firstEvent + t.eventCount; ++e) {
+            std::vector<std::string> stats;
+            auto add = [&](const StatValue& s) {
+                const std::string_view k = p.str(s.key);
+                if (k == "category" || k == "device" || k == "stream") return;
+                stats.push_back(std::string(k) + "=" + s.format(p.strings()));
+            };
+            for (const StatValue& s : p.metadataStats(p.metadataOf(e))) add(s);
+            for (const StatValue& s : p.eventStats(e)) add(s);
+            std::sort(stats.begin(), stats.end());
+            std::string sig = where + " " + std::string(p.name(e)) + " " +
+                              std::to_string(p.start(e)) + "+" + std::to_string(p.duration(e));
+            for (const std::string& s : stats) sig += " " + s;
+            out.push_back(std::move(sig));
+        }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+void checkRoundTrip(const Profile& original, const std::string& out) {
+    const std::string error = writeChromeTrace(original, out);
+    QVERIFY2(error.empty(), error.c_str());
+    const LoadResult back = loadPath(out);
+    QVERIFY2(back.ok(), back.error.c_str());
+    const Profile& p = *back.profile;
+    QCOMPARE(p.startNs(), original.startNs());
+    QCOMPARE(p.durationPs(), original.durationPs());
+    QCOMPARE(p.eventCount(), original.eventCount());
+    QCOMPARE(p.flows().size(), original.flows().size());
+    size_t tracksBefore = 0, tracksAfter = 0;
+    for (const Track& t : original.tracks()) tracksBefore += t.eventCount > 0;
+    for (const Track& t : p.tracks()) tracksAfter += t.eventCount > 0;
+    QCOMPARE(tracksAfter, tracksBefore);
+    const std::vector<std::string> a = signatures(original), b = signatures(p);
+    QCOMPARE(b.size(), a.size());
+    for (size_t i = 0; i < a.size(); ++i)
+        if (a[i] != b[i])
+            QFAIL(("first difference:\n  before: " + a[i] + "\n  after:  " + b[i]).c_str());
+    std::map<std::string, int> gpuTracks;
+    for (const Track& t : original.tracks())
+        if (original.planes()[t.plane].kind == PlaneKind::Gpu && t.eventCount)
+            ++gpuTracks[std::string(original.str(t.name))];
+    std::map<std::string, int> gpuTracksBack;
+    for (const Track& t : p.tracks())
+        if (p.planes()[t.plane].kind == PlaneKind::Gpu && t.eventCount)
+            ++gpuTracksBack[std::string(p.str(t.name))];
+    QCOMPARE(gpuTracksBack, gpuTracks);
 }
 
 } // namespace
@@ -497,6 +559,35 @@ private slots:
         check("pid-object.json", R"J([{"ph":"X","name":"a","pid":{},"tid":1,"ts":1,"dur":1}])J",
               {"pid or tid"});
         check("huge-ts.json", R"J([{"ph":"X","name":"a","ts":1e300,"dur":1}])J", {"\"ts\""});
+    }
+
+    void exportThenImportGivesTheSameProfile() {
+        QTemporaryDir dir;
+        const LoadResult kineto = loadText(dir, "fixture.pt.trace.json", kFixture2022);
+        QVERIFY2(kineto.ok(), kineto.error.c_str());
+        checkRoundTrip(*kineto.profile, dir.path().toStdString() + "/kineto-again.json");
+        // Plane names and pids come back too.
+        const LoadResult back = loadPath(dir.path().toStdString() + "/kineto-again.json");
+        QCOMPARE(back.profile->str(back.profile->planes()[0].name),
+                 std::string_view("/host:CPU python3 (pid 100)"));
+        const LoadResult old = loadText(dir, "old.pt.trace.json", kFixture2021);
+        QVERIFY2(old.ok(), old.error.c_str());
+        checkRoundTrip(*old.profile, dir.path().toStdString() + "/old-again.json.gz");
+    }
+
+    void realProfilesSurviveExportAndImport() {
+        if (!fs::is_directory(kKineto))
+            QSKIP("../shared/realdata not found; real-profile round trips skipped");
+        QTemporaryDir dir;
+        const std::string bert = std::string(STEPSCOPE_REALDATA) +
+                                 "/tf-gpu-bert/plugins/profile/2020_12_03_bert/"
+                                 "34.83.195.179_6003.xplane.pb";
+        for (const std::string& path : {bert, kKineto + "/worker0.1623143089861.pt.trace.json.gz",
+                                        kKineto + "/alexnet_a100_small.json.gz"}) {
+            const LoadResult r = loadPath(path);
+            QVERIFY2(r.ok(), r.error.c_str());
+            checkRoundTrip(*r.profile, dir.path().toStdString() + "/again.json.gz");
+        }
     }
 
     void realTracesMatchAnIndependentCount() {

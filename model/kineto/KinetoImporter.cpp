@@ -707,6 +707,11 @@ void Importer::event(od::object obj, const char* at) {
             deviceArgs_.push_back(a);
         }
         d.argEnd = uint32_t(deviceArgs_.size());
+        if (kind == Kind::Derived) {
+            // An exported derived line: its tid is the line id, whatever stream its events name.
+            d.device = pid.value;
+            d.stream = tid.value;
+        }
         deviceEvents_.push_back(d);
         return;
     }
@@ -1244,7 +1249,7 @@ bool looksLikeChromeTrace(std::span<const uint8_t> bytes) {
 }
 
 std::string importChromeTrace(std::span<const uint8_t> bytes, ProfileBuilder& builder,
-                              uint32_t host, const Progress* progress) {
+                              uint32_t host, const Progress* progress, size_t readableAfter) {
     if (bytes.empty()) return "the file is empty";
     std::vector<uint8_t> buffer;
     const char* json = reinterpret_cast<const char*>(bytes.data());
@@ -1256,9 +1261,9 @@ std::string importChromeTrace(std::span<const uint8_t> bytes, ProfileBuilder& bu
         json = reinterpret_cast<const char*>(buffer.data());
         fromGzip = true;
         if (size == 0) return "the file is empty once decompressed";
-    } else {
-        // simdjson reads up to SIMDJSON_PADDING bytes past the end: copy unless the caller's
-        // bytes are followed by that much readable memory, which only it could know.
+    } else if (readableAfter < simdjson::SIMDJSON_PADDING) {
+        // simdjson reads up to SIMDJSON_PADDING bytes past the end: copy where the bytes after
+        // the end cannot be read.
         buffer.resize(size + simdjson::SIMDJSON_PADDING);
         std::memcpy(buffer.data(), bytes.data(), size);
         std::memset(buffer.data() + size, 0, simdjson::SIMDJSON_PADDING);

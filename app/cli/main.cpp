@@ -23,6 +23,8 @@ constexpr const char* kUsage =
     "                                 write a synthetic profile as a TensorBoard log directory\n"
     "  export TOOL PATH (--csv OUT | --json OUT) [OPTIONS]\n"
     "                                 write what a tool shows (see export --help)\n"
+    "  capture --service ADDR[,ADDR..] --logdir DIR [--duration-ms N] [OPTIONS]\n"
+    "                                 profile running TensorFlow/JAX jobs (see capture --help)\n"
     "  bench load [--events-list N,N,..] [--with-100m]\n"
     "                                 XSpace load speed and memory vs protobuf's parser\n"
     "  bench timeline                 timeline frame times\n"
@@ -76,6 +78,7 @@ int main(int argc, char** argv) {
     if (command == "info") return stepscope::cli::runInfo(rest);
     if (command == "generate") return stepscope::cli::runGenerate(rest);
     if (command == "export") return stepscope::cli::runExport(rest);
+    if (command == "capture") return stepscope::cli::runCapture(rest);
     if (command == "convert") return stepscope::cli::runConvert(rest);
     if (command == "bench") {
         if (rest.empty()) return usageError("bench needs one of: load, timeline, stats, memory, kineto");

@@ -14,6 +14,7 @@
 #include "model/LogDir.h"
 #include "model/ProfileLoader.h"
 #include "model/analysis/KernelStats.h"
+#include "model/analysis/TensorCore.h"
 #include "model/kineto/ChromeTraceWriter.h"
 
 using namespace stepscope;
@@ -416,6 +417,21 @@ private slots:
         // Kernel stats see the kernel, with the op.
         const KernelStats ks = computeKernelStats(p);
         QCOMPARE(ks.kernelEvents, uint64_t(1));
+        QCOMPARE(ks.table.rowCount(), size_t(1));
+        const int opCol = ks.table.columnIndex("Op name");
+        const int eligibleCol = ks.table.columnIndex("Op is TensorCore eligible");
+        QVERIFY(opCol >= 0 && eligibleCol >= 0);
+        QCOMPARE(ks.table.text(0, size_t(opCol)), std::string("aten::mm"));
+        QCOMPARE(ks.table.number(0, size_t(eligibleCol)), 1.0);
+    }
+
+    void pytorchOpsTensorCoreEligibility() {
+        for (const char* op : {"aten::mm", "aten::addmm", "aten::bmm", "aten::convolution",
+                               "aten::_scaled_dot_product_flash_attention", "AddmmBackward"})
+            QVERIFY2(opIsTensorCoreEligible(op), op);
+        // Exact names: elementwise ops and names that merely contain an eligible one are not.
+        for (const char* op : {"aten::add", "aten::relu", "aten::mm_out_wrapper", "my::aten::mm"})
+            QVERIFY2(!opIsTensorCoreEligible(op), op);
     }
 
     void timestampsKeepNanosecondsPastDoublePrecision() {

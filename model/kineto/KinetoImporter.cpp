@@ -304,7 +304,15 @@ private:
     std::map<std::string, uint64_t> skippedPhases_;
     uint64_t unmatchedEnds_ = 0;
 
+    // Nodes are stable: the key cache points at their keys.
     std::unordered_map<std::string, std::pair<uint32_t, Role>, StringHash, std::equal_to<>> keys_;
+    struct KeySlot {
+        const std::string* text = nullptr;
+        uint32_t key = 0;
+        Role role = Role::Plain;
+    };
+    static constexpr size_t kKeyCacheSize = 256;
+    std::array<KeySlot, kKeyCacheSize> keyCache_{};
     std::unordered_map<std::string, int64_t, StringHash, std::equal_to<>> textIds_;
     std::unordered_map<int64_t, uint32_t> processIndex_;
     std::vector<HostProcess> processes_;
@@ -331,6 +339,19 @@ private:
 };
 
 uint32_t Importer::key(std::string_view name, Role* role) {
+    // Arg keys repeat event after event: a small direct-mapped cache in front of the map.
+    const size_t n = name.size();
+    const size_t h =
+        n == 0
+            ? 0
+            : (n * 131 + uint8_t(name[0]) * 31 + uint8_t(name[n / 2]) * 7 + uint8_t(name[n - 1])) &
+                  (kKeyCacheSize - 1);
+    KeySlot& slot = keyCache_[h];
+    if (slot.text && slot.text->size() == n &&
+        std::memcmp(slot.text->data(), name.data(), n) == 0) {
+        *role = slot.role;
+        return slot.key;
+    }
     auto it = keys_.find(name);
     if (it == keys_.end()) {
         static const std::pair<std::string_view, Role> kRoles[] = {
@@ -363,6 +384,7 @@ uint32_t Importer::key(std::string_view name, Role* role) {
         it = keys_.emplace(std::string(name), std::make_pair(b_.statKey(b_.intern(statName)), r))
                  .first;
     }
+    slot = {&it->first, it->second.first, it->second.second};
     *role = it->second.second;
     return it->second.first;
 }

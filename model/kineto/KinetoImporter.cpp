@@ -936,7 +936,7 @@ void Importer::finishHostNames() {
         if (p.pid < 0) {
             // A process named by text: its text is its name.
             for (const auto& [text, id] : textIds_)
-                if (id == p.pid) name = "/host:CPU " + text;
+                if (id == p.pid) name = "/host:CPU " + (text.empty() ? "(no pid)" : text);
         }
         b_.setPlaneName(p.plane, name);
         // The pid and process name, for an export to give back.
@@ -956,7 +956,8 @@ void Importer::finishHostNames() {
                 b_.setTrackName(threads_[index].track, tn->second);
             else if (tid < 0)
                 for (const auto& [text, id] : textIds_)
-                    if (id == tid) b_.setTrackName(threads_[index].track, text);
+                    if (id == tid)
+                        b_.setTrackName(threads_[index].track, text.empty() ? "(no tid)" : text);
         }
     }
 }
@@ -1009,6 +1010,9 @@ void Importer::finishDevices() {
     }
     std::map<LineKey, uint32_t> tracks;
     std::set<int64_t> devicesWithSteps; // a Steps line came with the trace (an export's)
+    std::set<int64_t> devicesWithWork;  // a stream with kernels, copies or memsets
+    for (const auto& [k, flags] : lineFlags)
+        if (k.kind == 0) devicesWithWork.insert(k.device);
     for (const auto& [k, flags] : lineFlags) {
         const uint32_t plane = planes[k.device];
         if (k.kind == 0) {
@@ -1108,7 +1112,9 @@ void Importer::finishDevices() {
     if (!steps_.empty()) {
         const uint32_t stepNumKey = b_.statKey(b_.intern("step_num"));
         for (const auto& [device, plane] : planes) {
-            if (devicesWithSteps.count(device)) continue;
+            // Only devices that ran something get a Steps line (those listed in deviceProperties
+            // alone do not), unless the trace brought its own.
+            if (devicesWithSteps.count(device) || !devicesWithWork.count(device)) continue;
             const uint32_t track = b_.addTrack(plane, kStepsLineId, "Steps");
             for (const Step& s : steps_) {
                 b_.addEvent(track, s.start, s.end - s.start, metadataOf(plane, s.name, 0));

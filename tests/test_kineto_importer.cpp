@@ -591,6 +591,37 @@ private slots:
         checkRoundTrip(*old.profile, dir.path().toStdString() + "/old-again.json.gz");
     }
 
+    void convertCommand() {
+        QTemporaryDir dir;
+        const QString in = dir.filePath("fixture.pt.trace.json");
+        writeFile(in.toStdString(), kFixture2022);
+        auto run = [](const QStringList& args, int& code, QString& err) {
+            QProcess p;
+            p.start(STEPSCOPE_CLI, args);
+            QVERIFY(p.waitForFinished(60000));
+            code = p.exitCode();
+            err = QString::fromUtf8(p.readAllStandardError());
+        };
+        int code = -1;
+        QString err;
+        const QString out = dir.filePath("out.json.gz");
+        run({"convert", in, "--to", "chrome-json", out}, code, err);
+        QCOMPARE(code, 0);
+        const LoadResult back = loadPath(out.toStdString());
+        QVERIFY2(back.ok(), back.error.c_str());
+        QCOMPARE(back.profile->eventCount(), size_t(9));
+        QCOMPARE(back.profile->flows().size(), size_t(2));
+        run({"convert", dir.filePath("missing.json"), out}, code, err);
+        QCOMPARE(code, 1);
+        QVERIFY2(err.contains("no such file"), qPrintable(err));
+        run({"convert", in, "--to", "xml", out}, code, err);
+        QCOMPARE(code, 2);
+        QVERIFY2(err.contains("unknown format 'xml'"), qPrintable(err));
+        run({"convert", in, dir.filePath("no-folder/out.json")}, code, err);
+        QCOMPARE(code, 1);
+        QVERIFY2(err.contains("cannot write"), qPrintable(err));
+    }
+
     void realProfilesSurviveExportAndImport() {
         if (!fs::is_directory(kKineto))
             QSKIP("../shared/realdata not found; real-profile round trips skipped");

@@ -478,6 +478,35 @@ private slots:
         QVERIFY(!p.memoryEvent(h.back()).has(MemoryEvent::BytesAvailable));
     }
 
+    void rocmTrace() {
+        // A ROCm PyTorch trace: HIP runtime and kernels under the same categories, an AMD device.
+        QTemporaryDir dir;
+        const LoadResult r = loadText(dir, "rocm.pt.trace.json", R"J({"traceEvents": [
+            {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 9, "tid": 9, "ts": 1.0,
+             "dur": 50.0},
+            {"ph": "X", "cat": "cuda_runtime", "name": "hipExtModuleLaunchKernel", "pid": 9,
+             "tid": 9, "ts": 2.0, "dur": 5.0, "args": {"correlation": 11}},
+            {"ph": "X", "cat": "kernel", "name": "Cijk_Alik_Bljk_SB_MT64x64x16_MI32x32x2x1",
+             "pid": 2, "tid": 0, "ts": 20.0, "dur": 8.0, "args": {"device": 2, "stream": 0,
+             "correlation": 11, "grid": [4096, 1, 1], "block": [256, 1, 1]}}],
+            "deviceProperties": [{"id": 2, "name": "AMD Instinct MI300X", "numSms": 304,
+                                  "computeMajor": 9, "computeMinor": 4}],
+            "baseTimeNanoseconds": 1700000000000000000})J");
+        QVERIFY2(r.ok(), r.error.c_str());
+        const Profile& p = *r.profile;
+        const Plane& gpu = p.planes()[1];
+        QCOMPARE(p.str(gpu.name), std::string_view("/device:GPU:2"));
+        QCOMPARE(gpu.device.vendor, std::string("AMD"));
+        QCOMPARE(gpu.device.coreCount, int64_t(304));
+        const Track* stream = trackNamed(p, "Stream #0(Compute)");
+        QVERIFY(stream);
+        const EventIndex kernel = stream->firstEvent;
+        QCOMPARE(p.kernelDetails(kernel)->grid, (std::array<uint32_t, 3>{4096, 1, 1}));
+        QVERIFY(!p.kernelDetails(kernel)->hasRegisters);
+        QCOMPARE(p.str(*p.frameworkOps().find(kernel)), std::string_view("aten::addmm"));
+        QCOMPARE(p.flows().size(), size_t(1));
+    }
+
     void plainChromeJson() {
         // Array form, B/E pairs, an instant, text pids and tids, no M events, a counter.
         QTemporaryDir dir;

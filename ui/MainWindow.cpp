@@ -22,6 +22,7 @@
 #include <QVBoxLayout>
 
 #include "ui/CaptureDialog.h"
+#include "ui/ChromeTraceExport.h"
 #include "ui/LoadProgressWidget.h"
 #include "ui/MessageBanner.h"
 #include "ui/ProfileLoadTracker.h"
@@ -178,6 +179,24 @@ void MainWindow::buildMenus() {
     capture->setObjectName("captureAction");
     capture->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
     file->addSeparator();
+    exportChromeAction_ =
+        file->addAction(tr("&Export as Chrome Trace…"), this, &MainWindow::exportChromeTrace);
+    exportChromeAction_->setObjectName("exportChromeTraceAction");
+    exportChromeAction_->setEnabled(false);
+    connect(this, &MainWindow::profileShown, exportChromeAction_,
+            [this] { exportChromeAction_->setEnabled(profile_ != nullptr); });
+    chromeExport_ = new ChromeTraceExport(this);
+    connect(chromeExport_, &ChromeTraceExport::finished, this,
+            [this](const QString& path, const QString& error) {
+                if (error.isEmpty())
+                    statusBar()->showMessage(tr("Exported %1").arg(path), 8000);
+                else if (error == "cancelled")
+                    statusBar()->showMessage(tr("Export cancelled"), 5000);
+                else
+                    banner_->showMessage(MessageBanner::Kind::Error,
+                                         tr("Could not export the Chrome trace"), error);
+            });
+    file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
@@ -189,6 +208,15 @@ void MainWindow::buildMenus() {
                               "desktop.</p>")
                                .arg(QCoreApplication::applicationVersion()));
     });
+}
+
+void MainWindow::exportChromeTrace() {
+    if (!profile_ || chromeExport_->isRunning()) return;
+    QString base = shown_.demo ? QString("demo") : QFileInfo(shown_.source).fileName();
+    for (const char* suffix : {".gz", ".json", ".trace", ".pt", ".pb", ".xplane"})
+        if (base.endsWith(QLatin1String(suffix))) base.chop(int(qstrlen(suffix)));
+    if (base.isEmpty()) base = "profile";
+    chromeExport_->run(profile_, QDir::home().filePath(base + ".trace.json.gz"));
 }
 
 // ---- loading

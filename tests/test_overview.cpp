@@ -3,6 +3,8 @@
 // fixture's intervals), the verdicts and exactly which recommendations fire, GPU time (busy union,
 // idle, exposed copies), the "no steps" state and the name pattern, bad data, and facts about the
 // real profiles counted with protobuf's own classes (tests/fixtures/ProtoXSpace.h).
+#include <QProcess>
+#include <QTemporaryDir>
 #include <QtTest>
 #include <algorithm>
 #include <filesystem>
@@ -189,6 +191,7 @@ private slots:
         QCOMPARE(d.computePs, 4 * 580 * us);
         QCOMPARE(d.memoryPs, 4 * 400 * us);
         QCOMPARE(d.memoryExposedPs, 4 * 400 * us);
+        QCOMPARE(d.memoryOnlyPs, 4 * 400 * us);
         QCOMPARE(d.collectivesPs, int64_t(0));
     }
 
@@ -247,6 +250,43 @@ private slots:
         QCOMPARE(g.number(0, size_t(g.columnIndex("Busy (ms)"))), 4 * 0.59);
         const std::string json = overviewJson(o);
         QVERIFY(json.find("\"input_bound\"") != std::string::npos);
+    }
+
+    // The CLI writes the page's numbers: the per-step table as CSV and everything as JSON. With
+    // STEPSCOPE_OVERVIEW_FIXTURES set, the fixture files are kept there (for screenshots).
+    void cliExport() {
+        QTemporaryDir tmp;
+        const QString dir = qEnvironmentVariableIsSet("STEPSCOPE_OVERVIEW_FIXTURES")
+                                ? qEnvironmentVariable("STEPSCOPE_OVERVIEW_FIXTURES")
+                                : tmp.path();
+        for (OverviewScenario s :
+             {OverviewScenario::InputBound, OverviewScenario::LaunchBound,
+              OverviewScenario::ComputeBoundFp16, OverviewScenario::HeavyCallback,
+              OverviewScenario::CopyStall, OverviewScenario::NoSteps}) {
+            const QString file = dir + "/" + overviewScenarioName(s) + ".xplane.pb";
+            QVERIFY(writeFile(file, overviewFixture(s).encode()));
+        }
+        const QString file = dir + "/input_bound.xplane.pb";
+        QProcess csv;
+        csv.start(STEPSCOPE_CLI, {"export", "overview", file, "--csv", "-"});
+        QVERIFY(csv.waitForFinished(60000));
+        QCOMPARE(csv.exitCode(), 0);
+        const QStringList lines = QString::fromUtf8(csv.readAllStandardOutput()).split("\r\n");
+        QVERIFY(
+            lines[0].startsWith("Step,Name,Begin (ms),Step time (ms),Compilation (ms),Input (ms)"));
+        QVERIFY(lines[1].startsWith("0,0,0,1,0,0.4,0,0.01,0,0,0,0,0.59,0,40"));
+        QProcess json;
+        json.start(STEPSCOPE_CLI, {"export", "overview", dir + "/no_steps.xplane.pb", "--json", "-",
+                                   "--step-pattern", "loop_iteration"});
+        QVERIFY(json.waitForFinished(60000));
+        QCOMPARE(json.exitCode(), 0);
+        const QByteArray out = json.readAllStandardOutput();
+        QVERIFY(out.contains("\"source\":\"events matching a name pattern\""));
+        QVERIFY(out.contains("\"count\":4"));
+        QProcess bad;
+        bad.start(STEPSCOPE_CLI, {"export", "overview", dir + "/missing.xplane.pb", "--json", "-"});
+        QVERIFY(bad.waitForFinished(60000));
+        QVERIFY(bad.exitCode() != 0);
     }
 
     // Real TF profile: the steps are the group ids that the GPU planes' "Steps" lines and their

@@ -9,6 +9,7 @@
 #include "model/ProfileLoader.h"
 #include "tests/fixtures/OverviewFixtures.h"
 #include "ui/widgets/DataTableView.h"
+#include "views/input_pipeline/InputPipelineView.h"
 #include "views/overview/OverviewView.h"
 #include "views/overview/StackedStepChart.h"
 
@@ -78,6 +79,19 @@ private slots:
         again.applyStepPattern("");
         QTRY_VERIFY(again.isReady());
         QVERIFY(again.overview()->steps.steps.empty());
+    }
+
+    void inputPipelinePage() {
+        InputPipelineView view;
+        view.setProfile(load(OverviewScenario::InputBound));
+        QTRY_VERIFY(view.isReady());
+        QVERIFY(view.result());
+        QVERIFY(view.summaryText().contains("HIGHLY input-bound"));
+        QCOMPARE(view.inputOpsView()->table().rowCount(), size_t(3));
+        QSignalSpy range(&view, &ToolView::showRangeRequested);
+        emit view.stepChart()->stepClicked(0);
+        QCOMPARE(range.count(), 1);
+        QCOMPARE(range[0][1].toLongLong(), 1000LL * 1000000);
     }
 
     void clears() {

@@ -221,9 +221,13 @@ void OverviewView::setProfile(std::shared_ptr<const Profile> profile) {
         emit ready();
         return;
     }
-    const QString remembered = QSettings().value(settingsKey(*profile_)).toString();
+    const QString remembered = rememberedStepPattern(*profile_);
     pattern_->setText(remembered);
     start(remembered);
+}
+
+QString OverviewView::rememberedStepPattern(const Profile& profile) {
+    return QSettings().value(settingsKey(profile)).toString();
 }
 
 void OverviewView::applyStepPattern(const QString& pattern) {

@@ -38,6 +38,10 @@ public:
     // The summary as shown, one "name: value" line each (for tests and copying).
     QString summaryText() const;
 
+    // The step pattern remembered for this profile (empty: none), which the input pipeline page
+    // uses too so that both pages see the same steps.
+    static QString rememberedStepPattern(const Profile& profile);
+
     // Finds steps by this name pattern (empty: as the profile records them) and remembers it.
     void applyStepPattern(const QString& pattern);
 

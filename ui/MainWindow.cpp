@@ -407,6 +407,12 @@ void MainWindow::showTool(const QString& id) {
             if (!selectTool(kTraceViewerId)) return;
             if (ToolView* trace = currentView()) trace->focusEvent(e);
         });
+        connect(view, &ToolView::showRangeRequested, this, [this](qint64 b, qint64 e) {
+            if (!selectTool(kTraceViewerId)) return;
+            if (ToolView* trace = currentView()) trace->focusRange(b, e);
+        });
+        connect(view, &ToolView::showToolRequested, this,
+                [this](const QString& tool) { selectTool(tool); });
     }
     stack_->setCurrentWidget(view);
 }

@@ -11,6 +11,7 @@
 #include "ui/RecentFiles.h"
 #include "views/ToolRegistry.h"
 
+class QAction;
 class QComboBox;
 class QLabel;
 class QMenu;
@@ -108,6 +109,7 @@ private:
     QLabel* statusSummary_;
     LoadProgressWidget* progress_;
     QMenu* recentMenu_;
+    QAction* sidePanelAction_ = nullptr;
 };
 
 } // namespace stepscope

@@ -60,6 +60,10 @@ QVariant TableModel::headerData(int section, Qt::Orientation orientation, int ro
         return QString::fromStdString(col.name);
     case Qt::ToolTipRole:
         return QString::fromStdString(col.tooltip.empty() ? col.name : col.tooltip);
+    case Qt::InitialSortOrderRole:
+        // The first click on a number column shows the largest first; text sorts A to Z.
+        return QVariant::fromValue(
+            int(isNumeric(section) ? Qt::DescendingOrder : Qt::AscendingOrder));
     case Qt::TextAlignmentRole:
         return QVariant::fromValue(Qt::Alignment(
             (isNumeric(section) ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter));

@@ -14,6 +14,8 @@ namespace stepscope {
 //   Qt::ToolTipRole        header: Column::tooltip (or the name); text cells: the full text
 //                          (long kernel names are elided on screen); numbers: full precision
 //   Qt::TextAlignmentRole  numbers right-aligned, text left-aligned
+//   Qt::InitialSortOrderRole  header: descending for numbers (a first click sorts the largest
+//                          first), ascending for text
 class TableModel : public QAbstractTableModel {
     Q_OBJECT
 public:

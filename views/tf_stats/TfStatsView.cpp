@@ -1,9 +1,12 @@
 #include "views/tf_stats/TfStatsView.h"
 
 #include <QCheckBox>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QResizeEvent>
 #include <QSplitter>
+#include <QTableView>
 #include <QVBoxLayout>
 
 #include "ui/widgets/DataTableView.h"
@@ -39,13 +42,14 @@ TfStatsView::TfStatsView(QWidget* parent)
     top->addWidget(status_, 1);
     top->addWidget(includeIdle_);
 
-    pieRow_->setMinimumHeight(260);
-    auto* pieLayout = new QHBoxLayout(pieRow_);
-    pieLayout->setContentsMargins(0, 0, 0, 0);
+    // The row's width follows the window; arrangePies() wraps the pies to fit it, so their
+    // minimum widths must not hold the window wide.
+    pieRow_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    pieGrid_ = new QGridLayout(pieRow_);
+    pieGrid_->setContentsMargins(0, 0, 0, 0);
     for (size_t i = 0; i < pies_.size(); ++i) {
         pies_[i] = new PieChart(pieRow_);
         pies_[i]->setTitle(tr(kPies[i].title));
-        pieLayout->addWidget(pies_[i]);
     }
 
     auto* splitter = new QSplitter(Qt::Vertical, this);
@@ -60,11 +64,51 @@ TfStatsView::TfStatsView(QWidget* parent)
     layout->addWidget(splitter, 1);
 
     connect(includeIdle_, &QCheckBox::toggled, this, [this] { showStats(); });
+    table_->setRowActionText(tr("Show longest instance in the trace viewer"));
+    table_->tableView()->setToolTip(tr("Double-click a row to show the op's longest instance in "
+                                       "the trace viewer"));
+    connect(table_, &DataTableView::rowActivated, this, [this](int row) {
+        if (!stats_) return;
+        const Table& t = table_->table();
+        const int side = t.columnIndex("Host/device"), type = t.columnIndex("Type"),
+                  op = t.columnIndex("Operation");
+        if (row < 0 || size_t(row) >= t.rowCount() || side < 0 || type < 0 || op < 0) return;
+        const TfOpStatsRow* r = findTfOpStatsRow(
+            *stats_, t.text(size_t(row), size_t(side)) == "Host" ? OpSide::Host : OpSide::Device,
+            t.text(size_t(row), size_t(type)), t.text(size_t(row), size_t(op)));
+        if (r && r->longest != kNoIndex) emit showEventRequested(r->longest);
+    });
     setProfile(nullptr);
+}
+
+bool TfStatsView::showName(const QString& name) {
+    table_->filterTo(QStringLiteral("Operation"), name);
+    return true;
 }
 
 void TfStatsView::setIncludeIdle(bool include) {
     includeIdle_->setChecked(include);
+}
+
+void TfStatsView::resizeEvent(QResizeEvent* e) {
+    ToolView::resizeEvent(e);
+    arrangePies();
+}
+
+void TfStatsView::arrangePies() {
+    // As many pies side by side as fit at their minimum width; the rest wrap to a second row.
+    std::vector<PieChart*> shown;
+    for (PieChart* pie : pies_) {
+        pieGrid_->removeWidget(pie);
+        if (!pie->isHidden()) shown.push_back(pie);
+    }
+    const int minWidth = pies_[0]->minimumWidth() + pieGrid_->horizontalSpacing();
+    const int columns =
+        std::clamp(width() / std::max(1, minWidth), 1, std::max(1, int(shown.size())));
+    for (size_t i = 0; i < shown.size(); ++i)
+        pieGrid_->addWidget(shown[i], int(i) / columns, int(i) % columns);
+    const int rows = shown.empty() ? 0 : (int(shown.size()) + columns - 1) / columns;
+    pieRow_->setMinimumHeight(rows * pies_[0]->minimumHeight());
 }
 
 int TfStatsView::visiblePieCount() const {
@@ -107,6 +151,7 @@ void TfStatsView::showStats() {
     if (!stats_) {
         table_->setTable(Table());
         for (PieChart* pie : pies_) pie->setVisible(false);
+        arrangePies();
         return;
     }
     const TfOpStats& s = *stats_;
@@ -118,6 +163,7 @@ void TfStatsView::showStats() {
         pies_[i]->setVisible(!data.empty());
         shown += data.empty() ? 0 : 1;
     }
+    arrangePies();
     size_t hostOps = 0, deviceOps = 0;
     for (const TfOpStatsRow& r : s.rows) (r.side == OpSide::Host ? hostOps : deviceOps)++;
     status_->setText(shown ? tr("%1 device ops, %2 host ops. Percentages are of each side's "

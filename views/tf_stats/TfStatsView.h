@@ -8,6 +8,7 @@
 #include "views/ToolView.h"
 
 class QCheckBox;
+class QGridLayout;
 class QLabel;
 class QWidget;
 
@@ -19,6 +20,7 @@ class PieChart;
 // "TensorFlow op stats": up to four pies of self time (device by op, device by op type, host by
 // op, host by op type; only those with data), the op table below, and the "Include idle" toggle.
 // The analysis runs in a worker; toggling idle only rebuilds the table and pies from its result.
+// Double-clicking a row asks the window to show the op's longest event in the trace viewer.
 class TfStatsView : public ToolView {
     Q_OBJECT
 public:
@@ -26,14 +28,19 @@ public:
 
     void setProfile(std::shared_ptr<const Profile> profile) override;
     bool isReady() const override { return ready_; }
+    bool showName(const QString& name) override;
 
     void setIncludeIdle(bool include);
     DataTableView* tableView() const { return table_; }
     // Pies shown (with data), for tests.
     int visiblePieCount() const;
 
+protected:
+    void resizeEvent(QResizeEvent* e) override;
+
 private:
     void showStats();
+    void arrangePies();
 
     std::shared_ptr<const Profile> profile_;
     std::shared_ptr<const TfOpStats> stats_;
@@ -43,6 +50,7 @@ private:
     QLabel* status_;
     QCheckBox* includeIdle_;
     QWidget* pieRow_;
+    QGridLayout* pieGrid_ = nullptr;
     std::array<PieChart*, 4> pies_{};
     DataTableView* table_;
 };

@@ -9,6 +9,7 @@
 #include <QMenu>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -87,13 +88,19 @@ void saveIfAsked(QWidget& w, const char* name) {
     QVERIFY(w.grab().save(QString::fromUtf8(dir) + "/" + name));
 }
 
-// No header label may be cut: every column is at least as wide as its label.
+// No header label may be cut: it fits its column on the header's lines, wrapped at spaces.
 void checkHeadersFit(const DataTableView& v) {
     const QHeaderView* header = v.tableView()->horizontalHeader();
     const QFontMetrics fm(header->font());
+    const int lines = (header->height() - 8) / fm.height();
+    QVERIFY(lines >= 1 && lines <= 3);
     for (int c = 0; c < header->count(); ++c) {
         const QString label = v.tableView()->model()->headerData(c, Qt::Horizontal).toString();
-        QVERIFY2(header->sectionSize(c) >= fm.horizontalAdvance(label), qPrintable(label));
+        const QRect wrapped =
+            fm.boundingRect(QRect(0, 0, header->sectionSize(c), 1000), Qt::TextWordWrap, label);
+        QVERIFY2(wrapped.width() <= header->sectionSize(c) &&
+                     wrapped.height() <= lines * fm.height(),
+                 qPrintable(label));
     }
 }
 } // namespace
@@ -430,13 +437,20 @@ private slots:
         view.resize(1600, 900);
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(!view.piesInTabs());
         QVERIFY2(view.minimumSizeHint().width() <= 1024 - 260,
                  qPrintable(QString::number(view.minimumSizeHint().width())));
-        view.resize(700, 600);
-        QTRY_COMPARE(view.width(), 700);
+        // Too narrow for four pies of 300 px: one at a time, in tabs, inside the window.
+        view.resize(1000, 600);
+        QTRY_VERIFY(view.piesInTabs());
         QCOMPARE(view.visiblePieCount(), 4);
-        for (PieChart* pie : view.findChildren<PieChart*>())
-            QVERIFY(pie->geometry().right() <= view.width());
+        auto* tabs = view.findChild<QTabWidget*>();
+        QCOMPARE(tabs->count(), 4);
+        QCOMPARE(tabs->tabText(1), QString("Device self-time by op type"));
+        QVERIFY(tabs->geometry().right() <= view.width());
+        view.resize(1600, 900);
+        QTRY_VERIFY(!view.piesInTabs());
+        for (PieChart* pie : view.findChildren<PieChart*>()) QVERIFY(pie->isVisible());
     }
 
     void realProfileViews() {

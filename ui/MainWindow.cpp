@@ -118,7 +118,7 @@ MainWindow::~MainWindow() = default;
 QWidget* MainWindow::buildSidePanel() {
     auto* panel = new QFrame(this);
     panel->setObjectName("sidePanel");
-    panel->setFixedWidth(260);
+    panel->setFixedWidth(220);
     panel->setStyleSheet("#sidePanel { background: palette(alternate-base);"
                          " border-right: 1px solid palette(midlight); }");
 

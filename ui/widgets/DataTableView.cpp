@@ -15,6 +15,7 @@
 #include <QSettings>
 #include <QShortcut>
 #include <QSortFilterProxyModel>
+#include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -347,15 +348,54 @@ void DataTableView::applyFilters() {
     updateCount();
 }
 
+int DataTableView::headerWidth(int column, int* paddingOut) const {
+    // The label on at most kHeaderLines lines, split at the spaces that make the widest line
+    // narrowest, plus the room the style takes around it (margins and the sort arrow).
+    const QHeaderView* header = view_->horizontalHeader();
+    const QFontMetrics fm(header->font());
+    const QString label = model_->headerData(column, Qt::Horizontal, Qt::DisplayRole).toString();
+    const QStringList words = label.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    const int n = int(words.size());
+    auto span = [&](int from, int to) { // words [from, to) on one line
+        return fm.horizontalAdvance(words.mid(from, to - from).join(QLatin1Char(' ')));
+    };
+    int best = fm.horizontalAdvance(label);
+    for (int a = 1; a < n; ++a) {
+        best = std::min(best, std::max(span(0, a), span(a, n)));
+        for (int b = a + 1; b < n; ++b)
+            best = std::min(best, std::max({span(0, a), span(a, b), span(b, n)}));
+    }
+    const int padding = header->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, header) * 2 +
+                        header->style()->pixelMetric(QStyle::PM_HeaderMarkSize, nullptr, header) +
+                        6;
+    if (paddingOut) *paddingOut = padding;
+    return best + padding;
+}
+
 void DataTableView::fitColumns() {
-    // Numbers and short text get their full width (and never less than the header); long text
-    // such as kernel names is capped, and gives up more width when the columns do not fit.
+    // Every column as wide as its cells and its header on two lines; long text such as kernel
+    // names is capped, and gives up more width when the columns do not fit (layoutColumns).
     const int maxText = std::max(240, fontMetrics().horizontalAdvance(QLatin1Char('x')) * 70);
-    view_->resizeColumnsToContents();
     naturalWidths_.assign(size_t(model_->columnCount()), 0);
-    for (int c = 0; c < model_->columnCount(); ++c)
-        naturalWidths_[size_t(c)] =
-            model_->isNumeric(c) ? view_->columnWidth(c) : std::min(view_->columnWidth(c), maxText);
+    int headerLines = 1;
+    for (int c = 0; c < model_->columnCount(); ++c) {
+        const int cells = static_cast<const QAbstractItemView*>(view_)->sizeHintForColumn(c);
+        int padding = 0;
+        const int header = headerWidth(c, &padding);
+        const int width = std::max(cells, header);
+        naturalWidths_[size_t(c)] = model_->isNumeric(c) ? width : std::min(width, maxText);
+        // The lines the label takes at that width (wider cells leave it fewer).
+        const QFontMetrics fm(view_->horizontalHeader()->font());
+        const QString label = model_->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
+        const int height =
+            fm.boundingRect(QRect(0, 0, std::max(1, naturalWidths_[size_t(c)] - padding), 10000),
+                            Qt::TextWordWrap, label)
+                .height();
+        headerLines =
+            std::clamp((height + fm.height() - 1) / fm.height(), headerLines, kHeaderLines);
+    }
+    QHeaderView* header = view_->horizontalHeader();
+    header->setMinimumHeight(headerLines * header->fontMetrics().height() + 8);
     layoutColumns();
 }
 

@@ -81,6 +81,12 @@ private:
     void applyFilters();
     void fitColumns();
     void layoutColumns();
+    // Header labels wrap at spaces onto up to three lines, so that long labels ("Op is
+    // TensorCore eligible") do not make number columns wide.
+    static constexpr int kHeaderLines = 3;
+    // The narrowest width that shows a column's label on kHeaderLines lines, with the style's
+    // padding (also returned in *padding).
+    int headerWidth(int column, int* padding) const;
     void loadHiddenColumns();
     void saveHiddenColumns() const;
     void updateCount();

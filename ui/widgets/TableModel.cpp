@@ -65,8 +65,10 @@ QVariant TableModel::headerData(int section, Qt::Orientation orientation, int ro
         return QVariant::fromValue(
             int(isNumeric(section) ? Qt::DescendingOrder : Qt::AscendingOrder));
     case Qt::TextAlignmentRole:
-        return QVariant::fromValue(Qt::Alignment(
-            (isNumeric(section) ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter));
+        // Headers wrap onto two lines, so long labels do not make number columns wide.
+        return QVariant::fromValue(
+            Qt::Alignment((isNumeric(section) ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter |
+                          Qt::TextWordWrap));
     default:
         return {};
     }

@@ -1,11 +1,12 @@
 #include "views/tf_stats/TfStatsView.h"
 
 #include <QCheckBox>
-#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QResizeEvent>
 #include <QSplitter>
+#include <QTabBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -42,13 +43,20 @@ TfStatsView::TfStatsView(QWidget* parent)
     top->addWidget(status_, 1);
     top->addWidget(includeIdle_);
 
-    // The row's width follows the window; arrangePies() wraps the pies to fit it, so their
-    // minimum widths must not hold the window wide.
+    // The row's width follows the window; arrangePies() puts the pies side by side or in tabs
+    // to fit it, so their minimum widths must not hold the window wide.
     pieRow_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    pieGrid_ = new QGridLayout(pieRow_);
+    auto* pieRowLayout = new QVBoxLayout(pieRow_);
+    pieRowLayout->setContentsMargins(0, 0, 0, 0);
+    pieSideBySide_ = new QWidget(pieRow_);
+    pieGrid_ = new QHBoxLayout(pieSideBySide_);
     pieGrid_->setContentsMargins(0, 0, 0, 0);
+    pieTabs_ = new QTabWidget(pieRow_);
+    pieTabs_->setDocumentMode(true);
+    pieRowLayout->addWidget(pieSideBySide_);
+    pieRowLayout->addWidget(pieTabs_);
     for (size_t i = 0; i < pies_.size(); ++i) {
-        pies_[i] = new PieChart(pieRow_);
+        pies_[i] = new PieChart(pieSideBySide_);
         pies_[i]->setTitle(tr(kPies[i].title));
     }
 
@@ -96,25 +104,43 @@ void TfStatsView::resizeEvent(QResizeEvent* e) {
 }
 
 void TfStatsView::arrangePies() {
-    // As many pies side by side as fit at their minimum width; the rest wrap to a second row.
-    std::vector<PieChart*> shown;
+    // Side by side while each pie gets kPieWidth (its legend needs the room); else one pie at a
+    // time in tabs, each as wide as the window.
+    constexpr int kPieWidth = 300;
+    std::vector<size_t> shown;
+    for (size_t i = 0; i < pies_.size(); ++i)
+        if (hasData_[i]) shown.push_back(i);
+    const bool tabs = shown.size() > 1 && width() < int(shown.size()) * kPieWidth;
+    const QSignalBlocker block(pieTabs_);
+    while (pieTabs_->count() > 0) pieTabs_->removeTab(0);
     for (PieChart* pie : pies_) {
         pieGrid_->removeWidget(pie);
-        if (!pie->isHidden()) shown.push_back(pie);
+        pie->setParent(pieSideBySide_);
+        pie->hide();
     }
-    const int minWidth = pies_[0]->minimumWidth() + pieGrid_->horizontalSpacing();
-    const int columns =
-        std::clamp(width() / std::max(1, minWidth), 1, std::max(1, int(shown.size())));
-    for (size_t i = 0; i < shown.size(); ++i)
-        pieGrid_->addWidget(shown[i], int(i) / columns, int(i) % columns);
-    const int rows = shown.empty() ? 0 : (int(shown.size()) + columns - 1) / columns;
-    pieRow_->setMinimumHeight(rows * pies_[0]->minimumHeight());
+    for (size_t i : shown) {
+        if (tabs) {
+            pieTabs_->addTab(pies_[i], tr(kPies[i].title));
+        } else {
+            pieGrid_->addWidget(pies_[i]);
+            pies_[i]->show();
+        }
+    }
+    pieTabs_->setVisible(tabs);
+    pieSideBySide_->setVisible(!tabs);
+    pieRow_->setVisible(!shown.empty());
+    pieRow_->setMinimumHeight(shown.empty()
+                                  ? 0
+                                  : pies_[0]->minimumHeight() +
+                                        (tabs ? pieTabs_->tabBar()->sizeHint().height() : 0));
 }
 
 int TfStatsView::visiblePieCount() const {
-    int n = 0;
-    for (const PieChart* pie : pies_) n += pie->isVisibleTo(this) ? 1 : 0;
-    return n;
+    return int(std::count(hasData_.begin(), hasData_.end(), true));
+}
+
+bool TfStatsView::piesInTabs() const {
+    return !pieTabs_->isHidden();
 }
 
 void TfStatsView::setProfile(std::shared_ptr<const Profile> profile) {
@@ -150,7 +176,7 @@ void TfStatsView::showStats() {
     const bool idle = includeIdle_->isChecked();
     if (!stats_) {
         table_->setTable(Table());
-        for (PieChart* pie : pies_) pie->setVisible(false);
+        hasData_.fill(false);
         arrangePies();
         return;
     }
@@ -160,7 +186,7 @@ void TfStatsView::showStats() {
     for (size_t i = 0; i < pies_.size(); ++i) {
         const PieData data = tfOpStatsPie(s, kPies[i].side, kPies[i].grouping, idle);
         pies_[i]->setSlices(data, QStringLiteral("µs"));
-        pies_[i]->setVisible(!data.empty());
+        hasData_[i] = !data.empty();
         shown += data.empty() ? 0 : 1;
     }
     arrangePies();

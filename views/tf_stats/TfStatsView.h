@@ -8,7 +8,8 @@
 #include "views/ToolView.h"
 
 class QCheckBox;
-class QGridLayout;
+class QHBoxLayout;
+class QTabWidget;
 class QLabel;
 class QWidget;
 
@@ -32,8 +33,10 @@ public:
 
     void setIncludeIdle(bool include);
     DataTableView* tableView() const { return table_; }
-    // Pies shown (with data), for tests.
+    // Pies shown (with data; side by side or in tabs), for tests.
     int visiblePieCount() const;
+    // Whether the pies are in tabs (the window is too narrow for them side by side).
+    bool piesInTabs() const;
 
 protected:
     void resizeEvent(QResizeEvent* e) override;
@@ -50,7 +53,10 @@ private:
     QLabel* status_;
     QCheckBox* includeIdle_;
     QWidget* pieRow_;
-    QGridLayout* pieGrid_ = nullptr;
+    QWidget* pieSideBySide_ = nullptr;
+    QHBoxLayout* pieGrid_ = nullptr;
+    QTabWidget* pieTabs_ = nullptr;
+    std::array<bool, 4> hasData_{}; // the pie has slices (is shown)
     std::array<PieChart*, 4> pies_{};
     DataTableView* table_;
 };

@@ -5,6 +5,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QDir>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
@@ -20,6 +21,7 @@
 #include <QStatusBar>
 #include <QVBoxLayout>
 
+#include "ui/CaptureDialog.h"
 #include "ui/LoadProgressWidget.h"
 #include "ui/MessageBanner.h"
 #include "ui/ProfileLoadTracker.h"
@@ -174,6 +176,11 @@ void MainWindow::buildMenus() {
     connect(recentMenu_, &QMenu::aboutToShow, this, &MainWindow::refreshRecent);
     file->addAction(tr("Open &Demo Profile"), this, &MainWindow::openDemo);
     file->addSeparator();
+    QAction* capture =
+        file->addAction(tr("&Capture Profile…"), this, &MainWindow::showCaptureDialog);
+    capture->setObjectName("captureAction");
+    capture->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
@@ -201,12 +208,39 @@ void MainWindow::buildMenus() {
 
 // ---- loading
 
-void MainWindow::openPath(const QString& path) {
+void MainWindow::openPath(const QString& path, const QString& run) {
     const QString name = QFileInfo(path).fileName();
     // The selectors stay as they are until the new profile is there.
     startLoad(
         tr("Opening %1").arg(name.isEmpty() ? path : name),
-        [path](const Progress& p) { return discoverAndLoad(path, p); }, requested_);
+        [path, run](const Progress& p) { return discoverAndLoad(path, p, run); }, requested_);
+}
+
+void MainWindow::showCaptureDialog() {
+    // The open log directory is the natural place for a new run.
+    QString logDir;
+    if (!shown_.demo && !shown_.source.isEmpty()) {
+        // Only a run that sits in LOGDIR/plugins/profile/ has a log directory.
+        if (const ProfileRun* run = shown_.currentRun()) {
+            const QString runPath = QDir::cleanPath(QString::fromStdString(run->path));
+            if (runPath.section('/', -3, -2) == QStringLiteral("plugins/profile"))
+                logDir = runPath.section('/', 0, -4);
+        }
+    }
+    auto* dialog = new CaptureDialog(settings_, logDir, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &CaptureDialog::captured, this,
+            [this](const QString& dir, const QString& run, const QStringList&,
+                   const QStringList& warnings) {
+                pendingNoticeTitle_.clear();
+                pendingNoticeDetail_.clear();
+                if (!warnings.isEmpty()) {
+                    pendingNoticeTitle_ = tr("Captured %1, but not from every service").arg(run);
+                    pendingNoticeDetail_ = warnings.join('\n');
+                }
+                openPath(dir, run);
+            });
+    dialog->show();
 }
 
 void MainWindow::openDemo() {
@@ -237,6 +271,8 @@ void MainWindow::onLoadFinished(const LoadOutcome& outcome) {
         return;
     }
     // Keep what is on screen; put the selectors back to it.
+    pendingNoticeTitle_.clear();
+    pendingNoticeDetail_.clear();
     requested_ = shown_;
     fillSelectors(shown_);
     if (outcome.result.cancelled) {
@@ -270,6 +306,12 @@ void MainWindow::showProfile(const LoadOutcome& outcome) {
     fillSelectors(shown_);
     fillToolSelector();
     updateTitleAndStatus();
+    if (!pendingNoticeTitle_.isEmpty()) {
+        banner_->showMessage(MessageBanner::Kind::Notice, pendingNoticeTitle_,
+                             pendingNoticeDetail_);
+        pendingNoticeTitle_.clear();
+        pendingNoticeDetail_.clear();
+    }
     emit profileShown();
 }
 

@@ -36,8 +36,11 @@ public:
     explicit MainWindow(QSettings* settings, QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // Opens a log directory, plugins/profile folder, run folder or .xplane.pb in the background.
-    void openPath(const QString& path);
+    // Opens a log directory, plugins/profile folder, run folder or .xplane.pb in the background;
+    // `run` names the run to show (else the newest).
+    void openPath(const QString& path, const QString& run = QString());
+    // File > Capture Profile…: the capture dialog; a capture opens its run when done.
+    void showCaptureDialog();
     // Opens the built-in synthetic profile in the background.
     void openDemo();
     void cancelLoad();
@@ -110,6 +113,8 @@ private:
     LoadProgressWidget* progress_;
     QMenu* recentMenu_;
     QAction* sidePanelAction_ = nullptr;
+    // Shown in the banner once the next load succeeds (a capture's warnings).
+    QString pendingNoticeTitle_, pendingNoticeDetail_;
 };
 
 } // namespace stepscope

@@ -3,6 +3,7 @@
 #include "app/cli/MemoryProfileExport.h"
 #include "model/Json.h"
 #include "model/analysis/KernelStats.h"
+#include "model/analysis/Overview.h"
 #include "model/analysis/TfOpStats.h"
 
 namespace stepscope::cli {
@@ -46,6 +47,19 @@ const std::vector<Exporter>& exporters() {
                        "the memory id (allocator) to export; default the first, as the page"}},
                      memoryProfileCsv,
                      memoryProfileJson});
+        e.push_back(
+            {"overview",
+             "Overview: the per-step breakdown (CSV); summary, steps, GPU time, top ops, "
+             "environment, recommendations (JSON)",
+             {{"step-pattern", true, "find steps as the events whose name contains this text"}},
+             [](const Profile& p, const ExportOptions& o) {
+                 const auto it = o.find("step-pattern");
+                 return overviewStepTable(computeOverview(p, it == o.end() ? "" : it->second));
+             },
+             [](const Profile& p, const ExportOptions& o) {
+                 const auto it = o.find("step-pattern");
+                 return overviewJson(computeOverview(p, it == o.end() ? "" : it->second));
+             }});
         return e;
     }();
     return all;

@@ -36,6 +36,9 @@ std::string signalName(int sig) {
     return name ? std::string("SIG") + name : "signal " + std::to_string(sig);
 }
 
+// How long a stopped program may take to exit before it is killed.
+constexpr std::chrono::seconds kStopGrace{5};
+
 } // namespace
 
 std::string cudaDriverProblem() {
@@ -133,7 +136,8 @@ LaunchResult launchAndCapture(const LaunchOptions& o, const Progress& progress) 
     ::close(pipeFds[0]);
 
     int status = 0;
-    bool sentStop = false;
+    bool sentStop = false, sentKill = false;
+    std::chrono::steady_clock::time_point stopSent;
     const auto start = std::chrono::steady_clock::now();
     for (;;) {
         const pid_t done = ::waitpid(pid, &status, WNOHANG);
@@ -145,6 +149,11 @@ LaunchResult launchAndCapture(const LaunchOptions& o, const Progress& progress) 
         if (!sentStop && (progress.cancelled() || timeUp)) {
             ::kill(pid, SIGTERM); // the injection library flushes on SIGTERM
             sentStop = true;
+            stopSent = std::chrono::steady_clock::now();
+        } else if (sentStop && !sentKill &&
+                   std::chrono::steady_clock::now() - stopSent > kStopGrace) {
+            ::kill(pid, SIGKILL); // it ignored SIGTERM; what it flushed so far is kept
+            sentKill = true;
         }
         progress.report("Running " + o.argv.front(), 0.0);
         std::this_thread::sleep_for(std::chrono::milliseconds(50));

@@ -12,11 +12,32 @@ namespace {
 
 constexpr std::string_view kSuffix = ".xplane.pb";
 
+// Host file suffixes, XSpace first. PyTorch's profiler (and its TensorBoard plugin) names its
+// traces `<worker>.<ts>.pt.trace.json[.gz]`; other tools write `<name>.json.gz`.
+constexpr std::string_view kSuffixes[] = {kSuffix,         ".pt.trace.json.gz", ".pt.trace.json",
+                                          ".trace.json.gz", ".trace.json",       ".json.gz"};
+
+// What TensorFlow 2.2-2.4 wrote beside its traces in a run folder: tool caches, not traces.
+constexpr std::string_view kToolCaches[] = {".memory_profile", ".overview_page", ".input_pipeline",
+                                            ".tensorflow_stats", ".kernel_stats", ".pod_viewer",
+                                            ".op_profile"};
+
+// The host name of a profile file, or empty if the name is not one of a profile.
+std::string hostOf(const std::string& name) {
+    for (std::string_view s : kSuffixes) {
+        if (name.size() <= s.size() || !name.ends_with(s)) continue;
+        std::string host = name.substr(0, name.size() - s.size());
+        for (std::string_view t : kToolCaches)
+            if (host.ends_with(t)) return {};
+        return host;
+    }
+    return {};
+}
+
 bool isHostFile(const fs::directory_entry& e) {
     std::error_code ec;
     if (!e.is_regular_file(ec)) return false;
-    const std::string name = e.path().filename().string();
-    return name.size() > kSuffix.size() && name.ends_with(kSuffix);
+    return !hostOf(e.path().filename().string()).empty();
 }
 
 // The host files directly inside `dir`, sorted by host name; sets `error` if the folder cannot
@@ -33,10 +54,17 @@ std::vector<HostFile> hostFilesIn(const fs::path& dir, std::string& error) {
         if (ec) break;
         if (!isHostFile(*it)) continue;
         const std::string name = it->path().filename().string();
-        hosts.push_back({name.substr(0, name.size() - kSuffix.size()), it->path().string()});
+        hosts.push_back({hostOf(name), it->path().string()});
     }
-    std::sort(hosts.begin(), hosts.end(),
-              [](const HostFile& a, const HostFile& b) { return a.host < b.host; });
+    // A host with an .xplane.pb is that file; a JSON trace of the same host (TensorFlow 2.x
+    // wrote `<host>.trace.json.gz` beside it) repeats it.
+    std::sort(hosts.begin(), hosts.end(), [](const HostFile& a, const HostFile& b) {
+        const bool ax = a.path.ends_with(kSuffix), bx = b.path.ends_with(kSuffix);
+        return a.host != b.host ? a.host < b.host : ax > bx;
+    });
+    hosts.erase(std::unique(hosts.begin(), hosts.end(),
+                            [](const HostFile& a, const HostFile& b) { return a.host == b.host; }),
+                hosts.end());
     return hosts;
 }
 
@@ -77,8 +105,9 @@ Discovery discoverProfiles(const std::string& path) {
     }
     if (fs::is_regular_file(status)) {
         const fs::path dir = p.parent_path();
-        std::string stem = p.filename().string();
-        if (stem.ends_with(kSuffix)) stem.resize(stem.size() - kSuffix.size());
+        std::string stem = hostOf(p.filename().string());
+        if (stem.empty()) stem = p.filename().string();
+        if (stem.ends_with(".json")) stem.resize(stem.size() - 5);
         d.runs.push_back({dir.filename().string(), dir.string(), {{stem, p.string()}}});
         return d;
     }
@@ -96,8 +125,8 @@ Discovery discoverProfiles(const std::string& path) {
     }
     if (d.runs.empty() && d.error.empty())
         d.error = "no profiles found in " + path +
-                  " (expected LOGDIR/plugins/profile/<run>/<host>.xplane.pb, a run folder, or an "
-                  ".xplane.pb file)";
+                  " (expected LOGDIR/plugins/profile/<run>/<host>.xplane.pb, a run folder, an "
+                  ".xplane.pb file, or a PyTorch/Chrome trace .json or .json.gz)";
     return d;
 }
 

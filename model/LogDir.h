@@ -5,9 +5,10 @@
 
 namespace stepscope {
 
-// One `<host>.xplane.pb` of a run.
+// One `<host>.xplane.pb` (or PyTorch/Chrome trace `<host>.pt.trace.json[.gz]`, `.json.gz`) of a
+// run.
 struct HostFile {
-    std::string host; // file name without `.xplane.pb`
+    std::string host; // file name without its suffix
     std::string path;
 };
 
@@ -26,7 +27,10 @@ struct Discovery {
 
 // Finds the profiles under a path given by the user, as TensorBoard would:
 //   LOGDIR (has plugins/profile/<run>/), LOGDIR/plugins/profile, one run folder, or a single
-//   .xplane.pb file (then one run named after its folder, with that one host).
+//   .xplane.pb or trace JSON file (then one run named after its folder, with that one host).
+// Host files: `.xplane.pb`, `.pt.trace.json[.gz]`, `.trace.json[.gz]`, `.json.gz` (not
+// TensorFlow's tool caches such as `.memory_profile.json.gz`); where a host has both an
+// `.xplane.pb` and a JSON trace, the `.xplane.pb` is used.
 Discovery discoverProfiles(const std::string& path);
 
 } // namespace stepscope

@@ -61,6 +61,29 @@ uint32_t ProfileBuilder::addTrack(uint32_t plane, int64_t lineId, std::string_vi
     return static_cast<uint32_t>(profile_->tracks_.size() - 1);
 }
 
+void ProfileBuilder::setPlaneName(uint32_t plane, std::string_view name) {
+    Plane& p = profile_->planes_[plane];
+    p.name = intern(name);
+    const PlaneClass c = classifyPlane(name);
+    p.kind = c.kind;
+    p.deviceOrdinal = c.deviceOrdinal;
+}
+
+void ProfileBuilder::setTrackName(uint32_t track, std::string_view name) {
+    profile_->tracks_[track].name = intern(name);
+}
+
+bool ProfileBuilder::shiftEvents(size_t firstEvent, int64_t deltaPs) {
+    for (size_t i = firstEvent; i < start_.size(); ++i) {
+        int64_t s, e;
+        if (__builtin_add_overflow(start_[i], deltaPs, &s) ||
+            __builtin_add_overflow(s, duration_[i], &e))
+            return false;
+    }
+    for (size_t i = firstEvent; i < start_.size(); ++i) start_[i] += deltaPs;
+    return true;
+}
+
 void ProfileBuilder::reserveEvents(size_t events) {
     if (events >= kMaxEvents && error_.empty())
         error_ = "the profile is too large: more than " + std::to_string(kMaxEvents) + " events";

@@ -35,6 +35,10 @@ public:
 
     uint32_t addTrack(uint32_t plane, int64_t lineId, std::string_view name,
                       std::string_view displayName = {}, int64_t displayId = 0);
+    // Names learned after the plane or track was added (Chrome JSON names processes and threads
+    // in metadata events anywhere in the file). The plane is classified again by its new name.
+    void setPlaneName(uint32_t plane, std::string_view name);
+    void setTrackName(uint32_t track, std::string_view name);
 
     // Event times are picoseconds relative to the time base, an absolute time in nanoseconds set
     // once (by the first importer) so that every host of a run shares it.
@@ -61,9 +65,13 @@ public:
         meta_.back() = metadata;
     }
     void dropLastEvent();
+    // Moves the events from `firstEvent` on by `deltaPs` (an importer that learns its time base
+    // only at the end of its file). False, and nothing moved, if a time would overflow.
+    bool shiftEvents(size_t firstEvent, int64_t deltaPs);
 
     // The index under which event stats name their key; one per distinct stat name.
     uint32_t statKey(StringId name);
+    StringId statKeyName(uint32_t keyIndex) const { return statKeys_[keyIndex]; }
     // Adds a stat to the event added last. The first form is the fast path for importers that
     // resolved the key once per stat name.
     void addEventStat(uint32_t keyIndex, StatType type, uint64_t raw) {

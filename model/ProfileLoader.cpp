@@ -2,22 +2,21 @@
 
 #include "model/MappedFile.h"
 #include "model/ProfileBuilder.h"
+#include "model/kineto/KinetoImporter.h"
 #include "model/xspace/XSpaceImporter.h"
 
 namespace stepscope {
 
 namespace {
 
-bool looksLikeJson(std::span<const uint8_t> b) {
-    for (uint8_t c : b.first(std::min<size_t>(b.size(), 64))) {
-        if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
-        return c == '{' || c == '[';
-    }
-    return false;
-}
-
-bool looksLikeGzip(std::span<const uint8_t> b) {
-    return b.size() >= 2 && b[0] == 0x1f && b[1] == 0x8b;
+// Chrome trace JSON (PyTorch/Kineto) or XSpace. A gzip stream cannot be an XSpace (0x1f is no
+// valid protobuf tag), nor can a file that starts with `{` or `[` (an XSpace starts with the tag
+// 0x0A). A file that starts with blanks and then `{` or `[` could be an XSpace whose first plane
+// is 91 or 123 bytes long, so there the name decides: `.pb` is an XSpace.
+bool isChromeTrace(const std::string& path, std::span<const uint8_t> b) {
+    if (!looksLikeChromeTrace(b)) return false;
+    if (b[0] == 0x1f || b[0] == '{' || b[0] == '[') return true;
+    return !path.ends_with(".pb");
 }
 
 LoadResult finishLoad(ProfileBuilder& builder, const Progress* progress) {
@@ -57,17 +56,11 @@ LoadResult loadHosts(const std::vector<HostFile>& hosts, const Progress* progres
             return result;
         }
         const auto bytes = file.bytes();
-        auto notXSpace = [&](const char* kind) {
-            return h.path + ": not an XSpace profile (it looks like a " + kind +
-                   " file; Stepscope opens .xplane.pb files and TensorBoard log folders)";
-        };
-        // A gzip stream cannot be an XSpace (0x1f is no valid protobuf tag).
-        if (looksLikeGzip(bytes)) {
-            result.error = notXSpace("gzip");
-            return result;
-        }
         const uint32_t host = builder.addHost(h.host, h.path);
-        std::string error = importXSpace(bytes, builder, host, progress);
+        const bool json = isChromeTrace(h.path, bytes);
+        std::string error = json ? importChromeTrace(bytes, builder, host, progress,
+                                                     MappedFile::readableAfterEnd(bytes.size()))
+                                 : importXSpace(bytes, builder, host, progress);
         if (file.shrunk())
             error = "the file changed while it was being read: it is shorter than the " +
                     std::to_string(bytes.size()) +
@@ -78,11 +71,9 @@ LoadResult loadHosts(const std::vector<HostFile>& hosts, const Progress* progres
                 result.cancelled = true;
                 result.error = "loading was cancelled";
             } else {
-                // JSON is recognised only once the file failed as an XSpace: an XSpace starts
-                // with the tag 0x0A (a newline) and, for a first plane of 91 or 123 bytes, a
-                // length byte of '[' or '{'.
-                result.error = !file.shrunk() && looksLikeJson(bytes) ? notXSpace("JSON")
-                                                                      : h.path + ": " + error;
+                result.error = h.path + (json ? ": not a readable Chrome trace JSON: "
+                                              : ": ") +
+                               error;
             }
             return result;
         }

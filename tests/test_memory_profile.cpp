@@ -549,6 +549,13 @@ private slots:
             const int columns = 1 + int(rng() % 300);
             const double x0 = x[rng() % n] - 3, x1 = x0 + double(rng() % 20000) / 10 + 1;
             const std::vector<uint32_t> keep = minMaxDownsample(x, y, x0, x1, columns);
+            // The indexed form gives the same result as the scanning one.
+            const RangeExtrema index(y);
+            QCOMPARE(minMaxDownsample(x, index, x0, x1, columns), keep);
+            const StepOutline scanned = stepEnvelope(x, y, x0, x1, columns);
+            const StepOutline indexed = stepEnvelope(x, index, x0, x1, columns);
+            QCOMPARE(indexed.x, scanned.x);
+            QCOMPARE(indexed.y, scanned.y);
             QVERIFY(std::is_sorted(keep.begin(), keep.end()));
             QVERIFY(std::adjacent_find(keep.begin(), keep.end()) == keep.end());
             const size_t first = size_t(std::lower_bound(x.begin(), x.end(), x0) - x.begin());
@@ -587,6 +594,32 @@ private slots:
         }
     }
 
+    void rangeExtremaMatchBruteForce() {
+        // Few distinct values (many ties: the first of equals wins), runs of NaN, and ranges of
+        // every length, aligned to the index's blocks of 16 and 256 or not.
+        std::mt19937_64 rng(11);
+        for (size_t n : {0, 1, 15, 16, 17, 255, 256, 257, 5000, 70000}) {
+            std::vector<double> y(n);
+            for (size_t i = 0; i < n; ++i) y[i] = double(rng() % 7);
+            for (size_t i = 0; i + 40 < n; i += 997) // NaN runs longer than a block
+                std::fill(y.begin() + long(i), y.begin() + long(i + 40), std::nan(""));
+            const RangeExtrema index(y);
+            for (int trial = 0; trial < 300; ++trial) {
+                const size_t begin = n ? rng() % n : 0;
+                const size_t end = begin + (n - begin ? rng() % (n - begin + 1) : 0);
+                size_t minAt = end, maxAt = end;
+                for (size_t i = begin; i < end; ++i) {
+                    if (std::isnan(y[i])) continue;
+                    if (minAt == end || y[i] < y[minAt]) minAt = i;
+                    if (maxAt == end || y[i] > y[maxAt]) maxAt = i;
+                }
+                const auto [gotMin, gotMax] = index.find(begin, end);
+                QCOMPARE(gotMin, minAt);
+                QCOMPARE(gotMax, maxAt);
+            }
+        }
+    }
+
     void downsamplerNeverLosesASpike() {
         // A million flat samples with one spike and one dip: both survive at any width.
         const size_t n = 1'000'000;
@@ -607,7 +640,7 @@ private slots:
         const std::vector<uint32_t> few =
             minMaxDownsample(std::span(x).first(10), std::span(y).first(10), 0, 9, 100);
         QCOMPARE(few.size(), size_t(10));
-        QVERIFY(minMaxDownsample({}, {}, 0, 1, 10).empty());
+        QVERIFY(minMaxDownsample({}, std::span<const double>(), 0, 1, 10).empty());
     }
 
     void envelopeReachesEveryColumnsMaximum() {

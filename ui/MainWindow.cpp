@@ -5,6 +5,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QDir>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
@@ -20,11 +21,15 @@
 #include <QStatusBar>
 #include <QVBoxLayout>
 
+#include "ui/CaptureDialog.h"
+#include "ui/ChromeTraceExport.h"
 #include "ui/LoadProgressWidget.h"
 #include "ui/MessageBanner.h"
 #include "ui/ProfileLoadTracker.h"
 #include "ui/WelcomePage.h"
+#include "ui/widgets/DataTableView.h"
 #include "views/ToolView.h"
+#include "views/trace/ShortcutSheet.h"
 
 // The icons are compiled into the static stepscope_ui library, whose resource initializer the
 // linker would drop without a reference; Q_INIT_RESOURCE must be called outside any namespace.
@@ -59,6 +64,7 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
     setWindowTitle(tr("Stepscope"));
     setWindowIcon(QIcon(":/stepscope.svg"));
     setAcceptDrops(true);
+    DataTableView::setSettings(settings_); // tables remember their hidden columns
 
     banner_ = new MessageBanner(this);
     welcome_ = new WelcomePage(this);
@@ -115,7 +121,7 @@ MainWindow::~MainWindow() = default;
 QWidget* MainWindow::buildSidePanel() {
     auto* panel = new QFrame(this);
     panel->setObjectName("sidePanel");
-    panel->setFixedWidth(260);
+    panel->setFixedWidth(220);
     panel->setStyleSheet("#sidePanel { background: palette(alternate-base);"
                          " border-right: 1px solid palette(midlight); }");
 
@@ -171,10 +177,45 @@ void MainWindow::buildMenus() {
     connect(recentMenu_, &QMenu::aboutToShow, this, &MainWindow::refreshRecent);
     file->addAction(tr("Open &Demo Profile"), this, &MainWindow::openDemo);
     file->addSeparator();
+    QAction* capture =
+        file->addAction(tr("&Capture Profile…"), this, &MainWindow::showCaptureDialog);
+    capture->setObjectName("captureAction");
+    capture->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    file->addSeparator();
+    exportChromeAction_ =
+        file->addAction(tr("&Export as Chrome Trace…"), this, &MainWindow::exportChromeTrace);
+    exportChromeAction_->setObjectName("exportChromeTraceAction");
+    exportChromeAction_->setEnabled(false);
+    connect(this, &MainWindow::profileShown, exportChromeAction_,
+            [this] { exportChromeAction_->setEnabled(profile_ != nullptr); });
+    chromeExport_ = new ChromeTraceExport(this);
+    connect(chromeExport_, &ChromeTraceExport::finished, this,
+            [this](const QString& path, const QString& error) {
+                if (error.isEmpty())
+                    statusBar()->showMessage(tr("Exported %1").arg(path), 8000);
+                else if (error == "cancelled")
+                    statusBar()->showMessage(tr("Export cancelled"), 5000);
+                else
+                    banner_->showMessage(MessageBanner::Kind::Error,
+                                         tr("Could not export the Chrome trace"), error);
+            });
+    file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    sidePanelAction_ = view->addAction(tr("&Side Panel"));
+    sidePanelAction_->setObjectName("sidePanelAction");
+    sidePanelAction_->setCheckable(true);
+    sidePanelAction_->setChecked(true);
+    sidePanelAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+    connect(sidePanelAction_, &QAction::toggled, this,
+            [this](bool on) { sidePanel_->setVisible(on && profile_); });
+
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* keys =
+        help->addAction(tr("&Keyboard Shortcuts"), this, [this] { showShortcutSheet(this); });
+    keys->setShortcut(QKeySequence::HelpContents);
     help->addAction(tr("&About Stepscope"), this, [this] {
         QMessageBox::about(this, tr("About Stepscope"),
                            tr("<b>Stepscope %1</b><p>A native profiler for GPU training jobs: "
@@ -184,14 +225,50 @@ void MainWindow::buildMenus() {
     });
 }
 
+void MainWindow::exportChromeTrace() {
+    if (!profile_ || chromeExport_->isRunning()) return;
+    QString base = shown_.demo ? QString("demo") : QFileInfo(shown_.source).fileName();
+    for (const char* suffix : {".gz", ".json", ".trace", ".pt", ".pb", ".xplane"})
+        if (base.endsWith(QLatin1String(suffix))) base.chop(int(qstrlen(suffix)));
+    if (base.isEmpty()) base = "profile";
+    chromeExport_->run(profile_, QDir::home().filePath(base + ".trace.json.gz"));
+}
+
 // ---- loading
 
-void MainWindow::openPath(const QString& path) {
+void MainWindow::openPath(const QString& path, const QString& run) {
     const QString name = QFileInfo(path).fileName();
     // The selectors stay as they are until the new profile is there.
     startLoad(
         tr("Opening %1").arg(name.isEmpty() ? path : name),
-        [path](const Progress& p) { return discoverAndLoad(path, p); }, requested_);
+        [path, run](const Progress& p) { return discoverAndLoad(path, p, run); }, requested_);
+}
+
+void MainWindow::showCaptureDialog() {
+    // The open log directory is the natural place for a new run.
+    QString logDir;
+    if (!shown_.demo && !shown_.source.isEmpty()) {
+        // Only a run that sits in LOGDIR/plugins/profile/ has a log directory.
+        if (const ProfileRun* run = shown_.currentRun()) {
+            const QString runPath = QDir::cleanPath(QString::fromStdString(run->path));
+            if (runPath.section('/', -3, -2) == QStringLiteral("plugins/profile"))
+                logDir = runPath.section('/', 0, -4);
+        }
+    }
+    auto* dialog = new CaptureDialog(settings_, logDir, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &CaptureDialog::captured, this,
+            [this](const QString& dir, const QString& run, const QStringList&,
+                   const QStringList& warnings) {
+                pendingNoticeTitle_.clear();
+                pendingNoticeDetail_.clear();
+                if (!warnings.isEmpty()) {
+                    pendingNoticeTitle_ = tr("Captured %1, but not from every service").arg(run);
+                    pendingNoticeDetail_ = warnings.join('\n');
+                }
+                openPath(dir, run);
+            });
+    dialog->show();
 }
 
 void MainWindow::openDemo() {
@@ -222,6 +299,8 @@ void MainWindow::onLoadFinished(const LoadOutcome& outcome) {
         return;
     }
     // Keep what is on screen; put the selectors back to it.
+    pendingNoticeTitle_.clear();
+    pendingNoticeDetail_.clear();
     requested_ = shown_;
     fillSelectors(shown_);
     if (outcome.result.cancelled) {
@@ -251,10 +330,16 @@ void MainWindow::showProfile(const LoadOutcome& outcome) {
         welcome_->setRecentPaths(recent_.paths());
     }
     for (auto& [id, view] : views_) view->setProfile(profile_);
-    sidePanel_->show();
+    sidePanel_->setVisible(sidePanelAction_->isChecked());
     fillSelectors(shown_);
     fillToolSelector();
     updateTitleAndStatus();
+    if (!pendingNoticeTitle_.isEmpty()) {
+        banner_->showMessage(MessageBanner::Kind::Notice, pendingNoticeTitle_,
+                             pendingNoticeDetail_);
+        pendingNoticeTitle_.clear();
+        pendingNoticeDetail_.clear();
+    }
     emit profileShown();
 }
 
@@ -337,6 +422,17 @@ void MainWindow::showTool(const QString& id) {
             if (!selectTool(kTraceViewerId)) return;
             if (ToolView* trace = currentView()) trace->focusEvent(e);
         });
+        connect(view, &ToolView::showRangeRequested, this, [this](qint64 b, qint64 e) {
+            if (!selectTool(kTraceViewerId)) return;
+            if (ToolView* trace = currentView()) trace->focusRange(b, e);
+        });
+        connect(view, &ToolView::showToolRequested, this,
+                [this](const QString& tool) { selectTool(tool); });
+        connect(view, &ToolView::showNameRequested, this,
+                [this](const QString& tool, const QString& name) {
+                    if (!selectTool(tool)) return;
+                    if (ToolView* target = currentView()) target->showName(name);
+                });
     }
     stack_->setCurrentWidget(view);
 }

@@ -11,6 +11,7 @@
 #include "ui/RecentFiles.h"
 #include "views/ToolRegistry.h"
 
+class QAction;
 class QComboBox;
 class QLabel;
 class QMenu;
@@ -19,6 +20,7 @@ class QStackedWidget;
 
 namespace stepscope {
 
+class ChromeTraceExport;
 class LoadProgressWidget;
 class MessageBanner;
 class ProfileLoadTracker;
@@ -35,8 +37,14 @@ public:
     explicit MainWindow(QSettings* settings, QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // Opens a log directory, plugins/profile folder, run folder or .xplane.pb in the background.
-    void openPath(const QString& path);
+    // Opens a log directory, plugins/profile folder, run folder or .xplane.pb in the background;
+    // `run` names the run to show (else the newest).
+    void openPath(const QString& path, const QString& run = QString());
+    // File > Capture Profile…: the capture dialog; a capture opens its run when done.
+    void showCaptureDialog();
+    // File > Export as Chrome Trace…: the profile on screen as Chrome trace JSON (Perfetto).
+    void exportChromeTrace();
+    ChromeTraceExport* chromeTraceExport() const { return chromeExport_; }
     // Opens the built-in synthetic profile in the background.
     void openDemo();
     void cancelLoad();
@@ -108,6 +116,11 @@ private:
     QLabel* statusSummary_;
     LoadProgressWidget* progress_;
     QMenu* recentMenu_;
+    QAction* exportChromeAction_ = nullptr;
+    ChromeTraceExport* chromeExport_ = nullptr;
+    QAction* sidePanelAction_ = nullptr;
+    // Shown in the banner once the next load succeeds (a capture's warnings).
+    QString pendingNoticeTitle_, pendingNoticeDetail_;
 };
 
 } // namespace stepscope

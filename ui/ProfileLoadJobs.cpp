@@ -2,9 +2,11 @@
 
 #include "model/SyntheticProfile.h"
 
+#include <algorithm>
+
 namespace stepscope {
 
-LoadOutcome discoverAndLoad(const QString& path, const Progress& progress) {
+LoadOutcome discoverAndLoad(const QString& path, const Progress& progress, const QString& run) {
     LoadOutcome out;
     out.selection.source = path;
     progress.report("Looking for profiles", 0.0);
@@ -15,8 +17,12 @@ LoadOutcome discoverAndLoad(const QString& path, const Progress& progress) {
                                : out.selection.discovery.error;
         return out;
     }
-    out.selection.run = 0;
-    out.selection.host = defaultHost(out.selection.discovery.runs.front());
+    const std::vector<ProfileRun>& runs = out.selection.discovery.runs;
+    const auto named = std::find_if(runs.begin(), runs.end(), [&run](const ProfileRun& r) {
+        return r.name == run.toStdString();
+    });
+    out.selection.run = named == runs.end() ? 0 : int(named - runs.begin());
+    out.selection.host = defaultHost(runs[size_t(out.selection.run)]);
     if (progress.cancelled()) {
         out.result.cancelled = true;
         return out;

@@ -20,8 +20,10 @@ inline constexpr const char* kDemoHostName = "localhost";
 // The loads the window runs in a worker. Each runs on the calling thread and honours cancel().
 
 // Discovers the profiles under a path the user gave (log dir, plugins/profile, run folder or one
-// .xplane.pb) and loads the newest run with its default host.
-LoadOutcome discoverAndLoad(const QString& path, const Progress& progress);
+// .xplane.pb) and loads the run named `run` (when given and found; else the newest run) with its
+// default host.
+LoadOutcome discoverAndLoad(const QString& path, const Progress& progress,
+                            const QString& run = QString());
 // Loads the hosts a selection names (after the user picked another run or host).
 LoadOutcome loadSelection(const ProfileSelection& selection, const Progress& progress);
 // Generates the built-in synthetic profile in memory and loads it.

@@ -2,7 +2,9 @@
 
 #include "app/cli/MemoryProfileExport.h"
 #include "model/Json.h"
+#include "model/analysis/InputPipeline.h"
 #include "model/analysis/KernelStats.h"
+#include "model/analysis/Overview.h"
 #include "model/analysis/TfOpStats.h"
 
 namespace stepscope::cli {
@@ -46,6 +48,32 @@ const std::vector<Exporter>& exporters() {
                        "the memory id (allocator) to export; default the first, as the page"}},
                      memoryProfileCsv,
                      memoryProfileJson});
+        e.push_back(
+            {"overview",
+             "Overview: the per-step breakdown (CSV); summary, steps, GPU time, top ops, "
+             "environment, recommendations (JSON)",
+             {{"step-pattern", true, "find steps as the events whose name contains this text"}},
+             [](const Profile& p, const ExportOptions& o) {
+                 const auto it = o.find("step-pattern");
+                 return overviewStepTable(computeOverview(p, it == o.end() ? "" : it->second));
+             },
+             [](const Profile& p, const ExportOptions& o) {
+                 const auto it = o.find("step-pattern");
+                 return overviewJson(computeOverview(p, it == o.end() ? "" : it->second));
+             }});
+        e.push_back(
+            {"input_pipeline",
+             "Input pipeline analyzer: the input op table (CSV); summary, per-step input "
+             "time, host breakdown, input ops (JSON)",
+             {{"step-pattern", true, "find steps as the events whose name contains this text"}},
+             [](const Profile& p, const ExportOptions& o) {
+                 const auto it = o.find("step-pattern");
+                 return inputOpTable(computeInputPipeline(p, it == o.end() ? "" : it->second));
+             },
+             [](const Profile& p, const ExportOptions& o) {
+                 const auto it = o.find("step-pattern");
+                 return inputPipelineJson(computeInputPipeline(p, it == o.end() ? "" : it->second));
+             }});
         return e;
     }();
     return all;

@@ -23,15 +23,21 @@ constexpr const char* kUsage =
     "                                 write a synthetic profile as a TensorBoard log directory\n"
     "  export TOOL PATH (--csv OUT | --json OUT) [OPTIONS]\n"
     "                                 write what a tool shows (see export --help)\n"
+    "  capture --service ADDR[,ADDR..] --logdir DIR [--duration-ms N] [OPTIONS]\n"
+    "                                 profile running TensorFlow/JAX jobs (see capture --help)\n"
     "  bench load [--events-list N,N,..] [--with-100m]\n"
     "                                 XSpace load speed and memory vs protobuf's parser\n"
     "  bench timeline                 timeline frame times\n"
     "  bench stats                    kernel and op statistics times\n"
     "  bench memory [--events-list N,N,..]\n"
     "                                 memory profile analysis and timeline frame times\n"
+    "  bench kineto [--events-list N,N,..]\n"
+    "                                 Kineto JSON load speed and memory vs a bare simdjson parse\n"
+    "  convert PATH [--to chrome-json] OUT.json[.gz]\n"
+    "                                 write a profile as Chrome trace JSON (Perfetto)\n"
     "\n"
-    "PATH is a TensorBoard log directory, LOGDIR/plugins/profile, one run folder or one\n"
-    ".xplane.pb file. Options: --help, --version.\n";
+    "PATH is a TensorBoard log directory, LOGDIR/plugins/profile, one run folder, one\n"
+    ".xplane.pb file or one PyTorch/Chrome trace .json[.gz]. Options: --help, --version.\n";
 
 int usageError(const std::string& message) {
     std::fprintf(stderr, "stepscope-cli: %s\n\n%s", message.c_str(), kUsage);
@@ -72,14 +78,17 @@ int main(int argc, char** argv) {
     if (command == "info") return stepscope::cli::runInfo(rest);
     if (command == "generate") return stepscope::cli::runGenerate(rest);
     if (command == "export") return stepscope::cli::runExport(rest);
+    if (command == "capture") return stepscope::cli::runCapture(rest);
+    if (command == "convert") return stepscope::cli::runConvert(rest);
     if (command == "bench") {
-        if (rest.empty()) return usageError("bench needs one of: load, timeline, stats, memory");
+        if (rest.empty()) return usageError("bench needs one of: load, timeline, stats, memory, kineto");
         const std::vector<std::string> benchArgs(rest.begin() + 1, rest.end());
         if (rest[0] == "load") return stepscope::cli::runBenchLoad(benchArgs);
         if (rest[0] == "timeline") return stepscope::cli::runBenchTimeline(benchArgs);
         if (rest[0] == "stats") return stepscope::cli::runBenchStats(benchArgs);
+        if (rest[0] == "kineto") return stepscope::cli::runBenchKineto(benchArgs);
         if (rest[0] == "memory") return stepscope::cli::runBenchMemory(benchArgs);
-        return usageError("unknown benchmark '" + rest[0] + "' (load, timeline, stats, memory)");
+        return usageError("unknown benchmark '" + rest[0] + "' (load, timeline, stats, memory, kineto)");
     }
     return usageError("unknown command '" + command + "'");
 }

@@ -6,8 +6,6 @@
 #include <cmath>
 #include <qcustomplot.h>
 
-#include "model/MinMaxDownsample.h"
-
 namespace stepscope {
 
 namespace {
@@ -170,6 +168,8 @@ void MemoryTimelineChart::setSeries(std::shared_ptr<const MemoryProfile> profile
         maxStackHeap_ = std::max(maxStackHeap_, heap);
         maxTotal_ = std::max(maxTotal_, free);
     }
+    for (int b = 0; b < BandCount; ++b) topExtrema_[b] = RangeExtrema(tops_[b]);
+    fragmentationExtrema_ = RangeExtrema(fragmentationPct_);
     fitMemoryAxis();
     if (series_ && n > 0) {
         const double peak = double(series_->summary.peakTimePs) / 1e9;
@@ -246,21 +246,23 @@ void MemoryTimelineChart::updateVisible() {
     const int columns = std::max(plot_->axisRect()->width(), 1);
     const double scale = 1 / unitBytes_;
     drawnPoints_ = 0;
-    const auto lineData = [&](const std::vector<double>& y, double yScale) {
+    const auto lineData = [&](const RangeExtrema& extrema, double yScale) {
+        const std::span<const double> y = extrema.values();
         QVector<QCPGraphData> d;
-        for (uint32_t i : minMaxDownsample(timeMs_, y, range.lower, range.upper, columns))
+        for (uint32_t i : minMaxDownsample(timeMs_, extrema, range.lower, range.upper, columns))
             if (!std::isnan(y[i])) d.push_back({timeMs_[i], y[i] * yScale});
         drawnPoints_ += size_t(d.size());
         return d;
     };
     for (int b = 0; b < BandCount; ++b) {
         if (b == Free && !freeShown()) continue;
-        const StepOutline top = stepEnvelope(timeMs_, tops_[b], range.lower, range.upper, columns);
+        const StepOutline top =
+            stepEnvelope(timeMs_, topExtrema_[b], range.lower, range.upper, columns);
         fills_[b]->data()->set(graphData(top.x, top.y, scale), true);
-        lines_[b]->data()->set(lineData(tops_[b], scale), true);
+        lines_[b]->data()->set(lineData(topExtrema_[b], scale), true);
         drawnPoints_ += top.x.size();
     }
-    fragmentationGraph_->data()->set(lineData(fragmentationPct_, 1), true);
+    fragmentationGraph_->data()->set(lineData(fragmentationExtrema_, 1), true);
 }
 
 void MemoryTimelineChart::setAllData() {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "model/MinMaxDownsample.h"
 #include "model/analysis/MemoryProfile.h"
 
 class QCustomPlot;
@@ -22,7 +23,8 @@ namespace stepscope {
 // - Each frame draws only what its pixels can show (model/MinMaxDownsample.h): each band is
 //   filled up to its largest value in every pixel column (stepEnvelope), and its top line keeps,
 //   per column, the first and last event and the events where it is lowest and highest
-//   (minMaxDownsample). No peak is ever lost, and a frame costs pixels, not events.
+//   (minMaxDownsample). Each column's extremes come from a RangeExtrema index built once per
+//   series, so no peak is ever lost and a frame costs pixels x log(events), not events.
 // - Hovering shows the details of the event nearest the cursor in time (memoryRecordDetails);
 //   a left click (without dragging) on the plot emits recordClicked for that event.
 class MemoryTimelineChart : public QWidget {
@@ -84,6 +86,10 @@ private:
     // Per record: time (ms), each band's top (bytes) and fragmentation (%).
     std::vector<double> timeMs_, fragmentationPct_;
     std::array<std::vector<double>, BandCount> tops_;
+    // Range extremes of tops_ and fragmentationPct_, built once per series for the per-frame
+    // downsampling.
+    std::array<RangeExtrema, BandCount> topExtrema_;
+    RangeExtrema fragmentationExtrema_;
     double unitBytes_ = 1;
     double maxStackHeap_ = 0, maxTotal_ = 0; // bytes
     QString unitName_;

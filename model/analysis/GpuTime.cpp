@@ -1,0 +1,139 @@
+#include "model/analysis/GpuTime.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace stepscope {
+
+namespace {
+
+using Interval = GpuIdleGap;
+
+bool containsIgnoreCase(std::string_view s, std::string_view p) {
+    if (p.size() > s.size()) return false;
+    for (size_t i = 0; i + p.size() <= s.size(); ++i) {
+        size_t k = 0;
+        while (k < p.size() && std::tolower(uint8_t(s[i + k])) == std::tolower(uint8_t(p[k]))) ++k;
+        if (k == p.size()) return true;
+    }
+    return false;
+}
+
+// Sorts and merges into disjoint intervals.
+std::vector<Interval> unite(std::vector<Interval> v) {
+    std::sort(v.begin(), v.end(),
+              [](const Interval& a, const Interval& b) { return a.beginPs < b.beginPs; });
+    std::vector<Interval> out;
+    for (const Interval& i : v) {
+        if (i.endPs <= i.beginPs) continue;
+        if (!out.empty() && i.beginPs <= out.back().endPs)
+            out.back().endPs = std::max(out.back().endPs, i.endPs);
+        else
+            out.push_back(i);
+    }
+    return out;
+}
+
+int64_t total(const std::vector<Interval>& v) {
+    int64_t t = 0;
+    for (const Interval& i : v) t += i.endPs - i.beginPs;
+    return t;
+}
+
+// Time of `a` (disjoint, sorted) not covered by `b` (disjoint, sorted).
+int64_t minus(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+    int64_t out = 0;
+    size_t j = 0;
+    for (const Interval& i : a) {
+        int64_t cursor = i.beginPs;
+        while (j < b.size() && b[j].endPs <= cursor) ++j;
+        for (size_t k = j; k < b.size() && b[k].beginPs < i.endPs; ++k) {
+            if (b[k].beginPs > cursor) out += b[k].beginPs - cursor;
+            cursor = std::max(cursor, b[k].endPs);
+            if (cursor >= i.endPs) break;
+        }
+        if (cursor < i.endPs) out += i.endPs - cursor;
+    }
+    return out;
+}
+
+} // namespace
+
+GpuTime computeGpuTime(const Profile& p, const Progress* progress) {
+    GpuTime result;
+    for (size_t pi = 0; pi < p.planes().size(); ++pi) {
+        const Plane& plane = p.planes()[pi];
+        if (plane.kind != PlaneKind::Gpu) continue;
+        std::vector<Interval> all, compute, collectives, memory;
+        for (const Track& t : p.tracksOf(plane)) {
+            if (!t.deviceOps || t.derived) continue;
+            const EventIndex end = t.firstEvent + t.eventCount;
+            for (EventIndex e = t.firstEvent; e < end; ++e) {
+                const Interval i{p.start(e), p.end(e)};
+                all.push_back(i);
+                const std::string_view name = p.name(e);
+                if (containsIgnoreCase(name, "nccl") || containsIgnoreCase(name, "rccl"))
+                    collectives.push_back(i);
+                else if (p.memcpys().find(e) || name.find("Memcpy") != std::string_view::npos ||
+                         name.find("Memset") != std::string_view::npos)
+                    memory.push_back(i);
+                else
+                    compute.push_back(i);
+            }
+        }
+        if (progress && progress->cancelled()) return {};
+        if (all.empty()) continue;
+        GpuTimeRow row;
+        row.plane = uint32_t(pi);
+        row.device = std::string(p.str(plane.name));
+        row.events = all.size();
+        const auto busy = unite(std::move(all));
+        row.firstPs = busy.front().beginPs;
+        row.lastPs = busy.back().endPs;
+        row.busyPs = total(busy);
+        row.idlePs = row.spanPs() - row.busyPs;
+        const auto c = unite(std::move(compute));
+        const auto k = unite(std::move(collectives));
+        const auto m = unite(std::move(memory));
+        row.computePs = total(c);
+        row.collectivesPs = total(k);
+        row.collectivesExposedPs = minus(k, c);
+        row.memoryPs = total(m);
+        row.memoryExposedPs = minus(m, c);
+        std::vector<Interval> ck = c;
+        ck.insert(ck.end(), k.begin(), k.end());
+        row.memoryOnlyPs = minus(m, unite(std::move(ck)));
+        row.busy = busy;
+        result.devices.push_back(std::move(row));
+    }
+    return result;
+}
+
+std::vector<GpuIdleGap> idleGaps(const GpuTimeRow& row, int64_t minimumPs) {
+    std::vector<GpuIdleGap> gaps;
+    for (size_t i = 1; i < row.busy.size(); ++i) {
+        const GpuIdleGap g{row.busy[i - 1].endPs, row.busy[i].beginPs};
+        if (g.endPs - g.beginPs > minimumPs) gaps.push_back(g);
+    }
+    return gaps;
+}
+
+std::vector<double> utilizationWindows(const GpuTimeRow& row, int64_t beginPs, int64_t endPs,
+                                       int chunks) {
+    std::vector<double> out;
+    if (chunks <= 0 || endPs <= beginPs) return out;
+    const int64_t width = endPs - beginPs;
+    size_t j = 0;
+    for (int c = 0; c < chunks; ++c) {
+        const int64_t lo = beginPs + width * c / chunks;
+        const int64_t hi = beginPs + width * (c + 1) / chunks;
+        int64_t busy = 0;
+        while (j < row.busy.size() && row.busy[j].endPs <= lo) ++j;
+        for (size_t k = j; k < row.busy.size() && row.busy[k].beginPs < hi; ++k)
+            busy += std::min(hi, row.busy[k].endPs) - std::max(lo, row.busy[k].beginPs);
+        out.push_back(hi > lo ? 100.0 * double(busy) / double(hi - lo) : 0.0);
+    }
+    return out;
+}
+
+} // namespace stepscope

@@ -1,0 +1,551 @@
+#include "model/analysis/Overview.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "model/Json.h"
+#include "model/analysis/TensorCore.h"
+#include "model/analysis/TfOpStats.h"
+
+namespace stepscope {
+
+namespace {
+
+constexpr double kPsPerMs = 1e9;
+constexpr double kPsPerUs = 1e6;
+
+std::string oneDigit(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f", v);
+    return buf;
+}
+
+double share(double part, double whole) {
+    return whole > 0 ? 100.0 * part / whole : 0.0;
+}
+
+bool startsWith(std::string_view s, std::string_view p) {
+    return s.substr(0, p.size()) == p;
+}
+
+// XProf's thresholds (op_stats_to_input_pipeline_analysis.cc).
+constexpr double kModeratelyInputBound = 5, kHighlyInputBound = 20;
+constexpr double kModeratelyOutputBound = 5, kHighlyOutputBound = 20;
+constexpr double kModeratelyLaunchBound = 3, kHighlyLaunchBound = 15;
+constexpr double kModeratelyAllOther = 3, kHighlyAllOther = 15;
+constexpr double kModeratelyCollectives = 3, kHighlyCollectives = 15;
+
+std::string level(double percent, double moderate, double high) {
+    return percent >= high ? "high" : percent >= moderate ? "moderate" : "no";
+}
+
+} // namespace
+
+Bottleneck classifyBottleneck(const StepAnalysis& steps) {
+    Bottleneck b;
+    double total = 0;
+    std::array<double, kStepCategoryCount> sum{};
+    for (const StepRecord& s : steps.steps) {
+        total += double(s.durationPs);
+        for (size_t c = 0; c < kStepCategoryCount; ++c) sum[c] += double(s.categoryPs[c]);
+    }
+    if (total <= 0) {
+        b.input = "unknown";
+        b.kernelLaunch = b.allOther = b.collectives = b.output = "no";
+        b.inputStatement = "No step time measured, so the bottleneck cannot be told.";
+        return b;
+    }
+    auto pct = [&](StepCategory c) { return share(sum[size_t(c)], total); };
+    b.inputPercent = pct(StepCategory::Input);
+    b.outputPercent = pct(StepCategory::Output);
+    b.computePercent = pct(StepCategory::DeviceCompute16) + pct(StepCategory::DeviceCompute32);
+    b.collectivesPercent = pct(StepCategory::DeviceCollectives);
+    b.idlePercent = std::max(0.0, 100.0 - b.inputPercent - b.outputPercent - b.computePercent -
+                                      b.collectivesPercent);
+    b.kernelLaunchPercent = pct(StepCategory::KernelLaunch);
+    // XProf's all-other share is UNKNOWN_TIME alone; Stepscope's All others also holds
+    // HOST_TO_HOST, which XProf leaves out of every category.
+    b.allOtherPercent = pct(StepCategory::AllOthers);
+    bool allOtherReported = false;
+    if (b.inputPercent >= kHighlyInputBound) {
+        b.input = "host";
+        b.inputStatement = "Your program is HIGHLY input-bound because " +
+                           oneDigit(b.inputPercent) +
+                           "% of the total step time is waiting for input.";
+    } else if (b.inputPercent >= kModeratelyInputBound) {
+        b.input = "both";
+        b.inputStatement = "Your program is MODERATELY input-bound because " +
+                           oneDigit(b.inputPercent) +
+                           "% of the total step time is waiting for input.";
+    } else if (b.allOtherPercent >= kModeratelyAllOther) {
+        b.input = "both";
+        b.inputStatement = "Your program is POTENTIALLY input-bound because " +
+                           oneDigit(b.allOtherPercent) +
+                           "% of the total step time is 'All others' time (I/O, Python or both).";
+        allOtherReported = true;
+    } else {
+        b.input = "device";
+        b.inputStatement = "Your program is NOT input-bound because only " +
+                           oneDigit(b.inputPercent) +
+                           "% of the total step time is waiting for input.";
+    }
+    b.output = level(b.outputPercent, kModeratelyOutputBound, kHighlyOutputBound);
+    b.kernelLaunch = level(b.kernelLaunchPercent, kModeratelyLaunchBound, kHighlyLaunchBound);
+    b.allOther =
+        allOtherReported ? "no" : level(b.allOtherPercent, kModeratelyAllOther, kHighlyAllOther);
+    b.collectives = level(b.collectivesPercent, kModeratelyCollectives, kHighlyCollectives);
+    return b;
+}
+
+namespace {
+
+struct Extent {
+    int64_t begin = 0, end = 0;
+};
+Extent stepsExtent(const StepAnalysis& steps) {
+    Extent x;
+    if (steps.steps.empty()) return x;
+    x.begin = steps.steps.front().beginPs;
+    for (const StepRecord& s : steps.steps) {
+        x.begin = std::min(x.begin, s.beginPs);
+        x.end = std::max(x.end, s.beginPs + s.durationPs);
+    }
+    return x;
+}
+
+// Host time in CUDA/HIP calls that block the host (synchronization, synchronous copies and
+// sets), Nsight Systems' "CUDA Synchronous Memcpy/Memset" and "Synchronization APIs" rules.
+struct HostApiTime {
+    int64_t syncPs = 0, syncCalls = 0;
+    int64_t syncCopyPs = 0, syncCopyCalls = 0;
+    int64_t first = 0, last = 0; // extent of host thread events
+};
+
+bool isSyncApi(std::string_view n) {
+    for (std::string_view prefix :
+         {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
+          "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "hipDeviceSynchronize",
+          "hipStreamSynchronize", "hipEventSynchronize"})
+        if (startsWith(n, prefix)) return true;
+    return false;
+}
+
+bool isSyncCopyApi(std::string_view n) {
+    const bool copy = startsWith(n, "cudaMemcpy") || startsWith(n, "cudaMemset") ||
+                      startsWith(n, "cuMemcpy") || startsWith(n, "cuMemset") ||
+                      startsWith(n, "hipMemcpy") || startsWith(n, "hipMemset");
+    return copy && n.find("Async") == std::string_view::npos;
+}
+
+HostApiTime hostApiTime(const Profile& p) {
+    HostApiTime t;
+    bool any = false;
+    for (const Track& track : p.tracks()) {
+        if (track.derived || p.planes()[track.plane].kind != PlaneKind::Host) continue;
+        if (track.eventCount == 0) continue;
+        if (!any) {
+            t.first = track.minStartPs;
+            t.last = track.maxEndPs;
+            any = true;
+        }
+        t.first = std::min(t.first, track.minStartPs);
+        t.last = std::max(t.last, track.maxEndPs);
+        const EventIndex end = track.firstEvent + track.eventCount;
+        for (EventIndex e = track.firstEvent; e < end; ++e) {
+            const std::string_view n = p.name(e);
+            if (n.size() < 4 || (n[0] != 'c' && n[0] != 'h')) continue;
+            if (isSyncApi(n)) {
+                t.syncPs += p.duration(e);
+                ++t.syncCalls;
+            } else if (isSyncCopyApi(n)) {
+                t.syncCopyPs += p.duration(e);
+                ++t.syncCopyCalls;
+            }
+        }
+    }
+    return t;
+}
+
+Table topOpsTable(const TfOpStats& stats, int64_t& deviceSelfPs, int64_t& hostSelfPs) {
+    std::vector<const TfOpStatsRow*> device;
+    deviceSelfPs = hostSelfPs = 0;
+    for (const TfOpStatsRow& r : stats.rows) {
+        if (r.side == OpSide::Device) {
+            device.push_back(&r);
+            deviceSelfPs += r.selfPs;
+        } else {
+            hostSelfPs += r.selfPs;
+        }
+    }
+    std::sort(device.begin(), device.end(), [&](const TfOpStatsRow* a, const TfOpStatsRow* b) {
+        if (a->selfPs != b->selfPs) return a->selfPs > b->selfPs;
+        return stats.ops[a->op].name < stats.ops[b->op].name;
+    });
+    Table t;
+    t.addColumn("Rank", Table::Type::Int);
+    t.addColumn("Time (%)", Table::Type::Double, ColumnFormat::Percent,
+                "Self time of the op, of all device op self time (idle excluded)");
+    t.addColumn("Cumulative time (%)", Table::Type::Double, ColumnFormat::Percent);
+    t.addColumn("Category", Table::Type::Text);
+    t.addColumn("Operation", Table::Type::Text);
+    t.addColumn("Self time (µs)", Table::Type::Double, ColumnFormat::Microseconds);
+    t.addColumn("TensorCore eligible", Table::Type::Int, ColumnFormat::Bool);
+    t.addColumn("Uses TensorCore", Table::Type::Int, ColumnFormat::Bool);
+    double cumulative = 0;
+    for (size_t i = 0; i < device.size() && i < 10; ++i) {
+        const TfOpStatsRow& r = *device[i];
+        const OpIdentity& op = stats.ops[r.op];
+        const double pct = share(double(r.selfPs), double(deviceSelfPs));
+        cumulative += pct;
+        t.addRow({int64_t(i + 1), pct, cumulative, op.type, op.name, double(r.selfPs) / kPsPerUs,
+                  int64_t(opIsTensorCoreEligible(op.name) ? 1 : 0),
+                  int64_t(r.tensorCoreKernelPs > 0 ? 1 : 0)});
+    }
+    return t;
+}
+
+void recommend(const Profile& p, Overview& o, const TfOpStats& ops) {
+    auto add = [&](std::string id, std::string level, std::string text, double value,
+                   std::string tool, int64_t b = 0, int64_t e = 0) {
+        o.recommendations.push_back(
+            {std::move(id), std::move(level), std::move(text), value, std::move(tool), b, e});
+    };
+    const Bottleneck& b = o.bottleneck;
+    const Extent steps = stepsExtent(o.steps);
+    if (b.input == "host" || b.input == "both") {
+        const bool potentially = b.inputPercent < kModeratelyInputBound;
+        add("input_bound", b.input == "host" ? "high" : "moderate", b.inputStatement,
+            potentially ? b.allOtherPercent : b.inputPercent, "input_pipeline", steps.begin,
+            steps.end);
+    }
+    if (b.output != "no")
+        add("output_bound", b.output,
+            oneDigit(b.outputPercent) + "% of the total step time is spent on output "
+                                        "(device to host copies).",
+            b.outputPercent, "trace_viewer", steps.begin, steps.end);
+    if (b.kernelLaunch != "no") {
+        // Kernels shorter than the launch latency: the GPU guide's launch-bound signature.
+        uint64_t kernels = 0, small = 0;
+        for (uint32_t e : p.kernels().events()) {
+            ++kernels;
+            if (double(p.duration(e)) < kSmallKernelUs * kPsPerUs) ++small;
+        }
+        std::string text =
+            oneDigit(b.kernelLaunchPercent) + "% of the total step time is spent on kernel launch.";
+        if (kernels > 0)
+            text += " " + std::to_string(small) + " of " + std::to_string(kernels) + " kernels (" +
+                    oneDigit(share(double(small), double(kernels))) + "%) are shorter than " +
+                    oneDigit(kSmallKernelUs) +
+                    " µs, about the launch latency: try larger batches, XLA fusion, or "
+                    "TF_GPU_THREAD_MODE=gpu_private.";
+        add("kernel_launch", b.kernelLaunch, text, b.kernelLaunchPercent, "kernel_stats");
+    }
+    if (b.allOther != "no")
+        add("all_others", b.allOther,
+            oneDigit(b.allOtherPercent) +
+                "% of the total step time is 'All others' time: this could be Python overhead.",
+            b.allOtherPercent, "trace_viewer", steps.begin, steps.end);
+    if (b.collectives != "no")
+        add("collectives", b.collectives,
+            oneDigit(b.collectivesPercent) +
+                "% of the total step time is spent on device collective communication.",
+            b.collectivesPercent, "trace_viewer", steps.begin, steps.end);
+    if (!std::isnan(o.compute16Percent) && o.compute16Percent < kLow16BitPercent)
+        add("mixed_precision", "moderate",
+            "Only " + oneDigit(o.compute16Percent) +
+                "% of device compute time is in 16-bit kernels: enabling mixed precision can "
+                "speed up training up to ~3x on Volta and newer GPUs.",
+            o.compute16Percent, "kernel_stats");
+    // Gaps between steps: time from one step's end to the next step's start.
+    if (o.steps.steps.size() >= 2 && o.stepTimeMs.average > 0) {
+        std::vector<StepRecord> byTime = o.steps.steps;
+        std::sort(byTime.begin(), byTime.end(),
+                  [](const StepRecord& x, const StepRecord& y) { return x.beginPs < y.beginPs; });
+        int64_t gapPs = 0, worst = 0, worstBegin = 0;
+        for (size_t i = 1; i < byTime.size(); ++i) {
+            const int64_t g =
+                byTime[i].beginPs - (byTime[i - 1].beginPs + byTime[i - 1].durationPs);
+            if (g <= 0) continue;
+            gapPs += g;
+            if (g > worst) {
+                worst = g;
+                worstBegin = byTime[i - 1].beginPs + byTime[i - 1].durationPs;
+            }
+        }
+        const double meanGapMs = double(gapPs) / double(byTime.size() - 1) / kPsPerMs;
+        const double pct = share(meanGapMs, o.stepTimeMs.average);
+        if (pct >= kStepGapPercent)
+            add("step_gaps", "moderate",
+                "Between steps the program spends on average " + oneDigit(meanGapMs) +
+                    " ms outside any step (" + oneDigit(pct) +
+                    "% of the average step time): look for callbacks, metrics or ops outside "
+                    "the training function in the largest gap.",
+                pct, "trace_viewer", worstBegin, worstBegin + worst);
+    }
+    // Per-device checks.
+    int64_t maxBusy = 0, minBusy = INT64_MAX;
+    std::string busiest, idlest;
+    for (const GpuTimeRow& d : o.gpu.devices) {
+        if (d.busyPs > maxBusy) {
+            maxBusy = d.busyPs;
+            busiest = d.device;
+        }
+        if (d.busyPs < minBusy) {
+            minBusy = d.busyPs;
+            idlest = d.device;
+        }
+        const double exposed = share(double(d.memoryExposedPs), double(d.busyPs));
+        if (exposed >= kExposedCopyPercent)
+            add("exposed_copies", "moderate",
+                d.device + ": " + oneDigit(exposed) +
+                    "% of its busy time is copies or sets that no computation overlaps (" +
+                    oneDigit(double(d.memoryExposedPs) / kPsPerMs) + " ms).",
+                exposed, "trace_viewer", d.firstPs, d.lastPs);
+        for (const GpuIdleGap& g : idleGaps(d, kStarvationPs))
+            add("gpu_starvation", "moderate",
+                d.device + " is idle for " + oneDigit(double(g.endPs - g.beginPs) / kPsPerMs) +
+                    " ms between its work (GPU starvation: gaps over 500 ms).",
+                double(g.endPs - g.beginPs) / kPsPerMs, "trace_viewer", g.beginPs, g.endPs);
+        const std::vector<double> windows =
+            utilizationWindows(d, d.firstPs, d.lastPs, kUtilizationChunks);
+        int low = 0;
+        int64_t lowBegin = 0, lowEnd = 0;
+        for (size_t w = 0; w < windows.size(); ++w) {
+            if (windows[w] >= kLowUtilizationPercent) continue;
+            const int64_t width = d.lastPs - d.firstPs;
+            const int64_t lo = d.firstPs + width * int64_t(w) / kUtilizationChunks;
+            const int64_t hi = d.firstPs + width * int64_t(w + 1) / kUtilizationChunks;
+            if (low == 0) lowBegin = lo;
+            lowEnd = hi;
+            ++low;
+        }
+        if (low > 0)
+            add("low_utilization", "info",
+                d.device + ": " + std::to_string(low) + " of " +
+                    std::to_string(kUtilizationChunks) +
+                    " equal windows of its active time are less than 50% busy.",
+                double(low), "trace_viewer", lowBegin, lowEnd);
+    }
+    if (o.gpu.devices.size() >= 2 && maxBusy > 0) {
+        const double spread = share(double(maxBusy - minBusy), double(maxBusy));
+        if (spread >= kReplicaImbalancePercent)
+            add("replica_imbalance", "moderate",
+                "GPU busy time differs by " + oneDigit(spread) + "% between " + busiest +
+                    " (busiest) and " + idlest + " (least busy).",
+                spread, "trace_viewer");
+    }
+    // Tensor Core eligible ops whose kernels are not Tensor Core kernels (GPUs of cc 7.0+).
+    bool tensorCores = false;
+    for (const Plane& pl : p.planes())
+        if (pl.kind == PlaneKind::Gpu && pl.device.computeCapMajor >= 7) tensorCores = true;
+    if (tensorCores) {
+        int64_t kernelPs = 0, missPs = 0;
+        for (const TfOpStatsRow& r : ops.rows) {
+            if (r.side != OpSide::Device) continue;
+            kernelPs += r.kernelPs;
+            if (opIsTensorCoreEligible(ops.ops[r.op].name))
+                missPs += r.kernelPs - r.tensorCoreKernelPs;
+        }
+        const double pct = share(double(missPs), double(kernelPs));
+        if (pct >= kTensorCoreMissPercent)
+            add("tensor_core", "moderate",
+                oneDigit(pct) + "% of kernel time is in Tensor Core eligible ops whose kernels do "
+                                "not use Tensor Cores (for fp16, make dimensions multiples of 8).",
+                pct, "kernel_stats");
+    }
+    const HostApiTime api = hostApiTime(p);
+    const double hostSpan = double(api.last - api.first);
+    if (api.syncCopyCalls > 0)
+        add("sync_memcpy", "moderate",
+            std::to_string(api.syncCopyCalls) +
+                " synchronous memcpy/memset calls block the host "
+                "for " +
+                oneDigit(double(api.syncCopyPs) / kPsPerMs) + " ms: use the Async variants.",
+            double(api.syncCopyPs) / kPsPerMs, "trace_viewer");
+    if (hostSpan > 0 && share(double(api.syncPs), hostSpan) >= kSyncApiPercent)
+        add("sync_apis", "moderate",
+            "Host threads spend " + oneDigit(double(api.syncPs) / kPsPerMs) + " ms (" +
+                oneDigit(share(double(api.syncPs), hostSpan)) +
+                "% of the host span) blocked in synchronization calls (" +
+                std::to_string(api.syncCalls) + " calls).",
+            share(double(api.syncPs), hostSpan), "trace_viewer");
+}
+
+} // namespace
+
+Overview computeOverview(const Profile& p, std::string_view stepPattern, const Progress* progress) {
+    Overview o;
+    o.steps = analyzeSteps(p, stepPattern, progress);
+    if (progress && progress->cancelled()) return {};
+    std::vector<double> times;
+    std::array<std::vector<double>, kStepCategoryCount> cats;
+    double compute16 = 0, compute = 0;
+    for (const StepRecord& s : o.steps.steps) {
+        times.push_back(double(s.durationPs) / kPsPerMs);
+        for (size_t c = 0; c < kStepCategoryCount; ++c)
+            cats[c].push_back(double(s.categoryPs[c]) / kPsPerMs);
+        compute16 += double(s.ps(StepCategory::DeviceCompute16));
+        compute += double(s.deviceComputePs());
+    }
+    o.stepTimeMs = summarize(times);
+    for (size_t c = 0; c < kStepCategoryCount; ++c) o.categoryMs[c] = summarize(cats[c]);
+    o.bottleneck = classifyBottleneck(o.steps);
+    o.compute16Percent = compute > 0 ? share(compute16, compute) : Table::missing();
+    if (progress) progress->report("GPU time", 0.6);
+    o.gpu = computeGpuTime(p, progress);
+    if (progress && progress->cancelled()) return {};
+    if (progress) progress->report("Op statistics", 0.7);
+    const TfOpStats ops = computeTfOpStats(p, progress);
+    if (progress && progress->cancelled()) return {};
+    int64_t deviceSelf = 0, hostSelf = 0;
+    o.topOps = topOpsTable(ops, deviceSelf, hostSelf);
+    const double opTotal = double(deviceSelf + hostSelf);
+    o.hostOpPercent = opTotal > 0 ? share(double(hostSelf), opTotal) : Table::missing();
+    o.deviceOpPercent = opTotal > 0 ? share(double(deviceSelf), opTotal) : Table::missing();
+    for (const Host& h : p.hosts()) {
+        o.hosts.push_back(h.hostnames.empty() ? h.name : h.hostnames.front());
+        for (const std::string& e : h.errors) o.completeness.push_back(h.name + ": error: " + e);
+        for (const std::string& w : h.warnings)
+            o.completeness.push_back(h.name + ": warning: " + w);
+    }
+    for (const Plane& pl : p.planes())
+        if (pl.kind == PlaneKind::Gpu || pl.kind == PlaneKind::Tpu)
+            o.devices.push_back({std::string(p.str(pl.name)), p.hosts()[pl.host].name, pl.device});
+    recommend(p, o, ops);
+    return o;
+}
+
+Table overviewStepTable(const Overview& o) {
+    Table t;
+    t.addColumn("Step", Table::Type::Int);
+    t.addColumn("Name", Table::Type::Text);
+    t.addColumn("Begin (ms)", Table::Type::Double, ColumnFormat::Plain, "From the profile start");
+    t.addColumn("Step time (ms)", Table::Type::Double);
+    for (size_t c = 0; c < kStepCategoryCount; ++c)
+        t.addColumn(std::string(stepCategoryName(StepCategory(c))) + " (ms)", Table::Type::Double);
+    t.addColumn("Input (%)", Table::Type::Double, ColumnFormat::Percent,
+                "Input time of the step time");
+    for (const StepRecord& s : o.steps.steps) {
+        std::vector<Table::Cell> row{s.number, s.name, double(s.beginPs) / kPsPerMs,
+                                     double(s.durationPs) / kPsPerMs};
+        for (size_t c = 0; c < kStepCategoryCount; ++c)
+            row.push_back(double(s.categoryPs[c]) / kPsPerMs);
+        row.push_back(share(double(s.ps(StepCategory::Input)), double(s.durationPs)));
+        t.addRow(std::move(row));
+    }
+    return t;
+}
+
+Table gpuTimeTable(const GpuTime& gpu) {
+    Table t;
+    t.addColumn("Device", Table::Type::Text);
+    t.addColumn("Events", Table::Type::Int);
+    t.addColumn("Span (ms)", Table::Type::Double, ColumnFormat::Plain,
+                "From its first event's start to its last event's end");
+    t.addColumn("Busy (ms)", Table::Type::Double, ColumnFormat::Plain,
+                "Union of all its stream events");
+    t.addColumn("Idle (ms)", Table::Type::Double, ColumnFormat::Plain, "Span minus busy");
+    t.addColumn("Busy (%)", Table::Type::Double, ColumnFormat::Percent);
+    t.addColumn("Computation (ms)", Table::Type::Double);
+    t.addColumn("Collectives (ms)", Table::Type::Double);
+    t.addColumn("Collectives exposed (ms)", Table::Type::Double, ColumnFormat::Plain,
+                "Not overlapped by computation");
+    t.addColumn("Memcpy/memset (ms)", Table::Type::Double);
+    t.addColumn("Memcpy/memset exposed (ms)", Table::Type::Double, ColumnFormat::Plain,
+                "Not overlapped by computation");
+    for (const GpuTimeRow& d : gpu.devices)
+        t.addRow({d.device, int64_t(d.events), double(d.spanPs()) / kPsPerMs,
+                  double(d.busyPs) / kPsPerMs, double(d.idlePs) / kPsPerMs,
+                  share(double(d.busyPs), double(d.spanPs())), double(d.computePs) / kPsPerMs,
+                  double(d.collectivesPs) / kPsPerMs, double(d.collectivesExposedPs) / kPsPerMs,
+                  double(d.memoryPs) / kPsPerMs, double(d.memoryExposedPs) / kPsPerMs});
+    return t;
+}
+
+std::string overviewJson(const Overview& o) {
+    JsonWriter j;
+    j.beginObject().field("tool", "overview");
+    j.key("steps").beginObject();
+    j.field("source", stepSourceName(o.steps.source));
+    if (!o.steps.pattern.empty()) j.field("pattern", o.steps.pattern);
+    j.field("count", uint64_t(o.steps.steps.size()));
+    j.field("not_well_formed", uint64_t(o.steps.notWellFormed));
+    j.endObject();
+    auto summary = [&](const SampleSummary& s) {
+        j.beginObject()
+            .field("average", s.average)
+            .field("stddev", s.stddev)
+            .field("min", s.minimum)
+            .field("max", s.maximum)
+            .endObject();
+    };
+    j.key("summary").beginObject();
+    j.key("step_time_ms");
+    summary(o.stepTimeMs);
+    j.key("breakdown_ms").beginObject();
+    for (size_t c = 0; c < kStepCategoryCount; ++c) {
+        j.key(stepCategoryName(StepCategory(c)));
+        summary(o.categoryMs[c]);
+    }
+    j.endObject();
+    const Bottleneck& b = o.bottleneck;
+    j.key("bottleneck")
+        .beginObject()
+        .field("input_percent", b.inputPercent)
+        .field("output_percent", b.outputPercent)
+        .field("compute_percent", b.computePercent)
+        .field("idle_percent", b.idlePercent)
+        .field("kernel_launch_percent", b.kernelLaunchPercent)
+        .field("all_other_percent", b.allOtherPercent)
+        .field("collectives_percent", b.collectivesPercent)
+        .field("input", b.input)
+        .field("kernel_launch", b.kernelLaunch)
+        .field("all_other", b.allOther)
+        .field("collectives", b.collectives)
+        .field("output", b.output)
+        .field("input_statement", b.inputStatement)
+        .endObject();
+    j.field("device_compute_16bit_percent", o.compute16Percent);
+    j.field("host_op_percent", o.hostOpPercent);
+    j.field("device_op_percent", o.deviceOpPercent);
+    j.endObject();
+    j.key("step_breakdown").table(overviewStepTable(o));
+    j.key("gpu_time").table(gpuTimeTable(o.gpu));
+    j.key("top_ops").table(o.topOps);
+    j.key("environment").beginObject();
+    j.key("hosts").beginArray();
+    for (const std::string& h : o.hosts) j.value(h);
+    j.endArray();
+    j.key("devices").beginArray();
+    for (const DeviceEnvironment& d : o.devices) {
+        j.beginObject().field("name", d.name).field("host", d.host).field("vendor", d.info.vendor);
+        if (d.info.computeCapMajor > 0)
+            j.field("compute_capability", std::to_string(d.info.computeCapMajor) + "." +
+                                              std::to_string(d.info.computeCapMinor));
+        if (d.info.coreCount > 0) j.field("cores", d.info.coreCount);
+        if (d.info.memoryBytes > 0) j.field("memory_bytes", d.info.memoryBytes);
+        j.endObject();
+    }
+    j.endArray();
+    j.endObject();
+    j.key("completeness").beginArray();
+    for (const std::string& c : o.completeness) j.value(c);
+    j.endArray();
+    j.key("recommendations").beginArray();
+    for (const Recommendation& r : o.recommendations)
+        j.beginObject()
+            .field("id", r.id)
+            .field("level", r.level)
+            .field("text", r.text)
+            .field("value", r.value)
+            .field("tool", r.tool)
+            .field("begin_ms", double(r.beginPs) / kPsPerMs)
+            .field("end_ms", double(r.endPs) / kPsPerMs)
+            .endObject();
+    j.endArray();
+    j.endObject();
+    return j.take();
+}
+
+} // namespace stepscope

@@ -1,0 +1,90 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/Profile.h"
+#include "model/Progress.h"
+#include "model/Table.h"
+#include "model/analysis/GpuTime.h"
+#include "model/analysis/StepAnalysis.h"
+
+namespace stepscope {
+
+// One finding of the overview: what was found, its number, and where the evidence is.
+struct Recommendation {
+    std::string id;    // stable key: "input_bound", "kernel_launch", ... (README lists them)
+    std::string level; // "high", "moderate" or "info"
+    std::string text;  // the statement, with its number
+    double value = 0;  // the number the rule tested (a percentage unless the text says otherwise)
+    std::string tool;  // the tool that shows the evidence ("trace_viewer", "kernel_stats", ...)
+    int64_t beginPs = 0, endPs = 0; // time range of the evidence; 0,0 for the whole profile
+};
+
+// XProf's bottleneck classification (ComputeBottleneckAnalysis, InputAnalysis,
+// KernelLaunchAnalysis, AllOtherAnalysis, DeviceCollectivesAnalysis, OutputAnalysis in
+// xprof/convert/op_stats_to_input_pipeline_analysis.cc): shares of the summed step time.
+struct Bottleneck {
+    double inputPercent = 0, outputPercent = 0, computePercent = 0, idlePercent = 0;
+    double kernelLaunchPercent = 0, allOtherPercent = 0, collectivesPercent = 0;
+    // "host" (highly input-bound, >= 20%), "both" (moderately, >= 5%; or all-other >= 3%:
+    // potentially), "device" (not input-bound), "unknown" (no step time).
+    std::string input;
+    std::string kernelLaunch, allOther, collectives, output; // "high", "moderate", "no"
+    std::string inputStatement;
+};
+
+Bottleneck classifyBottleneck(const StepAnalysis& steps);
+
+struct DeviceEnvironment {
+    std::string name; // plane name
+    std::string host;
+    DeviceInfo info;
+};
+
+struct Overview {
+    StepAnalysis steps;
+    SampleSummary stepTimeMs;
+    std::array<SampleSummary, kStepCategoryCount> categoryMs{}; // per category, over the steps
+    Bottleneck bottleneck;
+    double compute16Percent = 0; // of device compute time in the steps; NaN without device compute
+    double hostOpPercent = 0;    // op placement: host share of op self time (idle excluded)
+    double deviceOpPercent = 0;  // NaN when there are no ops
+    GpuTime gpu;
+    Table topOps; // top-10 device ops
+    std::vector<std::string> hosts;
+    std::vector<DeviceEnvironment> devices;
+    std::vector<std::string> completeness; // what makes the data incomplete, one line each
+    std::vector<Recommendation> recommendations;
+};
+
+// Stepscope's thresholds where XProf has none (named in the README with the check they serve).
+inline constexpr double kSmallKernelUs = 20;           // launch latency: kernels shorter than this
+inline constexpr double kLow16BitPercent = 10;         // GPU guide: mixed precision off
+inline constexpr double kStepGapPercent = 10;          // gaps between steps, of the step time
+inline constexpr double kExposedCopyPercent = 10;      // exposed memcpy, of busy time
+inline constexpr double kTensorCoreMissPercent = 10;   // eligible op time off Tensor Cores
+inline constexpr double kReplicaImbalancePercent = 10; // (max - min) / max of busy time
+inline constexpr double kSyncApiPercent = 5;           // host time in sync APIs, of the span
+inline constexpr int64_t kStarvationPs = 500'000'000'000; // Nsight Systems' default, 500 ms
+inline constexpr int kUtilizationChunks = 30;             // Nsight Systems' default chunks
+inline constexpr double kLowUtilizationPercent = 50;      // Nsight Systems' default threshold
+
+// Everything the overview page shows. `stepPattern` non-empty: steps from that name pattern.
+// Returns an empty result if cancelled.
+Overview computeOverview(const Profile& profile, std::string_view stepPattern = {},
+                         const Progress* progress = nullptr);
+
+// The per-step table (the page's main table and the CSV export): Step, Name, Begin (ms), Step
+// time (ms), one column per category (ms), Input share (%).
+Table overviewStepTable(const Overview& overview);
+// Per device: Device, Events, Span (ms), Busy (ms), Idle (ms), Busy (%), Computation (ms),
+// Collectives (ms), Collectives exposed (ms), Memcpy/memset (ms), Memcpy/memset exposed (ms).
+Table gpuTimeTable(const GpuTime& gpu);
+// Everything above as one JSON document.
+std::string overviewJson(const Overview& overview);
+
+} // namespace stepscope

@@ -1,0 +1,548 @@
+#include "model/analysis/StepAnalysis.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <optional>
+
+#include "model/analysis/OpName.h"
+
+namespace stepscope {
+
+std::string_view stepCategoryName(StepCategory category) {
+    switch (category) {
+    case StepCategory::Compilation:
+        return "Compilation";
+    case StepCategory::Input:
+        return "Input";
+    case StepCategory::Output:
+        return "Output";
+    case StepCategory::KernelLaunch:
+        return "Kernel launch";
+    case StepCategory::HostCompute:
+        return "Host compute";
+    case StepCategory::DeviceCollectives:
+        return "Device collectives";
+    case StepCategory::DeviceToDevice:
+        return "Device to device";
+    case StepCategory::DeviceCompute16:
+        return "Device compute (16-bit)";
+    case StepCategory::DeviceCompute32:
+        return "Device compute (32-bit)";
+    case StepCategory::AllOthers:
+        return "All others";
+    }
+    return "";
+}
+
+std::string_view stepSourceName(StepSource source) {
+    switch (source) {
+    case StepSource::None:
+        return "none";
+    case StepSource::GroupedSteps:
+        return "'Steps' line and group_id stats";
+    case StepSource::HostMarkers:
+        return "step-marker events on host threads";
+    case StepSource::ProfilerSteps:
+        return "ProfilerStep#N annotations";
+    case StepSource::NamePattern:
+        return "events matching a name pattern";
+    }
+    return "";
+}
+
+SampleSummary summarize(const std::vector<double>& samples) {
+    SampleSummary s;
+    s.count = samples.size();
+    if (samples.empty()) return s;
+    double sum = 0, squares = 0;
+    s.minimum = s.maximum = samples.front();
+    for (double v : samples) {
+        sum += v;
+        squares += v * v;
+        s.minimum = std::min(s.minimum, v);
+        s.maximum = std::max(s.maximum, v);
+    }
+    const double n = double(samples.size());
+    s.average = sum / n;
+    // tsl::Stat: 0 when all samples are equal, else sqrt(E[x^2] - E[x]^2).
+    const double variance = s.minimum == s.maximum ? 0 : squares / n - s.average * s.average;
+    s.stddev = variance > 0 ? std::sqrt(variance) : 0;
+    return s;
+}
+
+namespace {
+
+struct Span {
+    int64_t begin = 0, end = 0;
+    int64_t duration() const { return end - begin; }
+    bool includes(const Span& o) const { return begin <= o.begin && o.end <= end; }
+};
+
+struct TypedSpan {
+    StepEventType type;
+    Span span;
+};
+
+// The events and markers of one step, before the sweep.
+struct StepDetails {
+    std::optional<Span> hostMarker, deviceMarker; // the longest of each kind
+    std::vector<TypedSpan> events;
+    std::string name;
+
+    void addMarker(std::optional<Span>& slot, Span s) {
+        if (!slot || s.duration() > slot->duration()) slot = s;
+    }
+    // XProf's StepDetails::StepTime() (event_span.cc).
+    Span stepTime() const {
+        if (!deviceMarker) return hostMarker.value_or(Span{});
+        if (hostMarker && hostMarker->includes(*deviceMarker)) return *hostMarker;
+        return *deviceMarker;
+    }
+};
+
+bool startsWith(std::string_view s, std::string_view p) {
+    return s.substr(0, p.size()) == p;
+}
+bool contains(std::string_view s, std::string_view p) {
+    return s.find(p) != std::string_view::npos;
+}
+bool startsWithIgnoreCase(std::string_view s, std::string_view p) {
+    if (s.size() < p.size()) return false;
+    for (size_t i = 0; i < p.size(); ++i)
+        if (std::tolower(uint8_t(s[i])) != std::tolower(uint8_t(p[i]))) return false;
+    return true;
+}
+
+// XProf's IsExplicitHostStepMarker (xplane_to_step_events.cc).
+bool isExplicitHostStepMarker(std::string_view name) {
+    return (startsWith(name, "train") || startsWith(name, "test") ||
+            startsWith(name, "TraceContext")) &&
+           !contains(name, "/");
+}
+
+// XProf's IsRealCpuCompute.
+bool isRealCpuCompute(std::string_view name) {
+    const bool notReal = startsWith(name, "EagerExecute") ||
+                         startsWith(name, "EagerLocalExecute") ||
+                         startsWith(name, "EagerKernelExecute") ||
+                         startsWith(name, "FunctionRun") || isExplicitHostStepMarker(name);
+    return !notReal;
+}
+
+// Looks stats up by interned key, with the keys resolved once.
+class StatKeys {
+public:
+    explicit StatKeys(const Profile& p)
+        : p_(p)
+        , tensorShapes_(p.strings().find("tensor_shapes"))
+        , stepName_(p.strings().find("step_name"))
+        , stepNum_(p.strings().find("step_num"))
+        , stageName_(p.strings().find("input_pipeline_stage_name")) {}
+
+    std::optional<StatValue> get(EventIndex e, StringId key) const {
+        if (key == StringPool::kNotFound) return std::nullopt;
+        for (const StatValue& s : p_.eventStats(e))
+            if (s.key == key) return s;
+        for (const StatValue& s : p_.metadataStats(p_.metadataOf(e)))
+            if (s.key == key) return s;
+        return std::nullopt;
+    }
+    std::string_view text(EventIndex e, StringId key) const {
+        const auto s = get(e, key);
+        return s && s->isText() ? p_.str(s->asString()) : std::string_view{};
+    }
+    std::string_view tensorShapes(EventIndex e) const { return text(e, tensorShapes_); }
+    std::string_view stepName(EventIndex e) const { return text(e, stepName_); }
+    bool hasStageName(EventIndex e) const { return !text(e, stageName_).empty(); }
+    std::optional<int64_t> stepNum(EventIndex e) const {
+        const auto s = get(e, stepNum_);
+        if (!s || !s->isNumber()) return std::nullopt;
+        return s->asInt();
+    }
+
+private:
+    const Profile& p_;
+    StringId tensorShapes_, stepName_, stepNum_, stageName_;
+};
+
+// XProf's ClassifyGpuEvent. Departure: CUPTI names its copies "MemcpyH2D", "MemcpyD2H",
+// "MemcpyD2D", "MemcpyP2P", which XProf's ParseTfOpFullname test (a "MemcpyHToD" prefix) misses,
+// so XProf counts GPU copies as 32-bit compute; Stepscope classifies them by that spelling too.
+StepEventType classifyGpuEvent(std::string_view name, std::string_view tensorShapes) {
+    switch (parseTfOpFullname(name).category) {
+    case OpCategory::MemcpyHToD:
+        return StepEventType::HostToDevice;
+    case OpCategory::MemcpyDToH:
+        return StepEventType::DeviceToHost;
+    case OpCategory::MemcpyDToD:
+        return StepEventType::DeviceToDevice;
+    default:
+        break;
+    }
+    if (startsWith(name, "Memcpy")) {
+        const std::string_view kind = name.substr(6);
+        if (startsWith(kind, "H2D")) return StepEventType::HostToDevice;
+        if (startsWith(kind, "D2H")) return StepEventType::DeviceToHost;
+        if (startsWith(kind, "D2D") || startsWith(kind, "P2P"))
+            return StepEventType::DeviceToDevice;
+    }
+    if (startsWithIgnoreCase(name, "nccl")) return StepEventType::DeviceCollectives;
+    // ClassifyGpuCompute: precision from the tensor shapes, else from the name.
+    if (tensorShapes.empty())
+        return contains(name, "half") || contains(name, "fp16") ? StepEventType::DeviceCompute16
+                                                                : StepEventType::DeviceCompute32;
+    return contains(tensorShapes, "half") ? StepEventType::DeviceCompute16
+                                          : StepEventType::DeviceCompute32;
+}
+
+// XProf's ClassifyCpuEvent.
+StepEventType classifyCpuEvent(std::string_view name, bool hasDevice, bool hasCorrelation,
+                               bool inputPipelineRootStage) {
+    const OpCategory c = parseTfOpFullname(name).category;
+    if (c == OpCategory::MemcpyHToD || startsWith(name, "InfeedEnqueue"))
+        return StepEventType::HostToDevice;
+    if (c == OpCategory::MemcpyHToH) return StepEventType::HostToHost;
+    if (hasDevice && (hasCorrelation || startsWithIgnoreCase(name, "ExecutorState::Process")))
+        return StepEventType::HostPrepare;
+    if (startsWithIgnoreCase(name, "IteratorGetNext") || inputPipelineRootStage)
+        return StepEventType::HostWaitInput;
+    return StepEventType::HostCompute;
+}
+
+bool isGpuStream(const Profile& p, const Track& t) {
+    return t.deviceOps && !t.derived && p.planes()[t.plane].kind == PlaneKind::Gpu;
+}
+bool isHostThread(const Profile& p, const Track& t) {
+    return !t.derived && p.planes()[t.plane].kind == PlaneKind::Host;
+}
+
+// Whether a host event is an input-pipeline stage with no stage enclosing it on its line (XProf's
+// EventRef::IsRootStage, without stages whose parent is on another line).
+bool isRootInputStage(const Profile& p, const StatKeys& keys, uint32_t track, EventIndex e) {
+    if (!keys.hasStageName(e)) return false;
+    const uint32_t depth = p.depthOf(e);
+    const int64_t s = p.start(e), en = p.end(e);
+    for (uint32_t d = 0; d < depth; ++d) {
+        const EventRange r = p.eventsInWindow(track, d, s, en);
+        for (EventIndex a = r.begin; a < r.end; ++a)
+            if (p.start(a) <= s && p.end(a) >= en && keys.hasStageName(a)) return false;
+    }
+    return true;
+}
+
+bool profileHasGpuWork(const Profile& p) {
+    for (const Track& t : p.tracks())
+        if (isGpuStream(p, t) && t.eventCount > 0) return true;
+    return false;
+}
+
+// XProf's ToNonOverlappedEvents followed by ConvertStepDetailsToStepInfo: sweep the boundaries
+// (ends before starts at equal times; the highest type open wins), clip each piece to the step.
+void breakDown(const StepDetails& d, Span step, StepRecord& out, bool& hasCompute,
+               bool& hasHostCompute) {
+    struct Boundary {
+        int64_t t;
+        int type;
+        bool start;
+    };
+    std::vector<Boundary> b;
+    b.reserve(d.events.size() * 2);
+    for (const TypedSpan& e : d.events) {
+        b.push_back({e.span.begin, int(e.type), true});
+        b.push_back({e.span.end, int(e.type), false});
+    }
+    std::sort(b.begin(), b.end(), [](const Boundary& x, const Boundary& y) {
+        if (x.t != y.t) return x.t < y.t;
+        if (x.start != y.start) return !x.start;
+        return x.type > y.type;
+    });
+    std::array<int64_t, 256> open{};
+    int top = 0;
+    std::array<int64_t, 256> typePs{};
+    int64_t covered = 0;
+    for (size_t i = 0; i + 1 < b.size(); ++i) {
+        if (b[i].start) {
+            ++open[b[i].type];
+            top = std::max(top, b[i].type);
+        } else {
+            --open[b[i].type];
+            if (b[i].type == top && open[top] == 0) {
+                top = 0;
+                for (int t = b[i].type - 1; t > 0; --t)
+                    if (open[t] > 0) {
+                        top = t;
+                        break;
+                    }
+            }
+        }
+        const int64_t lo = std::max(b[i].t, step.begin), hi = std::min(b[i + 1].t, step.end);
+        if (b[i + 1].t > b[i].t) {
+            if (top == int(StepEventType::DeviceCompute16) ||
+                top == int(StepEventType::DeviceCompute32))
+                hasCompute = true;
+            if (top == int(StepEventType::HostCompute)) hasHostCompute = true;
+        }
+        if (hi > lo) {
+            typePs[top] += hi - lo;
+            covered += hi - lo;
+        }
+    }
+    typePs[0] += std::max<int64_t>(0, step.duration() - covered);
+    auto& c = out.categoryPs;
+    auto at = [&](StepEventType t) { return typePs[size_t(t)]; };
+    c[size_t(StepCategory::Input)] =
+        at(StepEventType::HostWaitInput) + at(StepEventType::HostToDevice);
+    c[size_t(StepCategory::Output)] = at(StepEventType::DeviceToHost);
+    c[size_t(StepCategory::KernelLaunch)] = at(StepEventType::HostPrepare);
+    c[size_t(StepCategory::HostCompute)] = at(StepEventType::HostCompute);
+    c[size_t(StepCategory::DeviceCollectives)] = at(StepEventType::DeviceCollectives);
+    c[size_t(StepCategory::DeviceToDevice)] = at(StepEventType::DeviceToDevice);
+    c[size_t(StepCategory::DeviceCompute16)] = at(StepEventType::DeviceCompute16);
+    c[size_t(StepCategory::DeviceCompute32)] = at(StepEventType::DeviceCompute32);
+    c[size_t(StepCategory::AllOthers)] =
+        at(StepEventType::UnknownTime) + at(StepEventType::HostToHost);
+    out.hostWaitInputPs = at(StepEventType::HostWaitInput);
+    out.hostToDevicePs = at(StepEventType::HostToDevice);
+    out.beginPs = step.begin;
+    out.durationPs = step.duration();
+}
+
+// Source 1: XProf's grouped steps.
+std::map<int64_t, StepDetails> groupedSteps(const Profile& p, const StatKeys& keys,
+                                            int64_t& classified, const Progress* progress) {
+    std::map<int64_t, StepDetails> all;
+    for (size_t pi = 0; pi < p.planes().size(); ++pi) {
+        const Plane& plane = p.planes()[pi];
+        if (plane.kind != PlaneKind::Gpu) continue;
+        std::map<int64_t, Span> markers;
+        std::map<int64_t, std::vector<TypedSpan>> events;
+        for (const Track& t : p.tracksOf(plane)) {
+            const uint32_t ti = uint32_t(&t - p.tracks().data());
+            const bool stepLine = t.kind == TrackKind::Steps;
+            const bool stream = isGpuStream(p, t);
+            if (!stepLine && !stream) continue;
+            // Events are grouped by depth, so the cursor would go backwards across depths: walk
+            // each depth with its own cursor.
+            for (uint32_t depth = 0; depth < t.depthCount; ++depth) {
+                const EventRange r = p.eventsAt(ti, depth);
+                SideCursor<uint64_t> c(p.correlationIds());
+                for (EventIndex e = r.begin; e < r.end; ++e) {
+                    const int32_t g = p.groupId(e);
+                    if (g < 0) continue;
+                    const Span s{p.start(e), p.end(e)};
+                    if (stepLine) {
+                        auto [it, fresh] = markers.try_emplace(g, s);
+                        if (!fresh && s.duration() > it->second.duration()) it->second = s;
+                    } else if (c.at(e)) {
+                        events[g].push_back({classifyGpuEvent(p.name(e), keys.tensorShapes(e)), s});
+                    }
+                }
+            }
+        }
+        if (progress && progress->cancelled()) return {};
+        // IntersectCombineStepEvents(step_markers, &step_events): a group counts when the plane
+        // has both its marker and events.
+        for (auto& [g, evs] : events) {
+            const auto m = markers.find(g);
+            if (m == markers.end()) continue;
+            StepDetails& d = all[g];
+            d.addMarker(d.deviceMarker, m->second);
+            classified += int64_t(evs.size());
+            d.events.insert(d.events.end(), evs.begin(), evs.end());
+        }
+    }
+    if (all.empty()) return all;
+    // Host events of those steps (TensorFlow 2.x's ConvertHostThreadsXPlaneToStepEvents with
+    // device_step_events).
+    for (size_t ti = 0; ti < p.tracks().size(); ++ti) {
+        const Track& t = p.tracks()[ti];
+        if (!isHostThread(p, t)) continue;
+        for (uint32_t depth = 0; depth < t.depthCount; ++depth) {
+            const EventRange r = p.eventsAt(uint32_t(ti), depth);
+            SideCursor<uint64_t> c(p.correlationIds());
+            for (EventIndex e = r.begin; e < r.end; ++e) {
+                const int32_t g = p.groupId(e);
+                if (g < 0) continue;
+                const auto it = all.find(g);
+                if (it == all.end()) continue;
+                StepDetails& d = it->second;
+                const std::string_view name = p.name(e);
+                const std::string_view stepName = keys.stepName(e);
+                const Span s{p.start(e), p.end(e)};
+                if (isExplicitHostStepMarker(name) || !stepName.empty()) {
+                    d.addMarker(d.hostMarker, s);
+                } else if (isRealCpuCompute(name)) {
+                    const bool corr = c.at(e) != nullptr;
+                    d.events.push_back(
+                        {classifyCpuEvent(name, true, corr,
+                                          isRootInputStage(p, keys, uint32_t(ti), e)),
+                         s});
+                    ++classified;
+                }
+                if (!stepName.empty() && d.name.empty()) d.name = std::string(stepName);
+            }
+        }
+        if (progress && progress->cancelled()) return {};
+    }
+    return all;
+}
+
+struct Marker {
+    int64_t number;
+    std::string name;
+    Span span;
+    EventIndex event;
+};
+
+std::optional<int64_t> profilerStepNumber(std::string_view name) {
+    constexpr std::string_view prefix = "ProfilerStep#";
+    if (!startsWith(name, prefix)) return std::nullopt;
+    const std::string_view digits = name.substr(prefix.size());
+    int64_t v = 0;
+    const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (ec != std::errc{} || ptr != digits.data() + digits.size()) return std::nullopt;
+    return v;
+}
+
+// Markers of sources 2-4: top-level matching events (a match inside another match of the same
+// line is not a step of its own).
+std::vector<Marker> findMarkers(const Profile& p, const StatKeys& keys, StepSource source,
+                                std::string_view pattern) {
+    std::vector<Marker> found;
+    for (size_t ti = 0; ti < p.tracks().size(); ++ti) {
+        const Track& t = p.tracks()[ti];
+        if (t.derived) continue;
+        if (source != StepSource::NamePattern && !isHostThread(p, t)) continue;
+        std::vector<Marker> line;
+        for (uint32_t depth = 0; depth < t.depthCount; ++depth) {
+            const EventRange r = p.eventsAt(uint32_t(ti), depth);
+            for (EventIndex e = r.begin; e < r.end; ++e) {
+                const std::string_view name = p.name(e);
+                std::optional<int64_t> number;
+                bool match = false;
+                switch (source) {
+                case StepSource::HostMarkers:
+                    number = keys.stepNum(e);
+                    match = number.has_value() || isExplicitHostStepMarker(name);
+                    break;
+                case StepSource::ProfilerSteps:
+                    number = profilerStepNumber(name);
+                    match = number.has_value();
+                    break;
+                case StepSource::NamePattern:
+                    match = contains(name, pattern);
+                    break;
+                default:
+                    break;
+                }
+                if (!match) continue;
+                const Span s{p.start(e), p.end(e)};
+                const bool nested = std::any_of(
+                    line.begin(), line.end(), [&](const Marker& m) { return m.span.includes(s); });
+                if (!nested) line.push_back({number.value_or(-1), std::string(name), s, e});
+            }
+        }
+        found.insert(found.end(), line.begin(), line.end());
+    }
+    std::sort(found.begin(), found.end(),
+              [](const Marker& a, const Marker& b) { return a.span.begin < b.span.begin; });
+    // Steps without a number are numbered by position.
+    for (size_t i = 0; i < found.size(); ++i)
+        if (found[i].number < 0) found[i].number = int64_t(i);
+    return found;
+}
+
+// Sources 2-4: each marker is a step; events are assigned by time.
+std::map<int64_t, StepDetails> markedSteps(const Profile& p, const StatKeys& keys,
+                                           const std::vector<Marker>& markers, bool hasDevice,
+                                           int64_t& classified) {
+    std::map<int64_t, StepDetails> all;
+    for (const Marker& m : markers) {
+        StepDetails& d = all[m.number];
+        d.addMarker(d.hostMarker, m.span);
+        if (d.name.empty()) d.name = m.name;
+    }
+    for (auto& [number, d] : all) {
+        const Span step = *d.hostMarker;
+        for (size_t ti = 0; ti < p.tracks().size(); ++ti) {
+            const Track& t = p.tracks()[ti];
+            const bool stream = isGpuStream(p, t);
+            const bool host = isHostThread(p, t);
+            if (!stream && !host) continue;
+            for (uint32_t depth = 0; depth < t.depthCount; ++depth) {
+                const EventRange r = p.eventsInWindow(uint32_t(ti), depth, step.begin, step.end);
+                for (EventIndex e = r.begin; e < r.end; ++e) {
+                    const Span s{p.start(e), p.end(e)};
+                    const std::string_view name = p.name(e);
+                    if (stream) {
+                        d.events.push_back({classifyGpuEvent(name, keys.tensorShapes(e)), s});
+                        ++classified;
+                        continue;
+                    }
+                    if (!step.includes(s) || (s.begin == step.begin && s.end == step.end)) continue;
+                    if (!isRealCpuCompute(name) || profilerStepNumber(name)) continue;
+                    const bool corr = p.correlationIds().find(e) != nullptr;
+                    d.events.push_back(
+                        {classifyCpuEvent(name, hasDevice, corr,
+                                          isRootInputStage(p, keys, uint32_t(ti), e)),
+                         s});
+                    ++classified;
+                }
+            }
+        }
+    }
+    return all;
+}
+
+} // namespace
+
+StepAnalysis analyzeSteps(const Profile& profile, std::string_view namePattern,
+                          const Progress* progress) {
+    StepAnalysis result;
+    const StatKeys keys(profile);
+    result.hasDevice = profileHasGpuWork(profile);
+    std::map<int64_t, StepDetails> details;
+    int64_t classified = 0;
+    if (!namePattern.empty()) {
+        result.source = StepSource::NamePattern;
+        result.pattern = std::string(namePattern);
+        details = markedSteps(profile, keys,
+                              findMarkers(profile, keys, StepSource::NamePattern, namePattern),
+                              result.hasDevice, classified);
+    } else {
+        if (progress) progress->report("Grouping steps", 0);
+        details = groupedSteps(profile, keys, classified, progress);
+        if (!details.empty()) result.source = StepSource::GroupedSteps;
+        for (StepSource s : {StepSource::HostMarkers, StepSource::ProfilerSteps}) {
+            if (!details.empty()) break;
+            const std::vector<Marker> markers = findMarkers(profile, keys, s, {});
+            if (markers.empty()) continue;
+            details = markedSteps(profile, keys, markers, result.hasDevice, classified);
+            result.source = s;
+        }
+    }
+    if (progress && progress->cancelled()) return {};
+    if (progress) progress->report("Breaking steps down", 0.5);
+    for (auto& [number, d] : details) {
+        const Span step = d.stepTime();
+        if (step.duration() <= 0) continue; // no marker: XProf skips the step
+        StepRecord rec;
+        rec.number = number;
+        rec.name = d.name.empty() ? std::to_string(number) : d.name;
+        bool compute = false, hostCompute = false;
+        breakDown(d, step, rec, compute, hostCompute);
+        if (result.hasDevice ? !compute : !hostCompute) {
+            ++result.notWellFormed;
+            continue;
+        }
+        result.steps.push_back(std::move(rec));
+    }
+    result.eventsClassified = classified;
+    if (result.steps.empty() && result.source != StepSource::NamePattern)
+        result.source = StepSource::None;
+    return result;
+}
+
+} // namespace stepscope

@@ -1,0 +1,1307 @@
+#include "model/kineto/KinetoImporter.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <charconv>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include <simdjson.h>
+
+#include "model/kineto/Gunzip.h"
+
+namespace stepscope {
+
+namespace {
+
+namespace od = simdjson::ondemand;
+
+// XProf's first reserved (derived) line id, kThreadIdDerivedMin = 0xdeadbeef, which is also its
+// "Steps" line (kThreadIdStepInfo) (xla/tsl/profiler/utils/xplane_schema.h). Lines under these
+// ids are skipped by every analysis that counts device work.
+constexpr int64_t kStepsLineId = 0xdeadbeef;
+constexpr int64_t kGpuAnnotationLineBase = 0xdeadbeef + 100; // + stream, modulo 80
+constexpr int64_t kSyncLineBase = 0xdeadbeef + 180;          // + stream, modulo 80
+
+struct ImportError {
+    std::string message;
+    const char* at = nullptr; // where in the JSON, when known
+};
+
+[[noreturn]] void fail(std::string message, const char* at = nullptr) {
+    throw ImportError{std::move(message), at};
+}
+
+// A time in picoseconds read from a JSON number in µs, exactly: "1669783687464181",
+// "68.0", "12.345678", "-3.5". `originUs` is subtracted from the integer part before scaling, so
+// absolute epoch times (1.7e15 µs = 1.7e21 ps) fit. Digits past the sixth decimal (below 1 ps)
+// are dropped. Exponent forms ("1.5e3") go through a double, which is exact for them in practice.
+bool parseMicros(std::string_view text, int64_t originUs, int64_t& ps) {
+    size_t i = 0;
+    const size_t n = text.size();
+    bool negative = false;
+    if (i < n && text[i] == '-') {
+        negative = true;
+        ++i;
+    }
+    uint64_t whole = 0;
+    size_t digits = 0;
+    for (; i < n && text[i] >= '0' && text[i] <= '9'; ++i, ++digits) {
+        if (digits >= 18) return false;
+        whole = whole * 10 + uint64_t(text[i] - '0');
+    }
+    if (digits == 0) return false;
+    int64_t frac = 0;
+    if (i < n && text[i] == '.') {
+        ++i;
+        int64_t scale = 100000;
+        size_t fracDigits = 0;
+        for (; i < n && text[i] >= '0' && text[i] <= '9'; ++i, ++fracDigits) {
+            if (scale > 0) {
+                frac += int64_t(text[i] - '0') * scale;
+                scale /= 10;
+            }
+        }
+        if (fracDigits == 0) return false;
+    }
+    if (i < n && (text[i] == 'e' || text[i] == 'E')) {
+        const double v = std::strtod(std::string(text).c_str(), nullptr);
+        const double rel = (v - double(originUs)) * 1e6;
+        if (!(rel > -9.2e18 && rel < 9.2e18)) return false;
+        ps = int64_t(rel);
+        return true;
+    }
+    const int64_t signedWhole = negative ? -int64_t(whole) : int64_t(whole);
+    int64_t us, scaled;
+    if (__builtin_sub_overflow(signedWhole, originUs, &us) ||
+        __builtin_mul_overflow(us, int64_t(1000000), &scaled) ||
+        __builtin_add_overflow(scaled, negative ? -frac : frac, &ps))
+        return false;
+    return true;
+}
+
+// The whole-µs part of a number's text (for the origin), 0 if it has none.
+int64_t wholeMicros(std::string_view text) {
+    int64_t v = 0;
+    size_t i = text.starts_with('-') ? 1 : 0;
+    size_t digits = 0;
+    for (; i < text.size() && text[i] >= '0' && text[i] <= '9' && digits < 18; ++i, ++digits)
+        v = v * 10 + (text[i] - '0');
+    return text.starts_with('-') ? -v : v;
+}
+
+// A field key as written, without unescaping (keys with escapes go the slow way).
+std::string_view rawKey(od::field& f, bool& escaped) {
+    const char* p = f.key().raw();
+    const char* q = p;
+    escaped = false;
+    while (*q != '"') {
+        if (*q == '\\') {
+            escaped = true;
+            return {};
+        }
+        ++q;
+    }
+    return {p, size_t(q - p)};
+}
+
+std::string_view trimToken(std::string_view t) {
+    while (!t.empty() &&
+           (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' || t.back() == '\t'))
+        t.remove_suffix(1);
+    return t;
+}
+
+// What a stat key means to the importer.
+enum class Role : uint8_t {
+    Plain,
+    Correlation,   // "correlation", "correlation_id"
+    Device,        // "device"
+    Stream,        // "stream"
+    Grid,          // "grid": [x, y, z]
+    Block,         // "block"
+    Registers,     // "registers per thread"
+    SharedMemory,  // "shared memory"
+    Bytes,         // "bytes" of a copy or memset
+    KernelDetails, // "kernel_details" (our own export)
+    MemcpyDetails, // "memcpy_details"
+    TfOp,          // "tf_op" (our own export)
+    MemDeviceType, // "Device Type" of a [memory] event
+    MemDeviceId,   // "Device Id"
+    MemAddr,       // "Addr"
+    MemBytes,      // "Bytes"
+    MemTotalAllocated,
+    MemTotalReserved,
+    MetaName,      // "name" of an M event
+    MetaSortIndex, // "sort_index"
+};
+
+enum class Kind : uint8_t { Host, Kernel, Memcpy, Memset, GpuAnnotation, Sync, Derived };
+
+Kind kindOfCategory(std::string_view cat) {
+    if (cat == "kernel" || cat == "Kernel") return Kind::Kernel;
+    if (cat == "gpu_memcpy" || cat == "Memcpy") return Kind::Memcpy;
+    if (cat == "gpu_memset" || cat == "Memset") return Kind::Memset;
+    if (cat == "gpu_user_annotation") return Kind::GpuAnnotation;
+    if (cat == "cuda_sync") return Kind::Sync;
+    // Stepscope's Chrome trace export writes a device plane's derived lines (Steps, XLA Ops, ...)
+    // under this category, so that they come back as derived lines of that device.
+    if (cat == "derived") return Kind::Derived;
+    return Kind::Host;
+}
+
+// Device lines: 0 work (a stream), 1 GPU annotations, 2 syncs, 3 derived lines from an export.
+int lineKindOf(Kind k) {
+    return k == Kind::GpuAnnotation ? 1 : k == Kind::Sync ? 2 : k == Kind::Derived ? 3 : 0;
+}
+
+bool isOpCategory(std::string_view cat) {
+    return cat == "cpu_op" || cat == "Operator";
+}
+
+struct Arg {
+    uint32_t key = 0; // builder stat key index
+    Role role = Role::Plain;
+    StatType type = StatType::Int64;
+    uint64_t raw = 0;
+    std::array<uint32_t, 3> dims{1, 1, 1}; // Grid / Block
+    bool hasDims = false;
+};
+
+// A process or thread id: an integer, or a string (interned) that is not one.
+struct Id {
+    int64_t value = 0;
+    bool isText = false;
+    StringId text = 0;
+};
+
+struct DeviceEvent {
+    int64_t start = 0, duration = 0;
+    StringId name = 0, cat = 0;
+    int64_t device = 0, stream = 0;
+    Kind kind = Kind::Kernel;
+    bool hasCorrelation = false;
+    bool hasKernelDetails = false, hasMemcpyDetails = false, hasTfOp = false;
+    uint64_t correlation = 0;
+    uint32_t argBegin = 0, argEnd = 0;
+};
+
+struct MemoryRecord {
+    uint32_t track = 0;
+    int64_t start = 0;
+    int64_t deviceType = 0, deviceId = -1;
+    int64_t bytes = 0;
+    uint64_t addr = 0;
+    int64_t totalAllocated = 0, totalReserved = 0;
+    bool hasAddr = false, hasTotalAllocated = false, hasTotalReserved = false;
+    uint32_t order = 0;
+};
+
+struct OpSpan {
+    int64_t start, end;
+    StringId name;
+};
+struct Launch {
+    int64_t start;
+    uint64_t correlation;
+};
+
+struct HostThread {
+    uint32_t track = 0;
+    uint32_t plane = 0;
+    std::vector<OpSpan> ops;
+    std::vector<Launch> launches;
+    struct Open {
+        int64_t start;
+        StringId name, cat;
+        std::vector<Arg> args;
+    };
+    std::vector<Open> open; // B events waiting for their E
+};
+
+struct HostProcess {
+    uint32_t plane = 0;
+    int64_t pid = 0;
+    std::unordered_map<int64_t, uint32_t> threads; // tid -> index into threads_
+};
+
+struct IdHash {
+    size_t operator()(const std::pair<int64_t, int64_t>& k) const {
+        return std::hash<int64_t>()(k.first * 1000003 ^ k.second);
+    }
+};
+
+struct MetaKey {
+    uint32_t plane;
+    StringId name, cat;
+    bool operator==(const MetaKey&) const = default;
+};
+struct MetaKeyHash {
+    size_t operator()(const MetaKey& k) const {
+        return std::hash<uint64_t>()((uint64_t(k.plane) << 32 | k.name) * 31 + k.cat);
+    }
+};
+
+struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+};
+
+class Importer {
+public:
+    Importer(const char* json, size_t size, ProfileBuilder& b, uint32_t host,
+             const Progress* progress)
+        : json_(json)
+        , size_(size)
+        , b_(b)
+        , host_(host)
+        , progress_(progress) {}
+
+    std::string run(bool padded);
+
+private:
+    void document(od::document& doc);
+    void traceEvents(od::array events);
+    void event(od::object obj, const char* at);
+    void metadataEvent(std::string_view name, const Id& pid, const Id& tid,
+                       const std::vector<Arg>& args);
+    void deviceProperties(od::array devices);
+    void distributedInfo(od::object info);
+    void readArgs(od::object args, std::vector<Arg>& out, bool keepText);
+    Arg readValue(od::value v, uint32_t key, Role role);
+    Id readId(od::value v);
+    int64_t time(std::string_view text, const char* at, const char* field);
+    uint32_t key(std::string_view name, Role* role);
+    uint32_t hostThread(const Id& pid, const Id& tid, HostProcess** process = nullptr);
+    uint32_t hostMetadata(uint32_t plane, StringId name, StringId cat);
+    void addHostEvent(uint32_t thread, int64_t start, int64_t duration, StringId name, StringId cat,
+                      const std::vector<Arg>& args);
+    void finishDevices();
+    void finishMemory();
+    void finishHostNames();
+    StringId opOfLaunch(uint64_t correlation) const;
+
+    const char* json_;
+    size_t size_;
+    ProfileBuilder& b_;
+    uint32_t host_;
+    const Progress* progress_;
+    size_t firstEvent_ = 0;
+
+    bool haveOrigin_ = false;
+    int64_t originUs_ = 0;
+    std::optional<int64_t> baseTimeNs_;
+    uint64_t eventCount_ = 0;
+    uint64_t flowEvents_ = 0;
+    std::map<std::string, uint64_t> skippedPhases_;
+    uint64_t unmatchedEnds_ = 0;
+
+    // Nodes are stable: the key cache points at their keys.
+    std::unordered_map<std::string, std::pair<uint32_t, Role>, StringHash, std::equal_to<>> keys_;
+    struct KeySlot {
+        const std::string* text = nullptr;
+        uint32_t key = 0;
+        Role role = Role::Plain;
+    };
+    static constexpr size_t kKeyCacheSize = 256;
+    std::array<KeySlot, kKeyCacheSize> keyCache_{};
+    std::unordered_map<std::string, int64_t, StringHash, std::equal_to<>> textIds_;
+    std::unordered_map<int64_t, uint32_t> processIndex_;
+    std::vector<HostProcess> processes_;
+    std::vector<HostThread> threads_;
+    std::unordered_map<MetaKey, uint32_t, MetaKeyHash> hostMeta_; // one metadata per name and cat
+    std::vector<DeviceEvent> deviceEvents_;
+    std::vector<Arg> deviceArgs_;
+    std::vector<MemoryRecord> memory_;
+    struct Step {
+        int64_t start, end;
+        StringId name;
+        int64_t number;
+    };
+    std::vector<Step> steps_;
+    std::unordered_map<int64_t, std::string> processNames_;
+    std::unordered_map<int64_t, int64_t> processSort_;
+    std::unordered_map<std::pair<int64_t, int64_t>, std::string, IdHash> threadNames_;
+    std::map<int64_t, std::vector<StatValue>> deviceProps_;
+    std::vector<StatValue> hostStats_;
+    std::unordered_map<uint64_t, StringId> launchOp_; // correlation -> enclosing op name
+    std::vector<Arg> args_;
+    uint32_t sinceReport_ = 0;
+    StringId catKey_ = 0;
+};
+
+uint32_t Importer::key(std::string_view name, Role* role) {
+    // Arg keys repeat event after event: a small direct-mapped cache in front of the map.
+    const size_t n = name.size();
+    const size_t h =
+        n == 0
+            ? 0
+            : (n * 131 + uint8_t(name[0]) * 31 + uint8_t(name[n / 2]) * 7 + uint8_t(name[n - 1])) &
+                  (kKeyCacheSize - 1);
+    KeySlot& slot = keyCache_[h];
+    if (slot.text && slot.text->size() == n &&
+        std::memcmp(slot.text->data(), name.data(), n) == 0) {
+        *role = slot.role;
+        return slot.key;
+    }
+    auto it = keys_.find(name);
+    if (it == keys_.end()) {
+        static const std::pair<std::string_view, Role> kRoles[] = {
+            {"correlation", Role::Correlation},
+            {"correlation_id", Role::Correlation},
+            {"device", Role::Device},
+            {"stream", Role::Stream},
+            {"grid", Role::Grid},
+            {"block", Role::Block},
+            {"registers per thread", Role::Registers},
+            {"shared memory", Role::SharedMemory},
+            {"bytes", Role::Bytes},
+            {"kernel_details", Role::KernelDetails},
+            {"memcpy_details", Role::MemcpyDetails},
+            {"tf_op", Role::TfOp},
+            {"Device Type", Role::MemDeviceType},
+            {"Device Id", Role::MemDeviceId},
+            {"Addr", Role::MemAddr},
+            {"Bytes", Role::MemBytes},
+            {"Total Allocated", Role::MemTotalAllocated},
+            {"Total Reserved", Role::MemTotalReserved},
+            {"name", Role::MetaName},
+            {"sort_index", Role::MetaSortIndex},
+        };
+        Role r = Role::Plain;
+        for (const auto& [n, rr] : kRoles)
+            if (n == name) r = rr;
+        // Kineto's "correlation" is XProf's correlation_id: one name, so flows join.
+        const std::string_view statName = r == Role::Correlation ? "correlation_id" : name;
+        it = keys_.emplace(std::string(name), std::make_pair(b_.statKey(b_.intern(statName)), r))
+                 .first;
+    }
+    slot = {&it->first, it->second.first, it->second.second};
+    *role = it->second.second;
+    return it->second.first;
+}
+
+Id Importer::readId(od::value v) {
+    Id id;
+    const od::json_type t = v.type();
+    if (t == od::json_type::number) {
+        const std::string_view tok = trimToken(v.raw_json_token());
+        int64_t x = 0;
+        bool ok = !tok.empty();
+        size_t i = tok.starts_with('-') ? 1 : 0;
+        if (i == tok.size()) ok = false;
+        for (; ok && i < tok.size(); ++i) {
+            if (tok[i] < '0' || tok[i] > '9' || __builtin_mul_overflow(x, 10, &x) ||
+                __builtin_add_overflow(x, tok[i] - '0', &x))
+                ok = false;
+        }
+        if (!ok) {
+            // A fractional or huge id: keep it distinct by its text.
+            id.isText = true;
+            id.text = b_.intern(tok);
+        } else {
+            id.value = tok.starts_with('-') ? -x : x;
+        }
+    } else if (t == od::json_type::string) {
+        const std::string_view s = v.get_string();
+        // "25738" and 25738 name the same thread (the 2021 schema writes both).
+        int64_t x = 0;
+        bool ok = !s.empty() && s.size() < 19;
+        for (size_t i = 0; ok && i < s.size(); ++i)
+            ok = s[i] >= '0' && s[i] <= '9', x = x * 10 + (s[i] - '0');
+        if (ok) {
+            id.value = x;
+        } else {
+            id.isText = true;
+            id.text = b_.intern(s);
+        }
+    } else {
+        fail("a pid or tid is neither a number nor a string", v.current_location().value_unsafe());
+    }
+    if (id.isText) {
+        // Text ids get negative numbers of their own, so they never meet numeric ids.
+        const std::string_view s = b_.strings().get(id.text);
+        auto it = textIds_.find(s);
+        if (it == textIds_.end())
+            it = textIds_.emplace(std::string(s), -int64_t(textIds_.size()) - 1000000).first;
+        id.value = it->second;
+    }
+    return id;
+}
+
+Arg Importer::readValue(od::value v, uint32_t keyIndex, Role role) {
+    Arg a;
+    a.key = keyIndex;
+    a.role = role;
+    switch (v.type()) {
+    case od::json_type::number: {
+        // Read from the token's text: integers stay exact at any size up to 2^64.
+        const std::string_view tok = trimToken(v.raw_json_token());
+        const char* first = tok.data();
+        const char* last = tok.data() + tok.size();
+        int64_t i;
+        uint64_t u;
+        double d;
+        if (auto r = std::from_chars(first, last, i); r.ec == std::errc() && r.ptr == last) {
+            a.type = StatType::Int64;
+            a.raw = uint64_t(i);
+        } else if (auto r2 = std::from_chars(first, last, u);
+                   r2.ec == std::errc() && r2.ptr == last) {
+            a.type = StatType::Uint64;
+            a.raw = u;
+        } else if (auto r3 = std::from_chars(first, last, d); r3.ec == std::errc()) {
+            a.type = StatType::Double;
+            a.raw = std::bit_cast<uint64_t>(d);
+        } else {
+            fail("a number cannot be read: " + std::string(tok.substr(0, 40)),
+                 v.current_location().value_unsafe());
+        }
+        break;
+    }
+    case od::json_type::string:
+        a.type = StatType::Str;
+        a.raw = b_.intern(v.get_string());
+        break;
+    case od::json_type::boolean:
+        a.type = StatType::Int64;
+        a.raw = v.get_bool() ? 1 : 0;
+        break;
+    case od::json_type::null:
+        a.key = 0; // dropped
+        break;
+    case od::json_type::array: {
+        od::array arr = v.get_array();
+        const std::string_view raw = arr.raw_json();
+        a.type = StatType::Str;
+        a.raw = b_.intern(trimToken(raw));
+        if (role == Role::Grid || role == Role::Block) {
+            // [x, y, z]: read back from the text (the array is consumed).
+            size_t d = 0;
+            uint64_t x = 0;
+            bool inNumber = false;
+            bool ok = true;
+            for (char c : raw) {
+                if (c >= '0' && c <= '9') {
+                    x = x * 10 + uint64_t(c - '0');
+                    inNumber = true;
+                    if (x > 0xFFFFFFFFu) ok = false;
+                } else if (inNumber) {
+                    if (d < 3) a.dims[d] = uint32_t(x);
+                    ++d;
+                    x = 0;
+                    inNumber = false;
+                } else if (c == '-' || c == '.') {
+                    ok = false;
+                }
+            }
+            a.hasDims = ok && d == 3;
+        }
+        break;
+    }
+    case od::json_type::object: {
+        od::object obj = v.get_object();
+        a.type = StatType::Str;
+        a.raw = b_.intern(trimToken(obj.raw_json()));
+        break;
+    }
+    }
+    return a;
+}
+
+void Importer::readArgs(od::object args, std::vector<Arg>& out, bool /*keepText*/) {
+    for (od::field f : args) {
+        bool escaped;
+        std::string_view k = rawKey(f, escaped);
+        std::string unescaped;
+        if (escaped) {
+            unescaped = std::string(std::string_view(f.unescaped_key()));
+            k = unescaped;
+        }
+        Role role;
+        const uint32_t keyIndex = key(k, &role);
+        Arg a = readValue(f.value(), keyIndex, role);
+        if (a.key != 0) out.push_back(a);
+    }
+}
+
+int64_t Importer::time(std::string_view text, const char* at, const char* field) {
+    if (!haveOrigin_) {
+        originUs_ = wholeMicros(text);
+        haveOrigin_ = true;
+    }
+    int64_t ps;
+    if (!parseMicros(text, originUs_, ps))
+        fail(std::string("\"") + field + "\" is not a time in µs this importer can hold: " +
+                 std::string(text.substr(0, 40)),
+             at);
+    return ps;
+}
+
+uint32_t Importer::hostThread(const Id& pid, const Id& tid, HostProcess** processOut) {
+    auto pit = processIndex_.find(pid.value);
+    if (pit == processIndex_.end()) {
+        HostProcess p;
+        p.pid = pid.value;
+        p.plane = b_.addPlane(host_, int64_t(processes_.size()), "/host:CPU");
+        processes_.push_back(std::move(p));
+        pit = processIndex_.emplace(pid.value, uint32_t(processes_.size() - 1)).first;
+    }
+    HostProcess& p = processes_[pit->second];
+    if (processOut) *processOut = &p;
+    auto tit = p.threads.find(tid.value);
+    if (tit != p.threads.end()) return tit->second;
+    HostThread t;
+    t.plane = p.plane;
+    t.track = b_.addTrack(p.plane, tid.value, "thread " + std::to_string(tid.value));
+    threads_.push_back(std::move(t));
+    p.threads.emplace(tid.value, uint32_t(threads_.size() - 1));
+    return uint32_t(threads_.size() - 1);
+}
+
+uint32_t Importer::hostMetadata(uint32_t plane, StringId name, StringId cat) {
+    const MetaKey k{plane, name, cat};
+    const auto it = hostMeta_.find(k);
+    if (it != hostMeta_.end()) return it->second;
+    const uint32_t m = b_.addMetadata(plane, int64_t(hostMeta_.size()), b_.strings().get(name), {});
+    if (cat) b_.addMetadataStat(m, StatValue{catKey_, StatType::Str, cat});
+    hostMeta_.emplace(k, m);
+    return m;
+}
+
+void Importer::addHostEvent(uint32_t thread, int64_t start, int64_t duration, StringId name,
+                            StringId cat, const std::vector<Arg>& args) {
+    HostThread& t = threads_[thread];
+    b_.addEvent(t.track, start, duration, hostMetadata(t.plane, name, cat));
+    uint64_t correlation = 0;
+    bool hasCorrelation = false;
+    for (const Arg& a : args) {
+        b_.addEventStat(a.key, a.type, a.raw);
+        if (a.role == Role::Correlation && a.type != StatType::Double && a.type != StatType::Str) {
+            correlation = a.raw;
+            hasCorrelation = true;
+        }
+    }
+    const std::string_view catText = b_.strings().get(cat);
+    if (isOpCategory(catText)) t.ops.push_back({start, start + duration, name});
+    if (hasCorrelation) t.launches.push_back({start, correlation});
+    const std::string_view nameText = b_.strings().get(name);
+    if (nameText.starts_with("ProfilerStep#")) {
+        int64_t number = -1;
+        const std::string_view digits = nameText.substr(13);
+        if (!digits.empty() && digits.size() < 18 &&
+            std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            number = std::stoll(std::string(digits));
+        steps_.push_back({start, start + duration, name, number});
+    }
+}
+
+void Importer::metadataEvent(std::string_view name, const Id& pid, const Id& tid,
+                             const std::vector<Arg>& args) {
+    const Arg* value = nullptr;
+    for (const Arg& a : args)
+        if (a.role == Role::MetaName || a.role == Role::MetaSortIndex) value = &a;
+    if (!value) return;
+    if (name == "process_name" && value->type == StatType::Str)
+        processNames_[pid.value] = std::string(b_.strings().get(StringId(value->raw)));
+    else if (name == "thread_name" && value->type == StatType::Str)
+        threadNames_[{pid.value, tid.value}] = std::string(b_.strings().get(StringId(value->raw)));
+    else if (name == "process_sort_index" && value->type == StatType::Int64)
+        processSort_[pid.value] = int64_t(value->raw);
+}
+
+void Importer::event(od::object obj, const char* at) {
+    if (++sinceReport_ == 65536) {
+        sinceReport_ = 0;
+        if (!b_.error().empty()) fail(b_.error(), at);
+        if (progress_) {
+            if (progress_->cancelled()) fail("cancelled");
+            progress_->report("Reading events", double(at - json_) / double(size_));
+        }
+    }
+    std::string_view ph, name, cat, tsText, durText;
+    bool hasTs = false, hasDur = false, hasPid = false, hasTid = false;
+    Id pid, tid;
+    args_.clear();
+    for (od::field f : obj) {
+        bool escaped;
+        const std::string_view k = rawKey(f, escaped);
+        if (escaped) continue; // no field we read has an escaped key; unread values are skipped
+        od::value v = f.value();
+        if (k == "ph") {
+            if (v.type() != od::json_type::string) fail("\"ph\" is not a string", at);
+            ph = v.get_string();
+            // get_string views stay valid until the document is done (the parser's buffer).
+        } else if (k == "name") {
+            if (v.type() == od::json_type::string)
+                name = v.get_string();
+            else
+                fail("\"name\" is not a string", at);
+        } else if (k == "cat") {
+            if (v.type() == od::json_type::string)
+                cat = v.get_string();
+            else
+                fail("\"cat\" is not a string", at);
+        } else if (k == "ts" || k == "dur") {
+            if (v.type() != od::json_type::number)
+                fail("\"" + std::string(k) + "\" is not a number", at);
+            (k == "ts" ? tsText : durText) = trimToken(v.raw_json_token());
+            (k == "ts" ? hasTs : hasDur) = true;
+        } else if (k == "pid") {
+            pid = readId(v);
+            hasPid = true;
+        } else if (k == "tid") {
+            tid = readId(v);
+            hasTid = true;
+        } else if (k == "args") {
+            if (v.type() != od::json_type::object) fail("\"args\" is not an object", at);
+            readArgs(v.get_object(), args_, true);
+        }
+    }
+    (void)hasPid;
+    (void)hasTid;
+    ++eventCount_;
+    if (ph.empty()) fail("the event has no \"ph\" (phase)", at);
+    const char phase = ph.size() == 1 ? ph[0] : '?';
+    if (phase == 'M') {
+        metadataEvent(name, pid, tid, args_);
+        return;
+    }
+    if (phase == 's' || phase == 't' || phase == 'f') {
+        // Flows: Kineto's ac2g arrows repeat the correlation ids the events carry, from which
+        // the model joins launches to kernels.
+        ++flowEvents_;
+        return;
+    }
+    if (phase != 'X' && phase != 'B' && phase != 'E' && phase != 'i' && phase != 'I') {
+        ++skippedPhases_[std::string(ph)];
+        return;
+    }
+    if (!hasTs) fail("the event has no \"ts\"", at);
+    const int64_t start = time(tsText, at, "ts");
+    int64_t duration = 0;
+    if (phase == 'X') {
+        if (!hasDur) fail("the complete (\"X\") event has no \"dur\"", at);
+        if (!parseMicros(durText, 0, duration) || duration < 0)
+            fail("\"dur\" is not a duration in µs: " + std::string(durText.substr(0, 40)), at);
+    }
+    const StringId nameId = b_.intern(name);
+    const StringId catId = b_.intern(cat);
+    const Kind kind = kindOfCategory(cat);
+    if (kind != Kind::Host && phase == 'X') {
+        DeviceEvent d;
+        d.start = start;
+        d.duration = duration;
+        d.name = nameId;
+        d.cat = catId;
+        d.kind = kind;
+        d.device = pid.isText ? 0 : pid.value;
+        d.stream = tid.value;
+        if (tid.isText) {
+            // 2021: "stream 7".
+            const std::string_view t = b_.strings().get(tid.text);
+            if (t.starts_with("stream ")) {
+                int64_t s = 0;
+                for (char c : t.substr(7))
+                    if (c >= '0' && c <= '9') s = s * 10 + (c - '0');
+                d.stream = s;
+            }
+        }
+        d.argBegin = uint32_t(deviceArgs_.size());
+        for (const Arg& a : args_) {
+            if (a.role == Role::Device && a.type == StatType::Int64) d.device = int64_t(a.raw);
+            if (a.role == Role::Stream && a.type == StatType::Int64) d.stream = int64_t(a.raw);
+            if (a.role == Role::Correlation &&
+                (a.type == StatType::Int64 || a.type == StatType::Uint64)) {
+                d.hasCorrelation = true;
+                d.correlation = a.raw;
+            }
+            d.hasKernelDetails |= a.role == Role::KernelDetails;
+            d.hasMemcpyDetails |= a.role == Role::MemcpyDetails;
+            d.hasTfOp |= a.role == Role::TfOp;
+            deviceArgs_.push_back(a);
+        }
+        d.argEnd = uint32_t(deviceArgs_.size());
+        if (kind == Kind::Derived) {
+            // An exported derived line: its tid is the line id, whatever stream its events name.
+            d.device = pid.value;
+            d.stream = tid.value;
+        }
+        deviceEvents_.push_back(d);
+        return;
+    }
+    const uint32_t thread = hostThread(pid, tid);
+    if (phase == 'B') {
+        threads_[thread].open.push_back({start, nameId, catId, args_});
+        return;
+    }
+    if (phase == 'E') {
+        HostThread& t = threads_[thread];
+        if (t.open.empty()) {
+            ++unmatchedEnds_;
+            return;
+        }
+        HostThread::Open o = std::move(t.open.back());
+        t.open.pop_back();
+        o.args.insert(o.args.end(), args_.begin(), args_.end());
+        addHostEvent(thread, o.start, std::max<int64_t>(0, start - o.start), o.name, o.cat, o.args);
+        return;
+    }
+    if ((phase == 'i' || phase == 'I') && name == "[memory]") {
+        MemoryRecord m;
+        m.track = thread;
+        m.start = start;
+        m.order = uint32_t(memory_.size());
+        for (const Arg& a : args_) {
+            const bool number = a.type == StatType::Int64 || a.type == StatType::Uint64;
+            if (!number) continue;
+            const int64_t v = int64_t(a.raw);
+            switch (a.role) {
+            case Role::MemDeviceType:
+                m.deviceType = v;
+                break;
+            case Role::MemDeviceId:
+                m.deviceId = v;
+                break;
+            case Role::MemAddr:
+                m.addr = a.raw;
+                m.hasAddr = true;
+                break;
+            case Role::MemBytes:
+                m.bytes = v;
+                break;
+            case Role::MemTotalAllocated:
+                m.totalAllocated = v;
+                m.hasTotalAllocated = true;
+                break;
+            case Role::MemTotalReserved:
+                m.totalReserved = v;
+                m.hasTotalReserved = true;
+                break;
+            default:
+                break;
+            }
+        }
+        memory_.push_back(m);
+        return;
+    }
+    addHostEvent(thread, start, duration, nameId, catId, args_);
+}
+
+void Importer::traceEvents(od::array events) {
+    for (auto element : events) {
+        od::value v = element.value();
+        const char* at = v.current_location().value_unsafe();
+        if (v.type() != od::json_type::object)
+            fail("traceEvents[" + std::to_string(eventCount_) + "] is not an event object", at);
+        event(v.get_object(), at);
+    }
+}
+
+void Importer::deviceProperties(od::array devices) {
+    for (auto element : devices) {
+        od::value v = element.value();
+        if (v.type() != od::json_type::object) continue;
+        std::vector<Arg> props;
+        readArgs(v.get_object(), props, true);
+        int64_t id = -1;
+        std::vector<StatValue> stats;
+        auto add = [&](std::string_view k, StatType t, uint64_t raw) {
+            stats.push_back(StatValue{b_.intern(k), t, raw});
+        };
+        std::string_view deviceName;
+        for (const Arg& a : props) {
+            const std::string_view k = b_.strings().get(b_.statKeyName(a.key));
+            if (k == "id" && a.type == StatType::Int64) id = int64_t(a.raw);
+            if (a.type == StatType::Str && k == "name") deviceName = b_.strings().get(a.raw);
+            stats.push_back(StatValue{b_.statKeyName(a.key), a.type, a.raw});
+            if (a.type != StatType::Int64) continue;
+            if (k == "computeMajor") add("compute_cap_major", StatType::Int64, a.raw);
+            if (k == "computeMinor") add("compute_cap_minor", StatType::Int64, a.raw);
+            if (k == "numSms") add("core_count", StatType::Int64, a.raw);
+            if (k == "totalGlobalMem") add("memory_size", StatType::Int64, a.raw);
+        }
+        if (!deviceName.empty()) {
+            const bool amd = deviceName.find("AMD") != std::string_view::npos ||
+                             deviceName.find("Instinct") != std::string_view::npos ||
+                             deviceName.find("Radeon") != std::string_view::npos;
+            add("device_vendor", StatType::Str, b_.intern(amd ? "AMD" : "NVIDIA"));
+        }
+        if (id >= 0) deviceProps_[id] = std::move(stats);
+    }
+}
+
+void Importer::distributedInfo(od::object info) {
+    std::vector<Arg> args;
+    readArgs(info, args, true);
+    for (const Arg& a : args) {
+        const std::string name =
+            "distributed " + std::string(b_.strings().get(b_.statKeyName(a.key)));
+        hostStats_.push_back(StatValue{b_.intern(name), a.type, a.raw});
+    }
+}
+
+void Importer::document(od::document& doc) {
+    const od::json_type t = doc.type();
+    if (t == od::json_type::array) {
+        traceEvents(doc.get_array());
+        return;
+    }
+    if (t != od::json_type::object)
+        fail("not a Chrome trace: the JSON is not an object or an array of events", json_);
+    bool sawEvents = false;
+    od::object top = doc.get_object();
+    for (od::field f : top) {
+        bool escaped;
+        const std::string_view k = rawKey(f, escaped);
+        od::value v = f.value();
+        const char* at = v.current_location().value_unsafe();
+        if (escaped) {
+            continue;
+        } else if (k == "traceEvents") {
+            if (v.type() != od::json_type::array) fail("\"traceEvents\" is not an array", at);
+            sawEvents = true;
+            traceEvents(v.get_array());
+        } else if (k == "deviceProperties") {
+            if (v.type() == od::json_type::array) deviceProperties(v.get_array());
+        } else if (k == "distributedInfo") {
+            if (v.type() == od::json_type::object) distributedInfo(v.get_object());
+        } else if (k == "baseTimeNanoseconds") {
+            int64_t base;
+            if (v.type() != od::json_type::number || v.get_int64().get(base) != simdjson::SUCCESS)
+                fail("\"baseTimeNanoseconds\" is not an integer", at);
+            baseTimeNs_ = base;
+        } else {
+            const od::json_type vt = v.type();
+            if (vt == od::json_type::string || vt == od::json_type::number ||
+                vt == od::json_type::boolean) {
+                Role role;
+                const uint32_t keyIndex = key(k, &role);
+                const Arg a = readValue(v, keyIndex, Role::Plain);
+                hostStats_.push_back(StatValue{b_.statKeyName(keyIndex), a.type, a.raw});
+            }
+        }
+    }
+    if (!sawEvents) fail("not a Chrome trace: the JSON object has no \"traceEvents\" array", json_);
+}
+
+// The innermost cpu_op that was open on the launching thread when each launch (an event with a
+// correlation id) began: the framework op of the device work it launched, as the PyTorch
+// profiler's TensorBoard plugin attributes kernels to operators.
+void Importer::finishHostNames() {
+    for (HostThread& t : threads_) {
+        if (t.launches.empty() || t.ops.empty()) continue;
+        std::sort(t.ops.begin(), t.ops.end(), [](const OpSpan& a, const OpSpan& b) {
+            return a.start != b.start ? a.start < b.start : a.end > b.end;
+        });
+        std::sort(t.launches.begin(), t.launches.end(),
+                  [](const Launch& a, const Launch& b) { return a.start < b.start; });
+        std::vector<const OpSpan*> stack;
+        size_t next = 0;
+        for (const Launch& l : t.launches) {
+            while (next < t.ops.size() && t.ops[next].start <= l.start) {
+                while (!stack.empty() && stack.back()->end <= t.ops[next].start) stack.pop_back();
+                stack.push_back(&t.ops[next]);
+                ++next;
+            }
+            while (!stack.empty() && stack.back()->end <= l.start) stack.pop_back();
+            // An op that overlaps without nesting may sit on top; look down for one that holds
+            // the launch.
+            for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
+                if ((*it)->start <= l.start && (*it)->end > l.start) {
+                    launchOp_.emplace(l.correlation, (*it)->name);
+                    break;
+                }
+            }
+        }
+        std::vector<OpSpan>().swap(t.ops);
+        std::vector<Launch>().swap(t.launches);
+    }
+    // Plane and thread names from the M events.
+    for (HostProcess& p : processes_) {
+        const auto it = processNames_.find(p.pid);
+        const std::string pidText = p.pid >= 0 ? "pid " + std::to_string(p.pid) : "process";
+        std::string name = "/host:CPU ";
+        if (it != processNames_.end() && !it->second.empty())
+            name += it->second + " (" + pidText + ")";
+        else
+            name += pidText;
+        if (p.pid < 0) {
+            // A process named by text: its text is its name.
+            for (const auto& [text, id] : textIds_)
+                if (id == p.pid) name = "/host:CPU " + (text.empty() ? "(no pid)" : text);
+        }
+        b_.setPlaneName(p.plane, name);
+        // The pid and process name, for an export to give back.
+        if (p.pid >= 0)
+            b_.addPlaneStat(p.plane, StatValue{b_.intern("pid"), StatType::Int64, uint64_t(p.pid)});
+        if (it != processNames_.end())
+            b_.addPlaneStat(p.plane, StatValue{b_.intern("process_name"), StatType::Str,
+                                               b_.intern(it->second)});
+        for (const StatValue& s : hostStats_) b_.addPlaneStat(p.plane, s);
+        const auto sort = processSort_.find(p.pid);
+        if (sort != processSort_.end())
+            b_.addPlaneStat(p.plane, StatValue{b_.intern("process_sort_index"), StatType::Int64,
+                                               uint64_t(sort->second)});
+        for (const auto& [tid, index] : p.threads) {
+            const auto tn = threadNames_.find({p.pid, tid});
+            if (tn != threadNames_.end())
+                b_.setTrackName(threads_[index].track, tn->second);
+            else if (tid < 0)
+                for (const auto& [text, id] : textIds_)
+                    if (id == tid)
+                        b_.setTrackName(threads_[index].track, text.empty() ? "(no tid)" : text);
+        }
+    }
+}
+
+StringId Importer::opOfLaunch(uint64_t correlation) const {
+    const auto it = launchOp_.find(correlation);
+    return it == launchOp_.end() ? 0 : it->second;
+}
+
+void Importer::finishDevices() {
+    // Devices: those with events and those described in deviceProperties.
+    std::map<int64_t, uint32_t> planes;
+    for (const auto& [id, props] : deviceProps_) planes[id] = 0;
+    for (const DeviceEvent& d : deviceEvents_) planes[d.device] = 0;
+    for (auto& [device, plane] : planes) {
+        plane = b_.addPlane(host_, 1000 + device, "/device:GPU:" + std::to_string(device));
+        const auto it = deviceProps_.find(device);
+        if (it != deviceProps_.end())
+            for (const StatValue& s : it->second) b_.addPlaneStat(plane, s);
+    }
+    // Lines: one per (device, stream) for work, plus annotation and sync lines.
+    struct LineKey {
+        int64_t device, stream;
+        int kind; // 0 work, 1 annotations, 2 syncs
+        bool operator<(const LineKey& o) const {
+            return std::tie(device, kind, stream) < std::tie(o.device, o.kind, o.stream);
+        }
+    };
+    std::map<LineKey, uint16_t> lineFlags;
+    for (const DeviceEvent& d : deviceEvents_) {
+        const int lineKind = lineKindOf(d.kind);
+        uint16_t& flags = lineFlags[{d.device, d.stream, lineKind}];
+        if (d.kind == Kind::Kernel) flags |= StreamCompute;
+        if (d.kind == Kind::Memset) flags |= StreamMemset;
+        if (d.kind == Kind::Memcpy) {
+            switch (copyKindFromName(b_.strings().get(d.name))) {
+            case CopyKind::HostToDevice:
+                flags |= StreamMemcpyH2D;
+                break;
+            case CopyKind::DeviceToHost:
+                flags |= StreamMemcpyD2H;
+                break;
+            case CopyKind::PeerToPeer:
+                flags |= StreamMemcpyP2P;
+                break;
+            default:
+                flags |= StreamMemcpyD2D;
+            }
+        }
+    }
+    std::map<LineKey, uint32_t> tracks;
+    std::set<int64_t> devicesWithSteps; // a Steps line came with the trace (an export's)
+    std::set<int64_t> devicesWithWork;  // a stream with kernels, copies or memsets
+    for (const auto& [k, flags] : lineFlags)
+        if (k.kind == 0) devicesWithWork.insert(k.device);
+    for (const auto& [k, flags] : lineFlags) {
+        const uint32_t plane = planes[k.device];
+        if (k.kind == 0) {
+            const std::string kinds = streamFlagsName(flags);
+            std::string name = "Stream #" + std::to_string(k.stream);
+            if (!kinds.empty()) {
+                std::string list = kinds;
+                std::replace(list.begin(), list.end(), '+', ',');
+                name += "(" + list + ")";
+            }
+            tracks[k] = b_.addTrack(plane, k.stream, name);
+        } else if (k.kind == 3) {
+            const auto name = threadNames_.find({k.device, k.stream});
+            tracks[k] = b_.addTrack(plane, k.stream,
+                                    name != threadNames_.end()
+                                        ? name->second
+                                        : "derived line " + std::to_string(k.stream));
+            if (name != threadNames_.end() && name->second == "Steps")
+                devicesWithSteps.insert(k.device);
+        } else {
+            const int64_t id = (k.kind == 1 ? kGpuAnnotationLineBase : kSyncLineBase) +
+                               ((k.stream % 80) + 80) % 80;
+            tracks[k] = b_.addTrack(plane, id,
+                                    (k.kind == 1 ? "GPU annotations, stream " : "Syncs, stream ") +
+                                        std::to_string(k.stream));
+        }
+    }
+    // Metadata per (plane, name).
+    std::unordered_map<uint64_t, uint32_t> meta;
+    auto metadataOf = [&](uint32_t plane, StringId name, StringId cat) {
+        const uint64_t k = uint64_t(plane) << 32 | name;
+        auto it = meta.find(k);
+        if (it != meta.end()) return it->second;
+        const uint32_t m = b_.addMetadata(plane, int64_t(name), b_.strings().get(name), {});
+        if (cat) b_.addMetadataStat(m, StatValue{catKey_, StatType::Str, cat});
+        meta.emplace(k, m);
+        return m;
+    };
+    Role role;
+    const uint32_t kernelDetailsKey = key("kernel_details", &role);
+    const uint32_t memcpyDetailsKey = key("memcpy_details", &role);
+    const uint32_t tfOpKey = key("tf_op", &role);
+    std::unordered_map<std::string, StringId> detailsCache;
+    b_.reserveEvents(b_.eventCount() + deviceEvents_.size() + steps_.size() * planes.size());
+    for (const DeviceEvent& d : deviceEvents_) {
+        const int lineKind = lineKindOf(d.kind);
+        const uint32_t plane = planes[d.device];
+        b_.addEvent(tracks[{d.device, d.stream, lineKind}], d.start, d.duration,
+                    metadataOf(plane, d.name, d.cat));
+        std::array<uint32_t, 3> grid{1, 1, 1}, block{1, 1, 1};
+        bool hasGrid = false, hasBlock = false;
+        int64_t regs = -1, shared = -1, bytes = -1;
+        for (uint32_t i = d.argBegin; i < d.argEnd; ++i) {
+            const Arg& a = deviceArgs_[i];
+            b_.addEventStat(a.key, a.type, a.raw);
+            if (a.role == Role::Grid && a.hasDims) grid = a.dims, hasGrid = true;
+            if (a.role == Role::Block && a.hasDims) block = a.dims, hasBlock = true;
+            if (a.type == StatType::Int64) {
+                if (a.role == Role::Registers) regs = int64_t(a.raw);
+                if (a.role == Role::SharedMemory) shared = int64_t(a.raw);
+                if (a.role == Role::Bytes) bytes = int64_t(a.raw);
+            }
+        }
+        auto internDetails = [&](const std::string& text) {
+            auto it = detailsCache.find(text);
+            if (it == detailsCache.end()) it = detailsCache.emplace(text, b_.intern(text)).first;
+            return it->second;
+        };
+        if (d.kind == Kind::Kernel && !d.hasKernelDetails && hasGrid && hasBlock) {
+            // The TF 2020 spelling (regs, shm, grid, block): Kineto's "shared memory" is the
+            // kernel's static plus dynamic shared memory in one number.
+            std::string text;
+            if (regs >= 0) text += "regs:" + std::to_string(regs) + " ";
+            if (shared >= 0) text += "shm:" + std::to_string(shared) + " ";
+            text += "grid:" + std::to_string(grid[0]) + "," + std::to_string(grid[1]) + "," +
+                    std::to_string(grid[2]) + " block:" + std::to_string(block[0]) + "," +
+                    std::to_string(block[1]) + "," + std::to_string(block[2]);
+            b_.addEventStat(kernelDetailsKey, StatType::Str, internDetails(text));
+        }
+        if ((d.kind == Kind::Memcpy || d.kind == Kind::Memset) && !d.hasMemcpyDetails) {
+            const CopyKind ck = d.kind == Kind::Memset ? CopyKind::Memset
+                                                       : copyKindFromName(b_.strings().get(d.name));
+            std::string text = "kind:" + std::string(copyKindName(ck));
+            if (bytes >= 0) text += " size:" + std::to_string(bytes);
+            text += " dest:" + std::to_string(d.device);
+            b_.addEventStat(memcpyDetailsKey, StatType::Str, internDetails(text));
+        }
+        if (d.hasCorrelation && !d.hasTfOp && lineKind == 0) {
+            const StringId op = opOfLaunch(d.correlation);
+            if (op) b_.addEventStat(tfOpKey, StatType::Str, op);
+        }
+    }
+    std::vector<DeviceEvent>().swap(deviceEvents_);
+    std::vector<Arg>().swap(deviceArgs_);
+    // Steps: XProf keeps a "Steps" line on each device plane; PyTorch marks steps on the host
+    // with ProfilerStep#N ranges, which are copied there.
+    if (!steps_.empty()) {
+        const uint32_t stepNumKey = b_.statKey(b_.intern("step_num"));
+        for (const auto& [device, plane] : planes) {
+            // Only devices that ran something get a Steps line (those listed in deviceProperties
+            // alone do not), unless the trace brought its own.
+            if (devicesWithSteps.count(device) || !devicesWithWork.count(device)) continue;
+            const uint32_t track = b_.addTrack(plane, kStepsLineId, "Steps");
+            for (const Step& s : steps_) {
+                b_.addEvent(track, s.start, s.end - s.start, metadataOf(plane, s.name, 0));
+                if (s.number >= 0) b_.addEventStat(stepNumKey, StatType::Int64, uint64_t(s.number));
+            }
+        }
+    }
+}
+
+// [memory] instants as the memory profile reads allocator events (see MemoryProfile.h): one
+// allocator per device ("GPU_<id>" for CUDA/HIP, "CPU"), bytes_allocated = "Total Allocated"
+// (or, in 2021 traces that lack it, the running sum of "Bytes" in time order),
+// bytes_available = "Total Reserved" - "Total Allocated", allocation_bytes = |"Bytes"|.
+void Importer::finishMemory() {
+    if (memory_.empty()) return;
+    std::stable_sort(memory_.begin(), memory_.end(),
+                     [](const MemoryRecord& a, const MemoryRecord& b) {
+                         return a.start != b.start ? a.start < b.start : a.order < b.order;
+                     });
+    const uint32_t allocatorKey = b_.statKey(b_.intern("allocator_name"));
+    const uint32_t allocatedKey = b_.statKey(b_.intern("bytes_allocated"));
+    const uint32_t availableKey = b_.statKey(b_.intern("bytes_available"));
+    const uint32_t sizeKey = b_.statKey(b_.intern("allocation_bytes"));
+    const uint32_t addrKey = b_.statKey(b_.intern("addr"));
+    std::map<std::pair<int64_t, int64_t>, int64_t> running;
+    std::unordered_map<uint64_t, uint32_t> meta;
+    for (const MemoryRecord& m : memory_) {
+        const uint32_t plane = threads_[m.track].plane;
+        const bool free = m.bytes < 0;
+        const StringId name = b_.intern(free ? "MemoryDeallocation" : "MemoryAllocation");
+        const uint64_t mk = uint64_t(plane) << 32 | name;
+        auto it = meta.find(mk);
+        if (it == meta.end())
+            it = meta.emplace(mk,
+                              b_.addMetadata(plane, -1 - int64_t(free), b_.strings().get(name), {}))
+                     .first;
+        b_.addEvent(threads_[m.track].track, m.start, 0, it->second);
+        std::string allocator;
+        if (m.deviceType == 0)
+            allocator = "CPU";
+        else if (m.deviceType == 1)
+            allocator = "GPU_" + std::to_string(m.deviceId);
+        else
+            allocator =
+                "device_type_" + std::to_string(m.deviceType) + "_" + std::to_string(m.deviceId);
+        b_.addEventStat(allocatorKey, StatType::Str, b_.intern(allocator));
+        int64_t& sum = running[{m.deviceType, m.deviceId}];
+        sum += m.bytes;
+        const int64_t allocated = m.hasTotalAllocated ? m.totalAllocated : sum;
+        b_.addEventStat(allocatedKey, StatType::Int64, uint64_t(allocated));
+        if (m.hasTotalAllocated && m.hasTotalReserved)
+            b_.addEventStat(availableKey, StatType::Int64,
+                            uint64_t(m.totalReserved - m.totalAllocated));
+        b_.addEventStat(sizeKey, StatType::Int64, uint64_t(m.bytes < 0 ? -m.bytes : m.bytes));
+        if (m.hasAddr) b_.addEventStat(addrKey, StatType::Uint64, m.addr);
+    }
+    std::vector<MemoryRecord>().swap(memory_);
+}
+
+std::string Importer::run(bool padded) {
+    (void)padded;
+    if (size_ == 0) return "the file is empty";
+    firstEvent_ = b_.eventCount();
+    catKey_ = b_.intern("category");
+    if (size_ > simdjson::SIMDJSON_MAXSIZE_BYTES)
+        return "the JSON is " + std::to_string(size_) +
+               " bytes, more than the 4 GiB one document may have";
+    od::parser parser;
+    od::document doc;
+    bool iterating = false;
+    const char* errorAt = nullptr;
+    std::string message;
+    try {
+        doc = parser.iterate(json_, size_, size_ + simdjson::SIMDJSON_PADDING);
+        iterating = true;
+        document(doc);
+    } catch (const ImportError& e) {
+        message = e.message;
+        errorAt = e.at;
+    } catch (const simdjson::simdjson_error& e) {
+        const char* at = nullptr;
+        if (iterating && doc.current_location().get(at) == simdjson::SUCCESS) errorAt = at;
+        switch (e.error()) {
+        case simdjson::INCORRECT_TYPE:
+            message = "a value has the wrong type";
+            break;
+        case simdjson::TAPE_ERROR:
+        case simdjson::INCOMPLETE_ARRAY_OR_OBJECT:
+        case simdjson::UNCLOSED_STRING:
+            message = std::string("the JSON ends early or is malformed (") + e.what() +
+                      "); is the file truncated?";
+            break;
+        default:
+            message = std::string("invalid JSON: ") + e.what();
+        }
+        if (!errorAt) message += " (near the end of the file)";
+    } catch (const std::bad_alloc&) {
+        message = "out of memory while reading the trace";
+    }
+    if (!message.empty()) {
+        if (message == "cancelled") return message;
+        if (errorAt && errorAt >= json_ && errorAt <= json_ + size_)
+            message += " at byte " + std::to_string(errorAt - json_);
+        return message;
+    }
+    for (HostThread& t : threads_) {
+        for (HostThread::Open& o : t.open) {
+            // A B without its E: shown as an instant at its start.
+            addHostEvent(uint32_t(&t - threads_.data()), o.start, 0, o.name, o.cat, o.args);
+        }
+        if (!t.open.empty())
+            b_.host(host_).warnings.push_back(std::to_string(t.open.size()) +
+                                              " \"B\" events have no matching \"E\"; shown with "
+                                              "no duration");
+        t.open.clear();
+    }
+    finishHostNames();
+    finishDevices();
+    finishMemory();
+    if (!b_.error().empty()) return b_.error();
+    if (b_.eventCount() == firstEvent_)
+        return "the trace has no events to show (traceEvents holds no \"X\", \"B\"/\"E\" or "
+               "instant events)";
+    Host& host = b_.host(host_);
+    if (unmatchedEnds_)
+        host.warnings.push_back(std::to_string(unmatchedEnds_) +
+                                " \"E\" events have no matching \"B\" and are ignored");
+    for (const auto& [ph, n] : skippedPhases_)
+        host.warnings.push_back(std::to_string(n) + " events of phase \"" + ph +
+                                "\" are not shown (not supported)");
+    // Time base: the origin as an absolute time. Kineto since 2022 writes ts relative to
+    // baseTimeNanoseconds; older traces (and most Chrome JSON) write ts in µs since the epoch.
+    int64_t originNs;
+    if (__builtin_mul_overflow(originUs_, int64_t(1000), &originNs) ||
+        __builtin_add_overflow(originNs, baseTimeNs_.value_or(0), &originNs))
+        return "the trace's time base is out of range";
+    if (!b_.hasTimeBase()) {
+        b_.setTimeBase(originNs);
+    } else {
+        int64_t deltaNs, deltaPs;
+        if (__builtin_sub_overflow(originNs, b_.timeBaseNs(), &deltaNs) ||
+            __builtin_mul_overflow(deltaNs, int64_t(1000), &deltaPs))
+            return "the trace's times are too far from the other hosts' to show them together";
+        if (!b_.shiftEvents(firstEvent_, deltaPs))
+            return "the trace's times are too far from the other hosts' to show them together";
+    }
+    (void)flowEvents_;
+    return {};
+}
+
+} // namespace
+
+bool looksLikeChromeTrace(std::span<const uint8_t> bytes) {
+    if (isGzip(bytes)) return true;
+    for (uint8_t c : bytes.first(std::min<size_t>(bytes.size(), 64))) {
+        if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+        return c == '{' || c == '[';
+    }
+    return false;
+}
+
+std::string importChromeTrace(std::span<const uint8_t> bytes, ProfileBuilder& builder,
+                              uint32_t host, const Progress* progress, size_t readableAfter) {
+    if (bytes.empty()) return "the file is empty";
+    std::vector<uint8_t> buffer;
+    const char* json = reinterpret_cast<const char*>(bytes.data());
+    size_t size = bytes.size();
+    bool fromGzip = false;
+    if (isGzip(bytes)) {
+        const std::string error = gunzip(bytes, buffer, size, simdjson::SIMDJSON_PADDING, progress);
+        if (!error.empty()) return error;
+        json = reinterpret_cast<const char*>(buffer.data());
+        fromGzip = true;
+        if (size == 0) return "the file is empty once decompressed";
+    } else if (readableAfter < simdjson::SIMDJSON_PADDING) {
+        // simdjson reads up to SIMDJSON_PADDING bytes past the end: copy where the bytes after
+        // the end cannot be read.
+        buffer.resize(size + simdjson::SIMDJSON_PADDING);
+        std::memcpy(buffer.data(), bytes.data(), size);
+        std::memset(buffer.data() + size, 0, simdjson::SIMDJSON_PADDING);
+        json = reinterpret_cast<const char*>(buffer.data());
+    }
+    Importer importer(json, size, builder, host, progress);
+    std::string error = importer.run(true);
+    if (!error.empty() && fromGzip && error.find(" at byte ") != std::string::npos)
+        error += " of the decompressed JSON";
+    return error;
+}
+
+} // namespace stepscope

@@ -1,0 +1,704 @@
+// The Kineto / Chrome trace JSON importer: hand-written traces with values worked out by hand,
+// facts about every Kineto trace in ../shared/realdata counted by a small independent reader
+// (simdjson's DOM and zlib's gzread, not the importer), and bad input of every kind.
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include <simdjson.h>
+#include <zlib.h>
+
+#include "model/LogDir.h"
+#include "model/ProfileLoader.h"
+#include "model/analysis/KernelStats.h"
+#include "model/analysis/TensorCore.h"
+#include "model/kineto/ChromeTraceWriter.h"
+
+using namespace stepscope;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kKineto = std::string(STEPSCOPE_REALDATA) + "/kineto";
+
+void writeFile(const std::string& path, std::string_view bytes) {
+    std::ofstream out(path, std::ios::binary);
+    out.write(bytes.data(), std::streamsize(bytes.size()));
+}
+
+std::string gzipOf(std::string_view text) {
+    z_stream z{};
+    deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+    std::string out(deflateBound(&z, uLong(text.size())) + 32, '\0');
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+    z.avail_in = uInt(text.size());
+    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.avail_out = uInt(out.size());
+    deflate(&z, Z_FINISH);
+    out.resize(z.total_out);
+    deflateEnd(&z);
+    return out;
+}
+
+std::string gunzipFile(const std::string& path) {
+    gzFile f = gzopen(path.c_str(), "rb");
+    std::string out;
+    char buf[1 << 16];
+    int n;
+    while ((n = gzread(f, buf, sizeof buf)) > 0) out.append(buf, size_t(n));
+    gzclose(f);
+    return out;
+}
+
+LoadResult loadText(const QTemporaryDir& dir, const std::string& name, std::string_view text) {
+    const std::string path = dir.path().toStdString() + "/" + name;
+    writeFile(path, text);
+    return loadPath(path);
+}
+
+// The 2022+ schema: one of everything, times relative to baseTimeNanoseconds (written last, as
+// Kineto does).
+constexpr std::string_view kFixture2022 = R"J({
+  "schemaVersion": 1,
+  "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-40GB", "totalGlobalMem": 42505273344,
+                        "computeMajor": 8, "computeMinor": 0, "numSms": 108}],
+  "distributedInfo": {"backend": "nccl", "rank": 1, "world_size": 2},
+  "traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 100, "tid": 101,
+     "ts": 10.0, "dur": 100.0, "args": {"External id": 1}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 100, "tid": 101, "ts": 10.5,
+     "dur": 20.25, "args": {"External id": 2, "Input Dims": [[4, 8], [8, 16]]}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 101,
+     "ts": 12.125, "dur": 3.0, "args": {"External id": 2, "cbid": 211, "correlation": 7}},
+    {"ph": "s", "id": 7, "pid": 100, "tid": 101, "ts": 12.125, "cat": "ac2g", "name": "ac2g"},
+    {"ph": "X", "cat": "kernel", "name": "ampere_sgemm_32x32_sliced1x4_nn", "pid": 0, "tid": 7,
+     "ts": 40.001, "dur": 5.5, "args": {"External id": 7, "device": 0, "stream": 7,
+     "correlation": 7, "registers per thread": 32, "shared memory": 1024, "grid": [2, 1, 1],
+     "block": [128, 1, 1], "est. achieved occupancy %": 12}},
+    {"ph": "f", "id": 7, "pid": 0, "tid": 7, "ts": 40.001, "cat": "ac2g", "name": "ac2g",
+     "bp": "e"},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": 100, "tid": 101,
+     "ts": 50.0, "dur": 4.0, "args": {"correlation": 8}},
+    {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0,
+     "tid": 7, "ts": 60.0, "dur": 2.0, "args": {"device": 0, "stream": 7, "correlation": 8,
+     "bytes": 4096}},
+    {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 100,
+     "tid": 101, "ts": 11.0, "args": {"Device Type": 1, "Device Id": 0, "Addr": 140000000000,
+     "Bytes": 1024, "Total Allocated": 1024, "Total Reserved": 4096}},
+    {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 100,
+     "tid": 101, "ts": 70.0, "args": {"Device Type": 1, "Device Id": 0, "Addr": 140000000000,
+     "Bytes": -1024, "Total Allocated": 0, "Total Reserved": 4096}},
+    {"name": "process_name", "ph": "M", "pid": 100, "tid": 0, "args": {"name": "python3"}},
+    {"name": "thread_name", "ph": "M", "pid": 100, "tid": 101, "args": {"name": "main thread"}}
+  ],
+  "traceName": "fixture.pt.trace.json",
+  "baseTimeNanoseconds": 1700000000000000000
+})J";
+
+// The 2021 schema: categories Operator/Runtime/Kernel, tid "stream 7", the same thread written
+// as "25738" and 25738, absolute epoch µs, [memory] events without totals.
+constexpr std::string_view kFixture2021 = R"J({"schemaVersion": 1, "traceEvents": [
+ {"ph": "X", "cat": "Operator", "name": "aten::conv2d", "pid": 25738, "tid": "25738",
+  "ts": 1623142623460111, "dur": 100, "args": {"External id": 2}},
+ {"ph": "X", "cat": "Runtime", "name": "cudaLaunchKernel", "pid": 25738, "tid": "25738",
+  "ts": 1623142623460120, "dur": 5, "args": {"correlation": 34441, "external id": 2}},
+ {"ph": "X", "cat": "Kernel", "name": "volta_scudnn_128x64_relu_interior_nn_v1", "pid": 0,
+  "tid": "stream 7", "ts": 1623142623460200, "dur": 30, "args": {"device": 0, "stream": 7,
+  "correlation": 34441, "registers per thread": 128, "shared memory": 12544,
+  "grid": [196, 1, 1], "block": [256, 1, 1]}},
+ {"ph": "i", "s": "t", "name": "[memory]", "pid": 25738, "tid": 25738,
+  "ts": 1623142623460115, "args": {"Device Type": 1, "Device Id": 0, "Bytes": 512}},
+ {"ph": "i", "s": "t", "name": "[memory]", "pid": 25738, "tid": 25738,
+  "ts": 1623142623460117, "args": {"Device Type": 1, "Device Id": 0, "Bytes": -512}},
+ {"ph": "i", "s": "t", "name": "[memory]", "pid": 25738, "tid": 25738,
+  "ts": 1623142623460116, "args": {"Device Type": 1, "Device Id": 0, "Bytes": 256}}
+]})J";
+
+const Track* trackNamed(const Profile& p, std::string_view name) {
+    for (const Track& t : p.tracks())
+        if (p.str(t.name) == name) return &t;
+    return nullptr;
+}
+
+std::vector<EventIndex> eventsOf(const Profile& p, const Track& t) {
+    std::vector<EventIndex> out;
+    for (EventIndex e = t.firstEvent; e < t.firstEvent + t.eventCount; ++e) out.push_back(e);
+    std::sort(out.begin(), out.end(),
+              [&](EventIndex a, EventIndex b) { return p.start(a) < p.start(b); });
+    return out;
+}
+
+std::string statText(const Profile& p, EventIndex e, std::string_view key) {
+    const auto s = p.findStat(e, key);
+    return s ? s->format(p.strings()) : std::string("(none)");
+}
+
+// Facts about one real trace, counted from the JSON with simdjson's DOM.
+struct Facts {
+    uint64_t kernels = 0, kernelsWithGeometry = 0, memcpys = 0, memsets = 0, memory = 0;
+    uint64_t flows = 0, steps = 0;
+    size_t threads = 0;
+    std::set<int64_t> devices;
+};
+
+int64_t idOf(simdjson::dom::element v, std::map<std::string, int64_t>& textIds) {
+    if (v.is_int64()) return int64_t(v.get_int64());
+    if (v.is_uint64()) return int64_t(v.get_uint64());
+    if (v.is_string()) {
+        const std::string s(std::string_view(v.get_string()));
+        if (!s.empty() && s.size() < 19 &&
+            std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            return std::stoll(s);
+        return textIds.emplace(s, -1 - int64_t(textIds.size())).first->second;
+    }
+    return 0;
+}
+
+Facts countFacts(const std::string& json) {
+    Facts f;
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc = parser.parse(json);
+    simdjson::dom::array events = doc.is_array() ? doc.get_array() : doc["traceEvents"].get_array();
+    std::set<std::pair<int64_t, int64_t>> threads;
+    std::map<std::string, int64_t> textIds;
+    std::multiset<int64_t> hostCorrelations;
+    std::vector<int64_t> deviceCorrelations;
+    for (simdjson::dom::element e : events) {
+        const std::string_view ph = e["ph"].get_string();
+        std::string_view cat, name;
+        if (e["cat"].is_string()) cat = e["cat"].get_string();
+        if (e["name"].is_string()) name = e["name"].get_string();
+        const bool kernel = cat == "kernel" || cat == "Kernel";
+        const bool memcpy = cat == "gpu_memcpy" || cat == "Memcpy";
+        const bool memset = cat == "gpu_memset" || cat == "Memset";
+        const bool device =
+            kernel || memcpy || memset || cat == "gpu_user_annotation" || cat == "cuda_sync";
+        if (ph != "X" && ph != "i" && ph != "I" && ph != "B") continue;
+        simdjson::dom::element args;
+        const bool hasArgs = e["args"].get(args) == simdjson::SUCCESS;
+        int64_t corr = -1;
+        if (hasArgs && args["correlation"].is_int64()) corr = int64_t(args["correlation"]);
+        if (device && ph == "X") {
+            if (kernel) {
+                ++f.kernels;
+                const double dur = double(e["dur"]);
+                if (hasArgs && args["grid"].is_array() && args["block"].is_array() && dur >= 0.001)
+                    ++f.kernelsWithGeometry;
+            }
+            f.memcpys += memcpy;
+            f.memsets += memset;
+            if ((kernel || memcpy || memset) && corr >= 0) deviceCorrelations.push_back(corr);
+            continue;
+        }
+        threads.insert({idOf(e["pid"], textIds), idOf(e["tid"], textIds)});
+        if (name == "[memory]") ++f.memory;
+        if (name.starts_with("ProfilerStep#")) ++f.steps;
+        if (corr >= 0) hostCorrelations.insert(corr);
+    }
+    for (int64_t c : deviceCorrelations) f.flows += hostCorrelations.count(c);
+    f.threads = threads.size();
+    return f;
+}
+
+struct ModelFacts {
+    uint64_t kernels = 0, memcpys = 0, memsets = 0, memory = 0, steps = 0;
+    size_t threads = 0;
+};
+
+ModelFacts modelFacts(const Profile& p) {
+    ModelFacts m;
+    bool stepsCounted = false;
+    for (const Plane& plane : p.planes()) {
+        for (const Track& t : p.tracksOf(plane)) {
+            if (plane.kind == PlaneKind::Host) ++m.threads;
+            if (t.kind == TrackKind::Steps && !stepsCounted) {
+                m.steps += t.eventCount;
+                stepsCounted = true;
+            }
+            for (EventIndex e = t.firstEvent; e < t.firstEvent + t.eventCount; ++e) {
+                if (plane.kind == PlaneKind::Host) {
+                    m.memory += p.memoryEvents().find(e) != nullptr;
+                    continue;
+                }
+                if (!t.deviceOps) continue;
+                const auto cat = p.findStat(e, "category");
+                const std::string_view c = cat ? p.str(cat->asString()) : "";
+                m.kernels += c == "kernel" || c == "Kernel";
+                m.memcpys += c == "gpu_memcpy" || c == "Memcpy";
+                m.memsets += c == "gpu_memset" || c == "Memset";
+            }
+        }
+    }
+    return m;
+}
+
+// Every event as text: where it is (GPU ordinal or host, line id), name, times, and its stats
+// (its own and its metadata's) sorted. The category, and the device/stream args an export adds
+// to stream events, are left out: they say where an event goes, which the rest already says.
+std::vector<std::string> signatures(const Profile& p) {
+    std::vector<std::string> out;
+    for (const Track& t : p.tracks()) {
+        const Plane& pl = p.planes()[t.plane];
+        const std::string where =
+            (pl.kind == PlaneKind::Gpu ? "gpu" + std::to_string(pl.deviceOrdinal)
+                                       : std::string("host")) +
+            "/" + std::to_string(t.lineId);
+        for (EventIndex e = t.firstEvent; e < t.firstEvent + t.eventCount; ++e) {
+            std::vector<std::string> stats;
+            auto add = [&](const StatValue& s) {
+                const std::string_view k = p.str(s.key);
+                if (k == "category" || k == "device" || k == "stream") return;
+                stats.push_back(std::string(k) + "=" + s.format(p.strings()));
+            };
+            for (const StatValue& s : p.metadataStats(p.metadataOf(e))) add(s);
+            for (const StatValue& s : p.eventStats(e)) add(s);
+            std::sort(stats.begin(), stats.end());
+            std::string sig = where + " " + std::string(p.name(e)) + " " +
+                              std::to_string(p.start(e)) + "+" + std::to_string(p.duration(e));
+            for (const std::string& s : stats) sig += " " + s;
+            out.push_back(std::move(sig));
+        }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+void checkRoundTrip(const Profile& original, const std::string& out) {
+    const std::string error = writeChromeTrace(original, out);
+    QVERIFY2(error.empty(), error.c_str());
+    const LoadResult back = loadPath(out);
+    QVERIFY2(back.ok(), back.error.c_str());
+    const Profile& p = *back.profile;
+    QCOMPARE(p.startNs(), original.startNs());
+    QCOMPARE(p.durationPs(), original.durationPs());
+    QCOMPARE(p.eventCount(), original.eventCount());
+    QCOMPARE(p.flows().size(), original.flows().size());
+    size_t tracksBefore = 0, tracksAfter = 0;
+    for (const Track& t : original.tracks()) tracksBefore += t.eventCount > 0;
+    for (const Track& t : p.tracks()) tracksAfter += t.eventCount > 0;
+    QCOMPARE(tracksAfter, tracksBefore);
+    const std::vector<std::string> a = signatures(original), b = signatures(p);
+    QCOMPARE(b.size(), a.size());
+    for (size_t i = 0; i < a.size(); ++i)
+        if (a[i] != b[i])
+            QFAIL(("first difference:\n  before: " + a[i] + "\n  after:  " + b[i]).c_str());
+    std::map<std::string, int> gpuTracks;
+    for (const Track& t : original.tracks())
+        if (original.planes()[t.plane].kind == PlaneKind::Gpu && t.eventCount)
+            ++gpuTracks[std::string(original.str(t.name))];
+    std::map<std::string, int> gpuTracksBack;
+    for (const Track& t : p.tracks())
+        if (p.planes()[t.plane].kind == PlaneKind::Gpu && t.eventCount)
+            ++gpuTracksBack[std::string(p.str(t.name))];
+    QCOMPARE(gpuTracksBack, gpuTracks);
+}
+
+} // namespace
+
+class TestKinetoImporter : public QObject {
+    Q_OBJECT
+
+private slots:
+    void schema2022MapsEveryPart() {
+        QTemporaryDir dir;
+        const LoadResult r = loadText(dir, "worker0.1.pt.trace.json", kFixture2022);
+        QVERIFY2(r.ok(), r.error.c_str());
+        const Profile& p = *r.profile;
+        QCOMPARE(p.hosts().size(), size_t(1));
+        QCOMPARE(p.hosts()[0].name, std::string("worker0.1"));
+        // Time base: baseTimeNanoseconds + the first whole µs (10) of the trace.
+        QCOMPARE(p.startNs(), int64_t(1700000000000010000));
+        QCOMPARE(p.durationPs(), int64_t(100000000)); // the step, 10 µs .. 110 µs
+
+        QCOMPARE(p.planes().size(), size_t(2));
+        const Plane& host = p.planes()[0];
+        const Plane& gpu = p.planes()[1];
+        QCOMPARE(p.str(host.name), std::string_view("/host:CPU python3 (pid 100)"));
+        QCOMPARE(host.kind, PlaneKind::Host);
+        QCOMPARE(p.str(gpu.name), std::string_view("/device:GPU:0"));
+        QCOMPARE(gpu.kind, PlaneKind::Gpu);
+        QCOMPARE(gpu.device.coreCount, int64_t(108));
+        QCOMPARE(gpu.device.computeCapMajor, 8);
+        QCOMPARE(gpu.device.memoryBytes, uint64_t(42505273344));
+        QCOMPARE(gpu.device.vendor, std::string("NVIDIA"));
+        std::map<std::string, std::string> hostStats;
+        for (const StatValue& s : p.planeStats(host))
+            hostStats[std::string(p.str(s.key))] = s.format(p.strings());
+        QCOMPARE(hostStats["distributed rank"], std::string("1"));
+        QCOMPARE(hostStats["distributed world_size"], std::string("2"));
+        QCOMPARE(hostStats["distributed backend"], std::string("nccl"));
+        QCOMPARE(hostStats["traceName"], std::string("fixture.pt.trace.json"));
+
+        const Track* thread = trackNamed(p, "main thread");
+        QVERIFY(thread);
+        QCOMPARE(thread->lineId, int64_t(101));
+        QCOMPARE(thread->kind, TrackKind::HostThread);
+        // Step, aten::mm, two launches, two [memory] events.
+        const std::vector<EventIndex> h = eventsOf(p, *thread);
+        QCOMPARE(h.size(), size_t(6));
+        QCOMPARE(p.name(h[0]), std::string_view("ProfilerStep#3"));
+        QCOMPARE(p.start(h[0]), int64_t(0));
+        QCOMPARE(p.duration(h[0]), int64_t(100000000));
+        QCOMPARE(p.name(h[1]), std::string_view("aten::mm"));
+        QCOMPARE(p.start(h[1]), int64_t(500000)); // 10.5 µs - 10 µs
+        QCOMPARE(p.duration(h[1]), int64_t(20250000));
+        QCOMPARE(statText(p, h[1], "category"), std::string("cpu_op"));
+        QCOMPARE(statText(p, h[1], "Input Dims"), std::string("[[4, 8], [8, 16]]"));
+        QCOMPARE(statText(p, h[1], "External id"), std::string("2"));
+        QCOMPARE(p.name(h[2]), std::string_view("MemoryAllocation"));
+        QCOMPARE(p.start(h[2]), int64_t(1000000));
+        QCOMPARE(p.name(h[3]), std::string_view("cudaLaunchKernel"));
+        QCOMPARE(p.start(h[3]), int64_t(2125000));
+        QCOMPARE(statText(p, h[3], "correlation_id"), std::string("7"));
+        QCOMPARE(p.name(h[4]), std::string_view("cudaMemcpyAsync"));
+        QCOMPARE(p.name(h[5]), std::string_view("MemoryDeallocation"));
+        QCOMPARE(p.start(h[5]), int64_t(60000000));
+
+        // Memory events as the memory profile reads them.
+        const MemoryEvent alloc = p.memoryEvent(h[2]);
+        QCOMPARE(p.str(alloc.allocator), std::string_view("GPU_0"));
+        QCOMPARE(alloc.bytesAllocated, int64_t(1024));
+        QCOMPARE(alloc.bytesAvailable, int64_t(3072)); // reserved 4096 - allocated 1024
+        QVERIFY(!alloc.has(MemoryEvent::BytesReserved));
+        QCOMPARE(alloc.allocationBytes, int64_t(1024));
+        QCOMPARE(alloc.address, uint64_t(140000000000));
+        QVERIFY(!alloc.deallocation);
+        const MemoryEvent freed = p.memoryEvent(h[5]);
+        QVERIFY(freed.deallocation);
+        QCOMPARE(freed.bytesAllocated, int64_t(0));
+        QCOMPARE(freed.bytesAvailable, int64_t(4096));
+        QCOMPARE(freed.allocationBytes, int64_t(1024));
+
+        // One stream line holding a kernel and a copy, and the Steps line.
+        const Track* stream = trackNamed(p, "Stream #7(Compute,MemcpyH2D)");
+        QVERIFY(stream);
+        QCOMPARE(stream->kind, TrackKind::GpuStream);
+        QVERIFY(stream->deviceOps);
+        QCOMPARE(stream->streamFlags, uint16_t(StreamCompute | StreamMemcpyH2D));
+        const std::vector<EventIndex> d = eventsOf(p, *stream);
+        QCOMPARE(d.size(), size_t(2));
+        const EventIndex kernel = d[0], copy = d[1];
+        QCOMPARE(p.start(kernel), int64_t(30001000)); // 40.001 µs - 10 µs
+        QCOMPARE(p.duration(kernel), int64_t(5500000));
+        const KernelDetails* k = p.kernelDetails(kernel);
+        QVERIFY(k);
+        QCOMPARE(k->registersPerThread, uint32_t(32));
+        QCOMPARE(k->sharedBytes(), uint32_t(1024));
+        QCOMPARE(k->grid, (std::array<uint32_t, 3>{2, 1, 1}));
+        QCOMPARE(k->block, (std::array<uint32_t, 3>{128, 1, 1}));
+        QCOMPARE(statText(p, kernel, "est. achieved occupancy %"), std::string("12"));
+        // The kernel's framework op: the cpu_op around its launch.
+        const StringId* op = p.frameworkOps().find(kernel);
+        QVERIFY(op);
+        QCOMPARE(p.str(*op), std::string_view("aten::mm"));
+        // The copy was launched outside any op.
+        QVERIFY(!p.frameworkOps().find(copy));
+        const MemcpyDetails* m = p.memcpys().find(copy);
+        QVERIFY(m);
+        QCOMPARE(m->kind, CopyKind::HostToDevice);
+        QCOMPARE(m->bytes, uint64_t(4096));
+
+        // Launch -> device flows from the correlation ids.
+        QCOMPARE(p.flows().size(), size_t(2));
+        QCOMPARE(p.launchesOf(kernel), std::vector<EventIndex>{h[3]});
+        QCOMPARE(p.launchesOf(copy), std::vector<EventIndex>{h[4]});
+
+        const Track* steps = trackNamed(p, "Steps");
+        QVERIFY(steps);
+        QCOMPARE(steps->kind, TrackKind::Steps);
+        QVERIFY(steps->derived);
+        QCOMPARE(steps->eventCount, uint32_t(1));
+        QCOMPARE(statText(p, steps->firstEvent, "step_num"), std::string("3"));
+        QCOMPARE(p.duration(steps->firstEvent), int64_t(100000000));
+
+        // Kernel stats see the kernel, with the op.
+        const KernelStats ks = computeKernelStats(p);
+        QCOMPARE(ks.kernelEvents, uint64_t(1));
+        QCOMPARE(ks.table.rowCount(), size_t(1));
+        const int opCol = ks.table.columnIndex("Op name");
+        const int eligibleCol = ks.table.columnIndex("Op is TensorCore eligible");
+        QVERIFY(opCol >= 0 && eligibleCol >= 0);
+        QCOMPARE(ks.table.text(0, size_t(opCol)), std::string("aten::mm"));
+        QCOMPARE(ks.table.number(0, size_t(eligibleCol)), 1.0);
+    }
+
+    void pytorchOpsTensorCoreEligibility() {
+        for (const char* op : {"aten::mm", "aten::addmm", "aten::bmm", "aten::convolution",
+                               "aten::_scaled_dot_product_flash_attention", "AddmmBackward"})
+            QVERIFY2(opIsTensorCoreEligible(op), op);
+        // Exact names: elementwise ops and names that merely contain an eligible one are not.
+        for (const char* op : {"aten::add", "aten::relu", "aten::mm_out_wrapper", "my::aten::mm"})
+            QVERIFY2(!opIsTensorCoreEligible(op), op);
+    }
+
+    void timestampsKeepNanosecondsPastDoublePrecision() {
+        // 1700000000123456.789 µs has 19 significant digits; the nearest double is ...456.75.
+        QTemporaryDir dir;
+        const LoadResult r = loadText(
+            dir, "precise.json",
+            R"J([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1700000000123456.789,"dur":0.001},
+                {"ph":"X","name":"b","pid":1,"tid":1,"ts":1700000000123456.790,"dur":1}])J");
+        QVERIFY2(r.ok(), r.error.c_str());
+        const Profile& p = *r.profile;
+        QCOMPARE(p.startNs(), int64_t(1700000000123456789));
+        const std::vector<EventIndex> e = eventsOf(p, p.tracks()[0]);
+        QCOMPARE(p.start(e[0]), int64_t(0));
+        QCOMPARE(p.duration(e[0]), int64_t(1000));
+        QCOMPARE(p.start(e[1]), int64_t(1000));
+        QCOMPARE(p.duration(e[1]), int64_t(1000000));
+    }
+
+    void schema2021() {
+        QTemporaryDir dir;
+        const LoadResult r = loadText(dir, "old.pt.trace.json", kFixture2021);
+        QVERIFY2(r.ok(), r.error.c_str());
+        const Profile& p = *r.profile;
+        QCOMPARE(p.startNs(), int64_t(1623142623460111000));
+        // "25738" and 25738 are one thread.
+        const Plane& host = p.planes()[0];
+        QCOMPARE(p.str(host.name), std::string_view("/host:CPU pid 25738"));
+        QCOMPARE(host.trackCount, uint32_t(1));
+        const Track* stream = trackNamed(p, "Stream #7(Compute)");
+        QVERIFY(stream);
+        const EventIndex kernel = stream->firstEvent;
+        QCOMPARE(p.start(kernel), int64_t(89000000));
+        QCOMPARE(p.kernelDetails(kernel)->sharedBytes(), uint32_t(12544));
+        QCOMPARE(p.str(*p.frameworkOps().find(kernel)), std::string_view("aten::conv2d"));
+        QCOMPARE(p.flows().size(), size_t(1));
+        // Without "Total Allocated", the allocator's bytes are the running sum in time order:
+        // +512 at 4 µs, +256 at 5 µs, -512 at 6 µs.
+        std::vector<int64_t> allocated;
+        const std::vector<EventIndex> h = eventsOf(p, p.tracks()[host.firstTrack]);
+        for (EventIndex e : h)
+            if (p.memoryEvents().find(e)) allocated.push_back(p.memoryEvent(e).bytesAllocated);
+        QCOMPARE(allocated, (std::vector<int64_t>{512, 768, 256}));
+        QVERIFY(!p.memoryEvent(h.back()).has(MemoryEvent::BytesAvailable));
+    }
+
+    void rocmTrace() {
+        // A ROCm PyTorch trace: HIP runtime and kernels under the same categories, an AMD device.
+        QTemporaryDir dir;
+        const LoadResult r = loadText(dir, "rocm.pt.trace.json", R"J({"traceEvents": [
+            {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 9, "tid": 9, "ts": 1.0,
+             "dur": 50.0},
+            {"ph": "X", "cat": "cuda_runtime", "name": "hipExtModuleLaunchKernel", "pid": 9,
+             "tid": 9, "ts": 2.0, "dur": 5.0, "args": {"correlation": 11}},
+            {"ph": "X", "cat": "kernel", "name": "Cijk_Alik_Bljk_SB_MT64x64x16_MI32x32x2x1",
+             "pid": 2, "tid": 0, "ts": 20.0, "dur": 8.0, "args": {"device": 2, "stream": 0,
+             "correlation": 11, "grid": [4096, 1, 1], "block": [256, 1, 1]}}],
+            "deviceProperties": [{"id": 2, "name": "AMD Instinct MI300X", "numSms": 304,
+                                  "computeMajor": 9, "computeMinor": 4}],
+            "baseTimeNanoseconds": 1700000000000000000})J");
+        QVERIFY2(r.ok(), r.error.c_str());
+        const Profile& p = *r.profile;
+        const Plane& gpu = p.planes()[1];
+        QCOMPARE(p.str(gpu.name), std::string_view("/device:GPU:2"));
+        QCOMPARE(gpu.device.vendor, std::string("AMD"));
+        QCOMPARE(gpu.device.coreCount, int64_t(304));
+        const Track* stream = trackNamed(p, "Stream #0(Compute)");
+        QVERIFY(stream);
+        const EventIndex kernel = stream->firstEvent;
+        QCOMPARE(p.kernelDetails(kernel)->grid, (std::array<uint32_t, 3>{4096, 1, 1}));
+        QVERIFY(!p.kernelDetails(kernel)->hasRegisters);
+        QCOMPARE(p.str(*p.frameworkOps().find(kernel)), std::string_view("aten::addmm"));
+        QCOMPARE(p.flows().size(), size_t(1));
+    }
+
+    void plainChromeJson() {
+        // Array form, B/E pairs, an instant, text pids and tids, no M events, a counter.
+        QTemporaryDir dir;
+        const LoadResult r = loadText(dir, "other-tool.json", R"J([
+            {"ph":"B","name":"outer","pid":"Main","tid":"worker","ts":100},
+            {"ph":"B","name":"inner","pid":"Main","tid":"worker","ts":110,"args":{"k":"v"}},
+            {"ph":"E","pid":"Main","tid":"worker","ts":130,"args":{"result":5}},
+            {"ph":"E","pid":"Main","tid":"worker","ts":200},
+            {"ph":"i","name":"mark","pid":"Main","tid":"worker","ts":150,"s":"t"},
+            {"ph":"C","name":"counter","pid":"Main","ts":120,"args":{"v":1}}])J");
+        QVERIFY2(r.ok(), r.error.c_str());
+        const Profile& p = *r.profile;
+        QCOMPARE(p.planes().size(), size_t(1));
+        QCOMPARE(p.str(p.planes()[0].name), std::string_view("/host:CPU Main"));
+        const Track* t = trackNamed(p, "worker");
+        QVERIFY(t);
+        const std::vector<EventIndex> e = eventsOf(p, *t);
+        QCOMPARE(e.size(), size_t(3));
+        QCOMPARE(p.name(e[0]), std::string_view("outer"));
+        QCOMPARE(p.duration(e[0]), int64_t(100000000));
+        QCOMPARE(p.name(e[1]), std::string_view("inner"));
+        QCOMPARE(p.start(e[1]), int64_t(10000000));
+        QCOMPARE(p.duration(e[1]), int64_t(20000000));
+        QCOMPARE(statText(p, e[1], "k"), std::string("v"));
+        QCOMPARE(statText(p, e[1], "result"), std::string("5"));
+        QCOMPARE(p.name(e[2]), std::string_view("mark"));
+        QCOMPARE(p.duration(e[2]), int64_t(0));
+        QCOMPARE(p.hosts()[0].warnings.size(), size_t(1));
+        QVERIFY(p.hosts()[0].warnings[0].find("\"C\"") != std::string::npos);
+    }
+
+    void gzipAndFoldersLoad() {
+        QTemporaryDir dir;
+        const std::string run = dir.path().toStdString() + "/run";
+        fs::create_directories(run);
+        writeFile(run + "/worker0.1.pt.trace.json.gz", gzipOf(kFixture2022));
+        // The same job's second worker, 1 s later.
+        std::string second(kFixture2022);
+        second.replace(second.find("1700000000000000000"), 19, "1700000001000000000");
+        writeFile(run + "/worker1.json.gz", gzipOf(second));
+        writeFile(run + "/host.memory_profile.json.gz", gzipOf("{}")); // a TF tool cache
+        const Discovery d = discoverProfiles(run);
+        QVERIFY2(d.ok(), d.error.c_str());
+        QCOMPARE(d.runs[0].hosts.size(), size_t(2));
+        QCOMPARE(d.runs[0].hosts[0].host, std::string("worker0.1"));
+        QCOMPARE(d.runs[0].hosts[1].host, std::string("worker1"));
+        const LoadResult r = loadHosts(d.runs[0].hosts);
+        QVERIFY2(r.ok(), r.error.c_str());
+        QCOMPARE(r.profile->hosts().size(), size_t(2));
+        // Both hosts on one time base, 1 s apart.
+        const Profile& p = *r.profile;
+        QCOMPARE(p.startNs(), int64_t(1700000000000010000));
+        QCOMPARE(p.durationPs(), int64_t(1000000000000 + 100000000));
+        QCOMPARE(p.flows().size(), size_t(4));
+        const std::vector<EventIndex> steps = p.eventsByName("ProfilerStep#3");
+        std::vector<int64_t> starts;
+        for (EventIndex e : steps) starts.push_back(p.start(e));
+        std::sort(starts.begin(), starts.end());
+        // Each host's step on its thread and on its GPU's Steps line.
+        QCOMPARE(starts, (std::vector<int64_t>{0, 0, 1000000000000, 1000000000000}));
+    }
+
+    void badInputsNameTheFileAndThePlace() {
+        QTemporaryDir dir;
+        auto check = [&](const std::string& name, std::string_view text,
+                         std::vector<std::string> expected) {
+            const std::string path = dir.path().toStdString() + "/" + name;
+            writeFile(path, text);
+            const LoadResult r = loadPath(path);
+            QVERIFY2(!r.ok(), name.c_str());
+            QVERIFY2(r.error.find(path) != std::string::npos, r.error.c_str());
+            for (const std::string& s : expected)
+                QVERIFY2(r.error.find(s) != std::string::npos,
+                         (name + ": " + r.error + " (expected '" + s + "')").c_str());
+        };
+        check("empty.json", "", {"empty"});
+        check("truncated.json", kFixture2022.substr(0, kFixture2022.size() / 2), {"ends early"});
+        const std::string gz = gzipOf(kFixture2022);
+        check("truncated.json.gz", std::string_view(gz).substr(0, gz.size() * 6 / 10),
+              {"gzip stream ends early at byte " + std::to_string(gz.size() * 6 / 10)});
+        std::string corrupt = gz;
+        for (size_t i = 20; i < 60; ++i) corrupt[i] = char(0xA5);
+        check("corrupt.json.gz", corrupt, {"corrupt"});
+        check("foreign.json", R"J({"name": "not a trace", "items": [1, 2]})J",
+              {"no \"traceEvents\" array"});
+        check("numbers.json", "[1, 2, 3]", {"traceEvents[0] is not an event object", "at byte 1"});
+        check("ts-string.json", R"J([{"ph":"X","name":"a","pid":1,"tid":1,"ts":"soon","dur":1}])J",
+              {"\"ts\" is not a number", "at byte 1"});
+        check("events-not-array.json", R"J({"traceEvents": 5})J",
+              {"\"traceEvents\" is not an array"});
+        check("no-ph.json", R"J([{"name":"a","ts":1}, {"ph":"X"}])J", {"no \"ph\"", "at byte 1"});
+        check("no-dur.json", R"J([{"ph":"i","name":"a","ts":1}, {"ph":"X","name":"b","ts":1}])J",
+              {"no \"dur\"", "at byte 31"});
+        check("no-events.json", R"J({"traceEvents": []})J", {"no events"});
+        check("pid-object.json", R"J([{"ph":"X","name":"a","pid":{},"tid":1,"ts":1,"dur":1}])J",
+              {"pid or tid"});
+        check("huge-ts.json", R"J([{"ph":"X","name":"a","ts":1e300,"dur":1}])J", {"\"ts\""});
+    }
+
+    void exportThenImportGivesTheSameProfile() {
+        QTemporaryDir dir;
+        const LoadResult kineto = loadText(dir, "fixture.pt.trace.json", kFixture2022);
+        QVERIFY2(kineto.ok(), kineto.error.c_str());
+        checkRoundTrip(*kineto.profile, dir.path().toStdString() + "/kineto-again.json");
+        // Plane names and pids come back too.
+        const LoadResult back = loadPath(dir.path().toStdString() + "/kineto-again.json");
+        QCOMPARE(back.profile->str(back.profile->planes()[0].name),
+                 std::string_view("/host:CPU python3 (pid 100)"));
+        const LoadResult old = loadText(dir, "old.pt.trace.json", kFixture2021);
+        QVERIFY2(old.ok(), old.error.c_str());
+        checkRoundTrip(*old.profile, dir.path().toStdString() + "/old-again.json.gz");
+    }
+
+    void convertCommand() {
+        QTemporaryDir dir;
+        const QString in = dir.filePath("fixture.pt.trace.json");
+        writeFile(in.toStdString(), kFixture2022);
+        auto run = [](const QStringList& args, int& code, QString& err) {
+            QProcess p;
+            p.start(STEPSCOPE_CLI, args);
+            QVERIFY(p.waitForFinished(60000));
+            code = p.exitCode();
+            err = QString::fromUtf8(p.readAllStandardError());
+        };
+        int code = -1;
+        QString err;
+        const QString out = dir.filePath("out.json.gz");
+        run({"convert", in, "--to", "chrome-json", out}, code, err);
+        QCOMPARE(code, 0);
+        const LoadResult back = loadPath(out.toStdString());
+        QVERIFY2(back.ok(), back.error.c_str());
+        QCOMPARE(back.profile->eventCount(), size_t(9));
+        QCOMPARE(back.profile->flows().size(), size_t(2));
+        run({"convert", dir.filePath("missing.json"), out}, code, err);
+        QCOMPARE(code, 1);
+        QVERIFY2(err.contains("no such file"), qPrintable(err));
+        run({"convert", in, "--to", "xml", out}, code, err);
+        QCOMPARE(code, 2);
+        QVERIFY2(err.contains("unknown format 'xml'"), qPrintable(err));
+        run({"convert", in, dir.filePath("no-folder/out.json")}, code, err);
+        QCOMPARE(code, 1);
+        QVERIFY2(err.contains("cannot write"), qPrintable(err));
+    }
+
+    void realProfilesSurviveExportAndImport() {
+        if (!fs::is_directory(kKineto))
+            QSKIP("../shared/realdata not found; real-profile round trips skipped");
+        QTemporaryDir dir;
+        const std::string bert = std::string(STEPSCOPE_REALDATA) +
+                                 "/tf-gpu-bert/plugins/profile/2020_12_03_bert/"
+                                 "34.83.195.179_6003.xplane.pb";
+        for (const std::string& path : {bert, kKineto + "/worker0.1623143089861.pt.trace.json.gz",
+                                        kKineto + "/alexnet_a100_small.json.gz"}) {
+            const LoadResult r = loadPath(path);
+            QVERIFY2(r.ok(), r.error.c_str());
+            checkRoundTrip(*r.profile, dir.path().toStdString() + "/again.json.gz");
+        }
+    }
+
+    void realTracesMatchAnIndependentCount() {
+        if (!fs::is_directory(kKineto))
+            QSKIP(qPrintable(QString("../shared/realdata not found at %1; real-profile tests "
+                                     "skipped")
+                                 .arg(QString::fromStdString(kKineto))));
+        int files = 0;
+        for (const auto& entry : fs::directory_iterator(kKineto)) {
+            const std::string path = entry.path().string();
+            if (!path.ends_with(".json.gz")) continue;
+            ++files;
+            const Facts f = countFacts(gunzipFile(path));
+            const LoadResult r = loadPath(path);
+            QVERIFY2(r.ok(), (path + ": " + r.error).c_str());
+            const Profile& p = *r.profile;
+            const ModelFacts m = modelFacts(p);
+            qInfo("%s: %llu kernels, %llu memcpy, %llu memset, %zu threads, %llu flows, %llu "
+                  "steps, %llu memory events",
+                  entry.path().filename().c_str(), (unsigned long long)f.kernels,
+                  (unsigned long long)f.memcpys, (unsigned long long)f.memsets, f.threads,
+                  (unsigned long long)f.flows, (unsigned long long)f.steps,
+                  (unsigned long long)f.memory);
+            QCOMPARE(m.kernels, f.kernels);
+            QCOMPARE(m.memcpys, f.memcpys);
+            QCOMPARE(m.memsets, f.memsets);
+            QCOMPARE(m.threads, f.threads);
+            QCOMPARE(uint64_t(p.flows().size()), f.flows);
+            QCOMPARE(m.steps, f.steps);
+            QCOMPARE(m.memory, f.memory);
+            QCOMPARE(computeKernelStats(p).kernelEvents, f.kernelsWithGeometry);
+        }
+        QCOMPARE(files, 5);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestKinetoImporter)
+#include "test_kineto_importer.moc"

@@ -499,9 +499,9 @@ std::vector<Marker> findMarkers(const Profile& p, const StatKeys& keys, StepSour
 }
 
 // Sources 2-4: each marker is a step; events are assigned by time.
-std::map<int64_t, StepDetails> markedSteps(const Profile& p, const StatKeys& keys,
-                                           NameFacts& names, const std::vector<Marker>& markers,
-                                           bool hasDevice, int64_t& classified) {
+std::map<int64_t, StepDetails> markedSteps(const Profile& p, const StatKeys& keys, NameFacts& names,
+                                           const std::vector<Marker>& markers, bool hasDevice,
+                                           int64_t& classified) {
     std::map<int64_t, StepDetails> all;
     for (const Marker& m : markers) {
         StepDetails& d = all[m.number];

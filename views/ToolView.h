@@ -23,6 +23,12 @@ public:
         Q_UNUSED(beginPs);
         Q_UNUSED(endPs);
     }
+    // Narrows the tool's table to the rows of one name (op stats: an op; kernel stats: a kernel),
+    // for "show in …" from another tool. False where the tool has no such table.
+    virtual bool showName(const QString& name) {
+        Q_UNUSED(name);
+        return false;
+    }
     // True once what the view shows for the current profile is complete (used by --screenshot).
     virtual bool isReady() const { return true; }
 
@@ -33,6 +39,8 @@ signals:
     void showRangeRequested(qint64 beginPs, qint64 endPs);
     // Asks the window to switch to another tool (its id, as in the registry).
     void showToolRequested(const QString& toolId);
+    // Asks the window to switch to the tool `toolId` and call its showName(name).
+    void showNameRequested(const QString& toolId, const QString& name);
     // Emitted when isReady() turns true.
     void ready();
 };

@@ -55,8 +55,8 @@ PodStepChart::PodStepChart(QWidget* parent)
     plot_->plotLayout()->insertRow(0);
     plot_->plotLayout()->addElement(0, 0, plot_->legend);
     plot_->plotLayout()->setRowStretchFactor(0, 0.001);
-    plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
     plot_->legend->setWrap(5);
+    plot_->legend->setFillOrder(QCPLegend::foColumnsFirst, true);
     plot_->legend->setBorderPen(Qt::NoPen);
     plot_->legend->setMargins(QMargins(4, 2, 4, 0));
     connect(plot_, &QCustomPlot::mouseMove, this, &PodStepChart::mouseMoved);
@@ -69,6 +69,17 @@ void PodStepChart::setStep(const PodAnalysis* pod, const PodStep* step) {
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     double top = 0;
     for (size_t c = 0; c < kStepCategoryCount; ++c) bars_[c]->data()->clear();
+    // The legend lists the categories that have time anywhere in the run.
+    std::array<bool, kStepCategoryCount> used{};
+    if (pod)
+        for (const PodStep& s : pod->steps)
+            for (const PodCell& c : s.cells)
+                for (size_t k = 0; k < kStepCategoryCount; ++k)
+                    used[k] = used[k] || c.step.categoryPs[k] > 0;
+    for (size_t k = 0; k < kStepCategoryCount; ++k) bars_[k]->removeFromLegend();
+    for (size_t k = 0; k < kStepCategoryCount; ++k)
+        if (used[k]) bars_[k]->addToLegend();
+    plot_->legend->setFillOrder(QCPLegend::foColumnsFirst, true);
     if (pod && step) {
         for (size_t w = 0; w < pod->workers.size(); ++w) {
             QString label = QString::fromStdString(pod->workers[w].name);

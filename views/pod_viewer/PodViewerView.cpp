@@ -34,6 +34,22 @@ QString stragglerLine(const PodAnalysis& pod, const QString& what, const PodStra
         .arg(s.excessMs, 0, 'f', 3);
 }
 
+// The step to open on: where one worker's step time is furthest above the median, else its
+// collective wait, else the first step.
+int worstStep(const PodAnalysis& pod) {
+    for (auto which : {&PodStep::stepTime, &PodStep::collectiveWait}) {
+        int best = -1;
+        for (size_t i = 0; i < pod.steps.size(); ++i) {
+            const PodStraggler& s = pod.steps[i].*which;
+            if (s.worker >= 0 &&
+                (best < 0 || s.excessMs > (pod.steps[size_t(best)].*which).excessMs))
+                best = int(i);
+        }
+        if (best >= 0) return best;
+    }
+    return 0;
+}
+
 } // namespace
 
 PodViewerView::PodViewerView(QWidget* parent)
@@ -162,7 +178,7 @@ void PodViewerView::showAnalysis() {
         slider_->setRange(0, int(pod_->steps.size()) - 1);
         stepBox_->setRange(int(pod_->steps.front().number), int(pod_->steps.back().number));
     }
-    selectStepIndex(0);
+    selectStepIndex(worstStep(*pod_));
 }
 
 int PodViewerView::stepIndex() const {

@@ -119,7 +119,8 @@ void TfDataView::showAnalysis() {
     summary_->setText(
         tr("<b>%1</b><br>Slowest input pipeline: <b>%2</b> on host <b>%3</b>, latency %4 "
            "(%5 executions, %6 slower than 50 µs).<br>Bottleneck iterator: <b>%7</b> "
-           "(<code>%8</code>), %9 of self time on the critical path.<br>Advice: %10")
+           "(<code>%8</code>), %9 of self time on the critical path.<br>Advice: %10<br><i>In the "
+           "graph, bold boxes and edges are the critical path, the red box the bottleneck.</i>")
             .arg(analysis_->inputBound ? tr("Input bound: a tf.data pipeline is slower than 50 µs.")
                                        : tr("Not input bound by tf.data."))
             .arg(html(p.name), html(p.host), us(p.maxLatencyPs))

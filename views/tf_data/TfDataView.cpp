@@ -118,7 +118,7 @@ void TfDataView::showAnalysis() {
     const TfDataPipeline& p = analysis_->pipelines[top.pipeline];
     summary_->setText(
         tr("<b>%1</b><br>Slowest input pipeline: <b>%2</b> on host <b>%3</b>, latency %4 "
-           "(%5 executions, %6 slower than 50 µs).<br>Bottleneck iterator: <b>%7</b> "
+           "(executions: %5, slower than 50 µs: %6).<br>Bottleneck iterator: <b>%7</b> "
            "(<code>%8</code>), %9 of self time on the critical path.<br>Advice: %10<br><i>In the "
            "graph, bold boxes and edges are the critical path, the red box the bottleneck.</i>")
             .arg(analysis_->inputBound ? tr("Input bound: a tf.data pipeline is slower than 50 µs.")

@@ -3,6 +3,8 @@
 // fixture's intervals), the verdicts and exactly which recommendations fire, GPU time (busy union,
 // idle, exposed copies), the "no steps" state and the name pattern, bad data, and facts about the
 // real profiles counted with protobuf's own classes (tests/fixtures/ProtoXSpace.h).
+#include <QProcess>
+#include <QTemporaryDir>
 #include <QtTest>
 #include <algorithm>
 #include <filesystem>
@@ -11,6 +13,7 @@
 
 #include "model/ProfileLoader.h"
 #include "model/analysis/GpuTime.h"
+#include "model/analysis/InputPipeline.h"
 #include "model/analysis/Overview.h"
 #include "model/analysis/StepAnalysis.h"
 #include "tests/fixtures/OverviewFixtures.h"
@@ -189,6 +192,7 @@ private slots:
         QCOMPARE(d.computePs, 4 * 580 * us);
         QCOMPARE(d.memoryPs, 4 * 400 * us);
         QCOMPARE(d.memoryExposedPs, 4 * 400 * us);
+        QCOMPARE(d.memoryOnlyPs, 4 * 400 * us);
         QCOMPARE(d.collectivesPs, int64_t(0));
     }
 
@@ -247,6 +251,91 @@ private slots:
         QCOMPARE(g.number(0, size_t(g.columnIndex("Busy (ms)"))), 4 * 0.59);
         const std::string json = overviewJson(o);
         QVERIFY(json.find("\"input_bound\"") != std::string::npos);
+    }
+
+    // Input pipeline on the input-bound fixture: three nested tf.data iterators per step, each
+    // with 100 µs of self time (see OverviewFixtures.h).
+    void inputPipeline() {
+        const auto p = load(OverviewScenario::InputBound);
+        const InputPipeline ip = computeInputPipeline(*p);
+        QCOMPARE(ip.steps.steps.size(), size_t(4));
+        QCOMPARE(ip.bottleneck.input, std::string("host"));
+        QCOMPARE(ip.inputPercent.average, 40.0);
+        QCOMPARE(ip.stepTimeMs.average, 1.0);
+        QCOMPARE(ip.ops.size(), size_t(3));
+        QCOMPARE(ip.inputOpSelfPs, 1200 * us);
+        const Table t = inputOpTable(ip);
+        std::map<std::string, size_t> row;
+        for (size_t r = 0; r < t.rowCount(); ++r) row[t.text(r, 0)] = r;
+        const size_t prefetch = row.at("Iterator::Prefetch");
+        const size_t map = row.at("Iterator::Prefetch::Map");
+        const size_t read = row.at("Iterator::Prefetch::Map::TFRecord");
+        QCOMPARE(t.number(prefetch, 1), 4.0);
+        QCOMPARE(t.number(prefetch, 2), 1.2);   // total ms
+        QCOMPARE(t.number(prefetch, 3), 100.0); // 1200 of 1200
+        QCOMPARE(t.number(map, 3), 100.0 * 800 / 1200);
+        QCOMPARE(t.number(read, 4), 0.4); // self ms
+        QCOMPARE(t.number(read, 5), 100.0 * 400 / 1200);
+        QCOMPARE(t.text(prefetch, 6), std::string("Preprocessing"));
+        QCOMPARE(t.text(read, 6), std::string("Advanced file read"));
+        // No host-to-device time: the non-enqueue time is the ops' own self time.
+        QCOMPARE(ip.enqueueUs, 0.0);
+        QCOMPARE(ip.advancedFileReadUs, 400.0);
+        QCOMPARE(ip.preprocessingUs, 800.0);
+        QCOMPARE(ip.demandedFileReadUs, 0.0);
+        QCOMPARE(ip.otherUs, 0.0);
+        QVERIFY(ip.tfDataUsed);
+        QCOMPARE(categorizeInputOp("Iterator::Batch::TFRecord", "Dataset"),
+                 InputOpCategory::DemandedFileRead);
+        QCOMPARE(categorizeInputOp("MemcpyHToD", "MemcpyHToD"), InputOpCategory::Enqueue);
+        QCOMPARE(categorizeInputOp("stage", "Read"), InputOpCategory::DemandedFileRead);
+        // The copy-stall fixture has host-to-device time but no input op.
+        const InputPipeline copy = computeInputPipeline(*load(OverviewScenario::CopyStall));
+        QVERIFY(copy.ops.empty());
+        QCOMPARE(inputStepTable(copy).number(0, 4), 0.4);
+    }
+
+    // The CLI writes the page's numbers: the per-step table as CSV and everything as JSON. With
+    // STEPSCOPE_OVERVIEW_FIXTURES set, the fixture files are kept there (for screenshots).
+    void cliExport() {
+        QTemporaryDir tmp;
+        const QString dir = qEnvironmentVariableIsSet("STEPSCOPE_OVERVIEW_FIXTURES")
+                                ? qEnvironmentVariable("STEPSCOPE_OVERVIEW_FIXTURES")
+                                : tmp.path();
+        for (OverviewScenario s :
+             {OverviewScenario::InputBound, OverviewScenario::LaunchBound,
+              OverviewScenario::ComputeBoundFp16, OverviewScenario::HeavyCallback,
+              OverviewScenario::CopyStall, OverviewScenario::NoSteps}) {
+            const QString file = dir + "/" + overviewScenarioName(s) + ".xplane.pb";
+            QVERIFY(writeFile(file, overviewFixture(s).encode()));
+        }
+        const QString file = dir + "/input_bound.xplane.pb";
+        QProcess csv;
+        csv.start(STEPSCOPE_CLI, {"export", "overview", file, "--csv", "-"});
+        QVERIFY(csv.waitForFinished(60000));
+        QCOMPARE(csv.exitCode(), 0);
+        const QStringList lines = QString::fromUtf8(csv.readAllStandardOutput()).split("\r\n");
+        QVERIFY(
+            lines[0].startsWith("Step,Name,Begin (ms),Step time (ms),Compilation (ms),Input (ms)"));
+        QVERIFY(lines[1].startsWith("0,0,0,1,0,0.4,0,0.01,0,0,0,0,0.59,0,40"));
+        QProcess json;
+        json.start(STEPSCOPE_CLI, {"export", "overview", dir + "/no_steps.xplane.pb", "--json", "-",
+                                   "--step-pattern", "loop_iteration"});
+        QVERIFY(json.waitForFinished(60000));
+        QCOMPARE(json.exitCode(), 0);
+        const QByteArray out = json.readAllStandardOutput();
+        QVERIFY(out.contains("\"source\":\"events matching a name pattern\""));
+        QVERIFY(out.contains("\"count\":4"));
+        QProcess ip;
+        ip.start(STEPSCOPE_CLI, {"export", "input_pipeline", file, "--csv", "-"});
+        QVERIFY(ip.waitForFinished(60000));
+        QCOMPARE(ip.exitCode(), 0);
+        QVERIFY(QString::fromUtf8(ip.readAllStandardOutput())
+                    .startsWith("Input op,Count,Total time (ms),Total time (%),Self time (ms)"));
+        QProcess bad;
+        bad.start(STEPSCOPE_CLI, {"export", "overview", dir + "/missing.xplane.pb", "--json", "-"});
+        QVERIFY(bad.waitForFinished(60000));
+        QVERIFY(bad.exitCode() != 0);
     }
 
     // Real TF profile: the steps are the group ids that the GPU planes' "Steps" lines and their

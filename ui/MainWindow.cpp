@@ -22,11 +22,14 @@
 #include <QVBoxLayout>
 
 #include "ui/CaptureDialog.h"
+#include "ui/ChromeTraceExport.h"
 #include "ui/LoadProgressWidget.h"
 #include "ui/MessageBanner.h"
 #include "ui/ProfileLoadTracker.h"
 #include "ui/WelcomePage.h"
+#include "ui/widgets/DataTableView.h"
 #include "views/ToolView.h"
+#include "views/trace/ShortcutSheet.h"
 
 // The icons are compiled into the static stepscope_ui library, whose resource initializer the
 // linker would drop without a reference; Q_INIT_RESOURCE must be called outside any namespace.
@@ -61,6 +64,7 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
     setWindowTitle(tr("Stepscope"));
     setWindowIcon(QIcon(":/stepscope.svg"));
     setAcceptDrops(true);
+    DataTableView::setSettings(settings_); // tables remember their hidden columns
 
     banner_ = new MessageBanner(this);
     welcome_ = new WelcomePage(this);
@@ -117,7 +121,7 @@ MainWindow::~MainWindow() = default;
 QWidget* MainWindow::buildSidePanel() {
     auto* panel = new QFrame(this);
     panel->setObjectName("sidePanel");
-    panel->setFixedWidth(260);
+    panel->setFixedWidth(220);
     panel->setStyleSheet("#sidePanel { background: palette(alternate-base);"
                          " border-right: 1px solid palette(midlight); }");
 
@@ -178,10 +182,40 @@ void MainWindow::buildMenus() {
     capture->setObjectName("captureAction");
     capture->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
     file->addSeparator();
+    exportChromeAction_ =
+        file->addAction(tr("&Export as Chrome Trace…"), this, &MainWindow::exportChromeTrace);
+    exportChromeAction_->setObjectName("exportChromeTraceAction");
+    exportChromeAction_->setEnabled(false);
+    connect(this, &MainWindow::profileShown, exportChromeAction_,
+            [this] { exportChromeAction_->setEnabled(profile_ != nullptr); });
+    chromeExport_ = new ChromeTraceExport(this);
+    connect(chromeExport_, &ChromeTraceExport::finished, this,
+            [this](const QString& path, const QString& error) {
+                if (error.isEmpty())
+                    statusBar()->showMessage(tr("Exported %1").arg(path), 8000);
+                else if (error == "cancelled")
+                    statusBar()->showMessage(tr("Export cancelled"), 5000);
+                else
+                    banner_->showMessage(MessageBanner::Kind::Error,
+                                         tr("Could not export the Chrome trace"), error);
+            });
+    file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    sidePanelAction_ = view->addAction(tr("&Side Panel"));
+    sidePanelAction_->setObjectName("sidePanelAction");
+    sidePanelAction_->setCheckable(true);
+    sidePanelAction_->setChecked(true);
+    sidePanelAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+    connect(sidePanelAction_, &QAction::toggled, this,
+            [this](bool on) { sidePanel_->setVisible(on && profile_); });
+
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* keys =
+        help->addAction(tr("&Keyboard Shortcuts"), this, [this] { showShortcutSheet(this); });
+    keys->setShortcut(QKeySequence::HelpContents);
     help->addAction(tr("&About Stepscope"), this, [this] {
         QMessageBox::about(this, tr("About Stepscope"),
                            tr("<b>Stepscope %1</b><p>A native profiler for GPU training jobs: "
@@ -189,6 +223,15 @@ void MainWindow::buildMenus() {
                               "desktop.</p>")
                                .arg(QCoreApplication::applicationVersion()));
     });
+}
+
+void MainWindow::exportChromeTrace() {
+    if (!profile_ || chromeExport_->isRunning()) return;
+    QString base = shown_.demo ? QString("demo") : QFileInfo(shown_.source).fileName();
+    for (const char* suffix : {".gz", ".json", ".trace", ".pt", ".pb", ".xplane"})
+        if (base.endsWith(QLatin1String(suffix))) base.chop(int(qstrlen(suffix)));
+    if (base.isEmpty()) base = "profile";
+    chromeExport_->run(profile_, QDir::home().filePath(base + ".trace.json.gz"));
 }
 
 // ---- loading
@@ -287,7 +330,7 @@ void MainWindow::showProfile(const LoadOutcome& outcome) {
         welcome_->setRecentPaths(recent_.paths());
     }
     for (auto& [id, view] : views_) view->setProfile(profile_);
-    sidePanel_->show();
+    sidePanel_->setVisible(sidePanelAction_->isChecked());
     fillSelectors(shown_);
     fillToolSelector();
     updateTitleAndStatus();
@@ -379,6 +422,17 @@ void MainWindow::showTool(const QString& id) {
             if (!selectTool(kTraceViewerId)) return;
             if (ToolView* trace = currentView()) trace->focusEvent(e);
         });
+        connect(view, &ToolView::showRangeRequested, this, [this](qint64 b, qint64 e) {
+            if (!selectTool(kTraceViewerId)) return;
+            if (ToolView* trace = currentView()) trace->focusRange(b, e);
+        });
+        connect(view, &ToolView::showToolRequested, this,
+                [this](const QString& tool) { selectTool(tool); });
+        connect(view, &ToolView::showNameRequested, this,
+                [this](const QString& tool, const QString& name) {
+                    if (!selectTool(tool)) return;
+                    if (ToolView* target = currentView()) target->showName(name);
+                });
     }
     stack_->setCurrentWidget(view);
 }

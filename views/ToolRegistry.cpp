@@ -4,11 +4,13 @@
 #include "model/analysis/MemoryProfile.h"
 #include "model/analysis/TfDataBottleneck.h"
 #include "model/analysis/TfOpStats.h"
+#include "views/input_pipeline/InputPipelineView.h"
 #include "views/kernel_stats/KernelStatsView.h"
 #include "views/memory_profile/MemoryProfileView.h"
+#include "views/overview/OverviewView.h"
 #include "views/pod_viewer/PodViewerView.h"
-#include "views/tf_data/TfDataView.h"
 #include "views/summary/SummaryView.h"
+#include "views/tf_data/TfDataView.h"
 #include "views/tf_stats/TfStatsView.h"
 #include "views/trace/TraceView.h"
 
@@ -18,6 +20,11 @@ std::vector<ToolInfo> toolRegistry() {
     std::vector<ToolInfo> tools;
     tools.push_back({"summary", "Profile summary", [](QWidget* p) { return new SummaryView(p); },
                      [](const Profile&) { return true; }});
+    tools.push_back({"overview", "Overview", [](QWidget* p) { return new OverviewView(p); },
+                     [](const Profile& profile) { return profile.eventCount() > 0; }});
+    tools.push_back({"input_pipeline", "Input pipeline analyzer",
+                     [](QWidget* p) { return new InputPipelineView(p); },
+                     [](const Profile& profile) { return profile.eventCount() > 0; }});
     tools.push_back({"trace_viewer", "Trace viewer", [](QWidget* p) { return new TraceView(p); },
                      [](const Profile& profile) { return profile.eventCount() > 0; }});
     tools.push_back({"tf_stats", "TensorFlow op stats",

@@ -2,6 +2,7 @@
 
 #include "app/cli/MemoryProfileExport.h"
 #include "model/Json.h"
+#include "model/analysis/InputPipeline.h"
 #include "model/analysis/KernelStats.h"
 #include "model/analysis/Overview.h"
 #include "model/analysis/PodViewer.h"
@@ -61,6 +62,19 @@ const std::vector<Exporter>& exporters() {
              [](const Profile& p, const ExportOptions& o) {
                  const auto it = o.find("step-pattern");
                  return overviewJson(computeOverview(p, it == o.end() ? "" : it->second));
+             }});
+        e.push_back(
+            {"input_pipeline",
+             "Input pipeline analyzer: the input op table (CSV); summary, per-step input "
+             "time, host breakdown, input ops (JSON)",
+             {{"step-pattern", true, "find steps as the events whose name contains this text"}},
+             [](const Profile& p, const ExportOptions& o) {
+                 const auto it = o.find("step-pattern");
+                 return inputOpTable(computeInputPipeline(p, it == o.end() ? "" : it->second));
+             },
+             [](const Profile& p, const ExportOptions& o) {
+                 const auto it = o.find("step-pattern");
+                 return inputPipelineJson(computeInputPipeline(p, it == o.end() ? "" : it->second));
              }});
         e.push_back({"pod_viewer",
                      "Pod viewer: every step per worker (CSV); workers, stragglers, steps and "

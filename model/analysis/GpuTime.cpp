@@ -100,6 +100,9 @@ GpuTime computeGpuTime(const Profile& p, const Progress* progress) {
         row.collectivesExposedPs = minus(k, c);
         row.memoryPs = total(m);
         row.memoryExposedPs = minus(m, c);
+        std::vector<Interval> ck = c;
+        ck.insert(ck.end(), k.begin(), k.end());
+        row.memoryOnlyPs = minus(m, unite(std::move(ck)));
         row.busy = busy;
         result.devices.push_back(std::move(row));
     }

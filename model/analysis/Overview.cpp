@@ -40,7 +40,9 @@ std::string level(double percent, double moderate, double high) {
     return percent >= high ? "high" : percent >= moderate ? "moderate" : "no";
 }
 
-Bottleneck classify(const StepAnalysis& steps) {
+} // namespace
+
+Bottleneck classifyBottleneck(const StepAnalysis& steps) {
     Bottleneck b;
     double total = 0;
     std::array<double, kStepCategoryCount> sum{};
@@ -95,6 +97,8 @@ Bottleneck classify(const StepAnalysis& steps) {
     b.collectives = level(b.collectivesPercent, kModeratelyCollectives, kHighlyCollectives);
     return b;
 }
+
+namespace {
 
 struct Extent {
     int64_t begin = 0, end = 0;
@@ -386,7 +390,7 @@ Overview computeOverview(const Profile& p, std::string_view stepPattern, const P
     }
     o.stepTimeMs = summarize(times);
     for (size_t c = 0; c < kStepCategoryCount; ++c) o.categoryMs[c] = summarize(cats[c]);
-    o.bottleneck = classify(o.steps);
+    o.bottleneck = classifyBottleneck(o.steps);
     o.compute16Percent = compute > 0 ? share(compute16, compute) : Table::missing();
     if (progress) progress->report("GPU time", 0.6);
     o.gpu = computeGpuTime(p, progress);

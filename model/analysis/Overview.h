@@ -37,6 +37,8 @@ struct Bottleneck {
     std::string inputStatement;
 };
 
+Bottleneck classifyBottleneck(const StepAnalysis& steps);
+
 struct DeviceEnvironment {
     std::string name; // plane name
     std::string host;

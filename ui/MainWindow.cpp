@@ -22,6 +22,7 @@
 #include <QVBoxLayout>
 
 #include "ui/CaptureDialog.h"
+#include "ui/LoadErrorText.h"
 #include "ui/LoadProgressWidget.h"
 #include "ui/MessageBanner.h"
 #include "ui/ProfileLoadTracker.h"
@@ -287,7 +288,9 @@ void MainWindow::onLoadFinished(const LoadOutcome& outcome) {
     else if (outcome.selection.source == shown_.source && outcome.selection.currentRun())
         what = outcome.selection.label();
     const QString detail = QString::fromStdString(outcome.result.error);
-    banner_->showMessage(MessageBanner::Kind::Error, tr("Could not open %1").arg(what), detail);
+    // Plain words first, the loader's technical detail second.
+    banner_->showMessage(MessageBanner::Kind::Error, tr("Could not open %1").arg(what),
+                         plainLoadError(detail) + QLatin1Char('\n') + tr("Detail: %1").arg(detail));
     emit loadFailed(detail);
 }
 
@@ -436,7 +439,9 @@ void MainWindow::onHostChosen(int index) {
 void MainWindow::chooseFile() {
     const QString path =
         QFileDialog::getOpenFileName(this, tr("Open Profile File"), QString(),
-                                     tr("XSpace profiles (*.xplane.pb);;All files (*)"));
+                                     tr("Profiles (*.xplane.pb *.pb *.json *.json.gz);;"
+                                        "TensorFlow/JAX XSpace (*.xplane.pb *.pb);;"
+                                        "PyTorch/Chrome trace (*.json *.json.gz);;All files (*)"));
     if (!path.isEmpty()) openPath(path);
 }
 

@@ -15,4 +15,11 @@ struct PieSlice {
 
 using PieData = std::vector<PieSlice>;
 
+// Makes the legends of the first `count` slices tell apart slices whose legends read the same:
+// op paths ("…/GatherV2/Cast" twice) get as many trailing components as set them apart; other
+// names (six "EigenMetaKernel<…>") keep their short form followed by up to `extraChars` of the
+// full name from where it first differs from the others ("EigenMetaKernel<…> · …sum_op<float>…").
+// Legends already distinct are left alone.
+void distinguishLegends(PieData& slices, size_t count, size_t extraChars = 24);
+
 } // namespace stepscope

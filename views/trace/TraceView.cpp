@@ -145,6 +145,8 @@ TraceView::TraceView(QWidget* parent)
     tabs_ = new QTabWidget(split);
     details_ = new QTextBrowser(tabs_);
     details_->setOpenLinks(false);
+    // Kernel names have no spaces: wrap them anywhere rather than scroll sideways.
+    details_->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
     details_->setPlaceholderText(tr("Click an event to see its details."));
     tabs_->addTab(details_, tr("Details"));
     auto* selection = new QWidget(tabs_);
@@ -196,6 +198,10 @@ TraceView::TraceView(QWidget* parent)
         bool ok = false;
         const qulonglong e = url.path().toULongLong(&ok);
         if (url.scheme() == QLatin1String("event") && ok) focusEvent(EventIndex(e));
+        if (url.scheme() == QLatin1String("expand") && ok) {
+            expandedName_ = EventIndex(e);
+            showDetails(EventIndex(e));
+        }
     });
     // The running search is for the old text: drop it (and a pending Enter with it) at once.
     connect(search_, &QLineEdit::textChanged, this, [this] {
@@ -403,8 +409,17 @@ void TraceView::showDetails(EventIndex e) {
     const uint32_t track = profile_->trackOf(e);
     const EventDetails d = describeEvent(*profile_, e, canvas_->layout()->trackLabel(track));
     QString h;
-    h += QStringLiteral("<p style='font-size:13px;font-weight:600;margin:2px 0 6px 0'>%1</p>")
-             .arg(html(d.name));
+    // Long template names: the first lines, with a link that shows the rest.
+    QString name = QString::fromStdString(d.name);
+    QString more;
+    if (name.size() > kFoldedNameChars && expandedName_ != e) {
+        name = name.left(kFoldedNameChars) + QChar(0x2026);
+        more = QStringLiteral(" <a href='expand:%1' style='font-weight:400'>%2</a>")
+                   .arg(e)
+                   .arg(tr("show all %1 characters").arg(d.name.size()));
+    }
+    h += QStringLiteral("<p style='font-size:13px;font-weight:600;margin:2px 0 6px 0'>%1%2</p>")
+             .arg(name.toHtmlEscaped(), more);
     h += QStringLiteral("<table cellspacing='0' cellpadding='2'>");
     for (const DetailField& f : d.fields)
         h += QStringLiteral(
@@ -467,7 +482,7 @@ void TraceView::aggregate(std::vector<Lane> lanes, TimeRange range) {
 
 void TraceView::showAggregateSummary() {
     selectionSummary_->setText(
-        tr("%1 events, %2 names in %3 (%4 – %5 from start)")
+        tr("%1 events, %2 rows (name per track) in %3 (%4 – %5 from start)")
             .arg(QLocale().toString(qulonglong(aggregateCount_)))
             .arg(aggregate_.rowCount())
             .arg(QString::fromStdString(formatDuration(aggregateRange_.span())),

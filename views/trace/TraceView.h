@@ -77,7 +77,11 @@ private:
     void syncScrollBar();
     void syncToolButtons(int tool);
 
+    // Names longer than this show folded in the details pane, with a link to the rest.
+    static constexpr int kFoldedNameChars = 240;
+
     std::shared_ptr<const Profile> profile_;
+    EventIndex expandedName_ = kNoIndex; // the event whose long name the user unfolded
     TimelineCanvas* canvas_ = nullptr;
     QToolButton* fitDevices_;
     QScrollBar* vscroll_ = nullptr;

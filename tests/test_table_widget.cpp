@@ -24,6 +24,7 @@
 #include "ui/widgets/DataTableView.h"
 #include "ui/widgets/PieChart.h"
 #include "ui/widgets/TableModel.h"
+#include "ui/widgets/ViewSettings.h"
 #include "views/kernel_stats/KernelStatsView.h"
 #include "views/tf_stats/TfStatsView.h"
 
@@ -289,9 +290,15 @@ private slots:
                     {"bert/embeddings/GatherV2/Cast", 1, "…/GatherV2/Cast"},
                     {"loss/Mean", 1, ""}};
         distinguishLegends(ops, 4);
-        QCOMPARE(ops[0].legend, std::string("…/layer_0/attention/GatherV2/Cast"));
-        QCOMPARE(ops[1].legend, std::string("…/layer_1/attention/GatherV2/Cast"));
-        QCOMPARE(ops[2].legend, std::string("bert/embeddings/GatherV2/Cast"));
+        QCOMPARE(ops[0].legend, std::string("…/layer_0/…/GatherV2/Cast"));
+        QCOMPARE(ops[1].legend, std::string("…/layer_1/…/GatherV2/Cast"));
+        QCOMPARE(ops[2].legend, std::string("…/embeddings/GatherV2/Cast"));
+        // Replicas part at the first component.
+        PieData replicas{{"replica_4/bert/encoder/dropout/random_uniform/RandomUniform", 2, "…"},
+                         {"replica_6/bert/encoder/dropout/random_uniform/RandomUniform", 1, "…"}};
+        distinguishLegends(replicas, 2);
+        QCOMPARE(replicas[0].legend, std::string("replica_4/…/random_uniform/RandomUniform"));
+        QCOMPARE(replicas[1].legend, std::string("replica_6/…/random_uniform/RandomUniform"));
         QCOMPARE(ops[3].legend, std::string("")); // already distinct: untouched
         PieData kernels{
             {"void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<scalar_sum_op<float>>, "
@@ -419,7 +426,7 @@ private slots:
     void columnChooserHidesAndRemembers() {
         QTemporaryDir dir;
         QSettings settings(dir.filePath("s.ini"), QSettings::IniFormat);
-        DataTableView::setSettings(&settings);
+        setViewSettings(&settings);
         {
             DataTableView v;
             v.setExportFileName("numbers.csv");
@@ -451,7 +458,7 @@ private slots:
                 enabledChecked += a->isCheckable() && a->isChecked() && a->isEnabled() ? 1 : 0;
             QCOMPARE(enabledChecked, 0);
         }
-        DataTableView::setSettings(nullptr);
+        setViewSettings(nullptr);
     }
 
     void numbersStayInViewWhenNamesAreLong() {

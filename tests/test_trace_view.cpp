@@ -6,7 +6,10 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QSettings>
 #include <QSignalSpy>
+#include <QSplitter>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
 #include <QThreadPool>
@@ -14,6 +17,7 @@
 #include <QWheelEvent>
 
 #include "model/ProfileBuilder.h"
+#include "ui/widgets/ViewSettings.h"
 #include "views/ToolRegistry.h"
 #include "views/trace/TimelineCanvas.h"
 #include "views/trace/TraceView.h"
@@ -649,6 +653,31 @@ private slots:
         QVERIFY(folded.contains("Duration"));
         emit view->detailsPane()->anchorClicked(QUrl("expand:0"));
         QVERIFY(view->detailsPane()->toPlainText().contains(QString::fromStdString(longName)));
+    }
+
+    void detailsPaneHeightIsRemembered() {
+        QTemporaryDir dir;
+        QSettings settings(dir.filePath("s.ini"), QSettings::IniFormat);
+        setViewSettings(&settings);
+        QList<int> expected;
+        {
+            TraceView first;
+            first.resize(1200, 900);
+            first.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&first));
+            auto* split = first.findChild<QSplitter*>("traceSplitter");
+            split->setSizes({450, 400});
+            expected = split->sizes();
+            emit split->splitterMoved(450, 1); // as a drag of the handle reports it
+        }
+        TraceView again;
+        again.resize(1200, 900);
+        again.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&again));
+        const QList<int> sizes = again.findChild<QSplitter*>("traceSplitter")->sizes();
+        setViewSettings(nullptr);
+        QCOMPARE(sizes, expected);
+        QVERIFY(expected[1] > 300); // the dragged split, not the 780:220 default
     }
 
     void detailsLinkJumpsToLaunch() {

@@ -27,7 +27,7 @@
 #include "ui/MessageBanner.h"
 #include "ui/ProfileLoadTracker.h"
 #include "ui/WelcomePage.h"
-#include "ui/widgets/DataTableView.h"
+#include "ui/widgets/ViewSettings.h"
 #include "views/ToolView.h"
 #include "views/trace/ShortcutSheet.h"
 
@@ -64,7 +64,7 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
     setWindowTitle(tr("Stepscope"));
     setWindowIcon(QIcon(":/stepscope.svg"));
     setAcceptDrops(true);
-    DataTableView::setSettings(settings_); // tables remember their hidden columns
+    setViewSettings(settings_); // views remember hidden columns and pane sizes
 
     banner_ = new MessageBanner(this);
     welcome_ = new WelcomePage(this);

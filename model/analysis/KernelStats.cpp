@@ -132,7 +132,9 @@ KernelStats computeKernelStats(const Profile& p, const Progress* progress) {
 
     const std::vector<KernelDetails>& details = p.kernelDetailsTable();
     bool anyOccupancy = false;
-    for (const RowKey& key : keys) anyOccupancy |= details[key.details].occupancyPct >= 0;
+    // occ_pct:0 is "not recorded": ROCm writes 0 for every kernel, and no kernel that ran has a
+    // theoretical occupancy of 0. (XProf shows the 0.)
+    for (const RowKey& key : keys) anyOccupancy |= details[key.details].occupancyPct > 0;
 
     Table& table = result.table;
     using T = Table::Type;
@@ -146,7 +148,8 @@ KernelStats computeKernelStats(const Profile& p, const Progress* progress) {
     table.addColumn("Grid dim", T::Text, ColumnFormat::Plain, "Blocks per grid: x,y,z");
     if (anyOccupancy)
         table.addColumn("Theoretical occupancy %", T::Double, ColumnFormat::Percent,
-                        "As the profiler recorded it (occ_pct); empty where not recorded");
+                        "As the profiler recorded it (occ_pct); empty where not recorded (or "
+                        "recorded as 0, as ROCm does for every kernel)");
     table.addColumn("Op is TensorCore eligible", T::Int, ColumnFormat::Bool,
                     "The op is a matmul/convolution kind that could run on Tensor Cores "
                     "(TensorFlow Profiler rule)");
@@ -180,7 +183,7 @@ KernelStats computeKernelStats(const Profile& p, const Progress* progress) {
         cells.emplace_back(dims(kd.block));
         cells.emplace_back(dims(kd.grid));
         if (anyOccupancy)
-            cells.emplace_back(kd.occupancyPct >= 0 ? kd.occupancyPct : Table::missing());
+            cells.emplace_back(kd.occupancyPct > 0 ? kd.occupancyPct : Table::missing());
         cells.emplace_back(int64_t(key.flags & 1));
         cells.emplace_back(int64_t((key.flags >> 1) & 1));
         cells.emplace_back(std::string(opName(key.op)));

@@ -42,18 +42,44 @@ void distinguishLegends(PieData& slices, size_t count, size_t extraChars) {
         });
         std::vector<std::string> legends(group.size());
         if (paths) {
-            // Op paths: as many trailing components as tell them apart.
-            for (size_t n = 2;; ++n) {
-                bool unique = true, grew = false;
-                for (size_t k = 0; k < group.size(); ++k) {
-                    legends[k] = lastComponents(slices[group[k]].label, n);
-                    grew |= legends[k] != slices[group[k]].label;
+            // Op paths: the component that sets each apart (where it parts from the most similar
+            // other), then the op's last two components: "replica_4/…/GatherV2/Cast".
+            std::vector<std::vector<std::string>> comps(group.size());
+            for (size_t k = 0; k < group.size(); ++k) {
+                const std::string& label = slices[group[k]].label;
+                for (size_t from = 0;;) {
+                    const size_t slash = label.find('/', from);
+                    comps[k].push_back(label.substr(from, slash - from));
+                    if (slash == std::string::npos) break;
+                    from = slash + 1;
                 }
-                for (size_t a = 0; a < group.size() && unique; ++a)
-                    for (size_t b = a + 1; b < group.size() && unique; ++b)
-                        unique = legends[a] != legends[b];
-                if (unique || !grew) break;
             }
+            for (size_t k = 0; k < group.size(); ++k) {
+                size_t d = 0;
+                for (size_t o = 0; o < group.size(); ++o) {
+                    if (o == k) continue;
+                    size_t c = 0;
+                    while (c < comps[k].size() && c < comps[o].size() && comps[k][c] == comps[o][c])
+                        ++c;
+                    d = std::max(d, c);
+                }
+                const std::vector<std::string>& c = comps[k];
+                const size_t n = c.size();
+                if (d >= n) {
+                    legends[k] = slices[group[k]].label; // a prefix of another: no shorter form
+                } else if (d + 3 >= n) {
+                    legends[k] = lastComponents(slices[group[k]].label, n - d);
+                } else {
+                    legends[k] = (d > 0 ? "…/" : "") + c[d] + "/…/" + c[n - 2] + "/" + c[n - 1];
+                }
+            }
+            // Whatever still reads the same shows in full.
+            for (size_t a = 0; a < group.size(); ++a)
+                for (size_t b = a + 1; b < group.size(); ++b)
+                    if (legends[a] == legends[b]) {
+                        legends[a] = slices[group[a]].label;
+                        legends[b] = slices[group[b]].label;
+                    }
         } else {
             // Other names (kernels): the short form, then the full name from where it starts
             // to differ from the others of the group (template arguments, usually).

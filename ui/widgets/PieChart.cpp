@@ -16,10 +16,11 @@ namespace {
 constexpr int kLegendLabelChars = 36;
 
 // Legends keep the part that tells them apart: a path's tail ("…/GatherV2/Cast"), a name's
-// distinguishing suffix after " · " (distinguishLegends), else both ends.
+// distinguishing suffix after " · " (distinguishLegends), else both ends ("replica_4/…/Cast").
 QString elideLegend(const QString& s, int chars) {
     if (s.size() <= chars) return s;
-    if (s.startsWith(QChar(0x2026))) return QChar(0x2026) + s.right(chars - 1);
+    if (s.startsWith(QChar(0x2026)) && s.count(QChar(0x2026)) == 1)
+        return QChar(0x2026) + s.right(chars - 1);
     if (s.contains(QStringLiteral(" · "))) return s.left(chars - 1) + QChar(0x2026);
     const int head = (chars - 1) / 2, tail = chars - 1 - head;
     return s.left(head) + QChar(0x2026) + s.right(tail);

@@ -37,7 +37,7 @@ KernelStatsView::KernelStatsView(QWidget* parent)
     groupBy_->setObjectName("kernelGroupBy");
     groupBy_->addItem(tr("Kernel"), int(KernelGrouping::Kernel));
     groupBy_->addItem(tr("Kernel and op"), int(KernelGrouping::KernelOp));
-    groupBy_->addItem(tr("Kernel, op and launch configuration (XProf)"),
+    groupBy_->addItem(tr("Kernel, op, launch configuration (XProf)"),
                       int(KernelGrouping::KernelOpConfiguration));
     groupBy_->setCurrentIndex(2);
     groupBy_->setToolTip(tr("Coarser groups bring up the kernels that take the time when one "
@@ -112,10 +112,9 @@ void KernelStatsView::showStats() {
     const PieData data = kernelTimeByName(*stats_);
     pie_->setSlices(data, QStringLiteral("µs"));
     status_->setText(data.empty() ? tr("This profile has no GPU kernels with launch details.")
-                                  : tr("%1 kernel launches in %2 rows (%3), sorted by total time.")
+                                  : tr("%1 kernel launches in %2 rows, sorted by total time.")
                                         .arg(stats_->kernelEvents)
-                                        .arg(shown_.table.rowCount())
-                                        .arg(groupBy_->currentText().toLower()));
+                                        .arg(shown_.table.rowCount()));
 }
 
 } // namespace stepscope

@@ -95,7 +95,7 @@ EventDetails describeEvent(const Profile& profile, EventIndex e, const std::stri
             d.fields.push_back({"Registers per thread", std::to_string(k->registersPerThread)});
         d.fields.push_back({"Shared memory", bytesText(k->sharedBytes())});
         if (k->privateBytes) d.fields.push_back({"Private memory", bytesText(k->privateBytes)});
-        if (k->occupancyPct >= 0) {
+        if (k->occupancyPct > 0) { // ROCm's occ_pct:0 means "not computed"
             char buf[32];
             std::snprintf(buf, sizeof buf, "%.0f%%", k->occupancyPct);
             d.fields.push_back({"Theoretical occupancy", buf});

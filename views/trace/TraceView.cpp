@@ -14,6 +14,7 @@
 #include <QPlainTextEdit>
 #include <QRegularExpression>
 #include <QScrollBar>
+#include <QSettings>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTextBrowser>
@@ -23,6 +24,7 @@
 
 #include "model/analysis/TfOpStats.h"
 #include "ui/widgets/DataTableView.h"
+#include "ui/widgets/ViewSettings.h"
 #include "views/trace/EventDetails.h"
 #include "views/trace/ShortcutSheet.h"
 #include "views/trace/TimeAxis.h"
@@ -163,7 +165,14 @@ TraceView::TraceView(QWidget* parent)
     split->setStretchFactor(0, 4);
     split->setStretchFactor(1, 1);
     // The timeline gets most of the height; the details pane wants a large size hint otherwise.
+    // The user's last split is remembered.
+    split->setObjectName("traceSplitter");
     split->setSizes({780, 220});
+    split_ = split;
+    connect(split, &QSplitter::splitterMoved, this, [split] {
+        if (QSettings* settings = viewSettings())
+            settings->setValue(QStringLiteral("traceViewer/split"), split->saveState());
+    });
     root->addWidget(split, 1);
 
     searchDelay_ = new QTimer(this);
@@ -214,6 +223,17 @@ TraceView::TraceView(QWidget* parent)
     connect(prev, &QToolButton::clicked, this, [this] { stepSearch(false); });
     connect(next, &QToolButton::clicked, this, [this] { stepSearch(true); });
     qApp->installEventFilter(this);
+}
+
+void TraceView::showEvent(QShowEvent* e) {
+    ToolView::showEvent(e);
+    // Restored once the view has its size, so the remembered heights are not rescaled.
+    if (!splitRestored_) {
+        splitRestored_ = true;
+        if (QSettings* settings = viewSettings())
+            split_->restoreState(
+                settings->value(QStringLiteral("traceViewer/split")).toByteArray());
+    }
 }
 
 bool TraceView::eventFilter(QObject* watched, QEvent* event) {

@@ -13,6 +13,7 @@ class QLabel;
 class QLineEdit;
 class QMenu;
 class QScrollBar;
+class QSplitter;
 class QTabWidget;
 class QTextBrowser;
 class QTimer;
@@ -60,6 +61,7 @@ protected:
     // The timeline's keys work wherever focus is in the trace viewer's window, except in text
     // fields: forwarded here from any widget of the window while the viewer is showing.
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void showEvent(QShowEvent* e) override;
 
 signals:
     void searchFinished();
@@ -82,6 +84,8 @@ private:
 
     std::shared_ptr<const Profile> profile_;
     EventIndex expandedName_ = kNoIndex; // the event whose long name the user unfolded
+    QSplitter* split_ = nullptr;         // timeline above, details below; remembered
+    bool splitRestored_ = false;
     TimelineCanvas* canvas_ = nullptr;
     QToolButton* fitDevices_;
     QScrollBar* vscroll_ = nullptr;

@@ -132,4 +132,9 @@ bool MappedFile::shrunk() const {
     return slot_ >= 0 && g_slots[slot_].shrunk.load(std::memory_order_acquire);
 }
 
+size_t MappedFile::readableAfterEnd(size_t size) {
+    const size_t page = size_t(::sysconf(_SC_PAGESIZE));
+    return size % page == 0 ? 0 : page - size % page;
+}
+
 } // namespace stepscope

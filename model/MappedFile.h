@@ -28,6 +28,9 @@ public:
     std::span<const uint8_t> bytes() const { return {data_, size_}; }
     // True once a read of the mapping found the file shorter than when it was mapped.
     bool shrunk() const;
+    // Bytes past the end of a mapping of `size` bytes that may still be read: the rest of its
+    // last page, which the kernel fills with zeros (0 when the size is a whole number of pages).
+    static size_t readableAfterEnd(size_t size);
 
 private:
     const uint8_t* data_ = nullptr;

@@ -58,7 +58,8 @@ LoadResult loadHosts(const std::vector<HostFile>& hosts, const Progress* progres
         const auto bytes = file.bytes();
         const uint32_t host = builder.addHost(h.host, h.path);
         const bool json = isChromeTrace(h.path, bytes);
-        std::string error = json ? importChromeTrace(bytes, builder, host, progress)
+        std::string error = json ? importChromeTrace(bytes, builder, host, progress,
+                                                     MappedFile::readableAfterEnd(bytes.size()))
                                  : importXSpace(bytes, builder, host, progress);
         if (file.shrunk())
             error = "the file changed while it was being read: it is shorter than the " +

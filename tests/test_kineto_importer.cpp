@@ -14,6 +14,8 @@
 #include "model/LogDir.h"
 #include "model/ProfileLoader.h"
 #include "model/analysis/KernelStats.h"
+#include "model/analysis/TensorCore.h"
+#include "model/kineto/ChromeTraceWriter.h"
 
 using namespace stepscope;
 namespace fs = std::filesystem;
@@ -233,6 +235,67 @@ ModelFacts modelFacts(const Profile& p) {
     return m;
 }
 
+// Every event as text: where it is (GPU ordinal or host, line id), name, times, and its stats
+// (its own and its metadata's) sorted. The category, and the device/stream args an export adds
+// to stream events, are left out: they say where an event goes, which the rest already says.
+std::vector<std::string> signatures(const Profile& p) {
+    std::vector<std::string> out;
+    for (const Track& t : p.tracks()) {
+        const Plane& pl = p.planes()[t.plane];
+        const std::string where =
+            (pl.kind == PlaneKind::Gpu ? "gpu" + std::to_string(pl.deviceOrdinal)
+                                       : std::string("host")) +
+            "/" + std::to_string(t.lineId);
+        for (EventIndex e = t.firstEvent; e < t.firstEvent + t.eventCount; ++e) {
+            std::vector<std::string> stats;
+            auto add = [&](const StatValue& s) {
+                const std::string_view k = p.str(s.key);
+                if (k == "category" || k == "device" || k == "stream") return;
+                stats.push_back(std::string(k) + "=" + s.format(p.strings()));
+            };
+            for (const StatValue& s : p.metadataStats(p.metadataOf(e))) add(s);
+            for (const StatValue& s : p.eventStats(e)) add(s);
+            std::sort(stats.begin(), stats.end());
+            std::string sig = where + " " + std::string(p.name(e)) + " " +
+                              std::to_string(p.start(e)) + "+" + std::to_string(p.duration(e));
+            for (const std::string& s : stats) sig += " " + s;
+            out.push_back(std::move(sig));
+        }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+void checkRoundTrip(const Profile& original, const std::string& out) {
+    const std::string error = writeChromeTrace(original, out);
+    QVERIFY2(error.empty(), error.c_str());
+    const LoadResult back = loadPath(out);
+    QVERIFY2(back.ok(), back.error.c_str());
+    const Profile& p = *back.profile;
+    QCOMPARE(p.startNs(), original.startNs());
+    QCOMPARE(p.durationPs(), original.durationPs());
+    QCOMPARE(p.eventCount(), original.eventCount());
+    QCOMPARE(p.flows().size(), original.flows().size());
+    size_t tracksBefore = 0, tracksAfter = 0;
+    for (const Track& t : original.tracks()) tracksBefore += t.eventCount > 0;
+    for (const Track& t : p.tracks()) tracksAfter += t.eventCount > 0;
+    QCOMPARE(tracksAfter, tracksBefore);
+    const std::vector<std::string> a = signatures(original), b = signatures(p);
+    QCOMPARE(b.size(), a.size());
+    for (size_t i = 0; i < a.size(); ++i)
+        if (a[i] != b[i])
+            QFAIL(("first difference:\n  before: " + a[i] + "\n  after:  " + b[i]).c_str());
+    std::map<std::string, int> gpuTracks;
+    for (const Track& t : original.tracks())
+        if (original.planes()[t.plane].kind == PlaneKind::Gpu && t.eventCount)
+            ++gpuTracks[std::string(original.str(t.name))];
+    std::map<std::string, int> gpuTracksBack;
+    for (const Track& t : p.tracks())
+        if (p.planes()[t.plane].kind == PlaneKind::Gpu && t.eventCount)
+            ++gpuTracksBack[std::string(p.str(t.name))];
+    QCOMPARE(gpuTracksBack, gpuTracks);
+}
+
 } // namespace
 
 class TestKinetoImporter : public QObject {
@@ -354,6 +417,21 @@ private slots:
         // Kernel stats see the kernel, with the op.
         const KernelStats ks = computeKernelStats(p);
         QCOMPARE(ks.kernelEvents, uint64_t(1));
+        QCOMPARE(ks.table.rowCount(), size_t(1));
+        const int opCol = ks.table.columnIndex("Op name");
+        const int eligibleCol = ks.table.columnIndex("Op is TensorCore eligible");
+        QVERIFY(opCol >= 0 && eligibleCol >= 0);
+        QCOMPARE(ks.table.text(0, size_t(opCol)), std::string("aten::mm"));
+        QCOMPARE(ks.table.number(0, size_t(eligibleCol)), 1.0);
+    }
+
+    void pytorchOpsTensorCoreEligibility() {
+        for (const char* op : {"aten::mm", "aten::addmm", "aten::bmm", "aten::convolution",
+                               "aten::_scaled_dot_product_flash_attention", "AddmmBackward"})
+            QVERIFY2(opIsTensorCoreEligible(op), op);
+        // Exact names: elementwise ops and names that merely contain an eligible one are not.
+        for (const char* op : {"aten::add", "aten::relu", "aten::mm_out_wrapper", "my::aten::mm"})
+            QVERIFY2(!opIsTensorCoreEligible(op), op);
     }
 
     void timestampsKeepNanosecondsPastDoublePrecision() {
@@ -398,6 +476,35 @@ private slots:
             if (p.memoryEvents().find(e)) allocated.push_back(p.memoryEvent(e).bytesAllocated);
         QCOMPARE(allocated, (std::vector<int64_t>{512, 768, 256}));
         QVERIFY(!p.memoryEvent(h.back()).has(MemoryEvent::BytesAvailable));
+    }
+
+    void rocmTrace() {
+        // A ROCm PyTorch trace: HIP runtime and kernels under the same categories, an AMD device.
+        QTemporaryDir dir;
+        const LoadResult r = loadText(dir, "rocm.pt.trace.json", R"J({"traceEvents": [
+            {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 9, "tid": 9, "ts": 1.0,
+             "dur": 50.0},
+            {"ph": "X", "cat": "cuda_runtime", "name": "hipExtModuleLaunchKernel", "pid": 9,
+             "tid": 9, "ts": 2.0, "dur": 5.0, "args": {"correlation": 11}},
+            {"ph": "X", "cat": "kernel", "name": "Cijk_Alik_Bljk_SB_MT64x64x16_MI32x32x2x1",
+             "pid": 2, "tid": 0, "ts": 20.0, "dur": 8.0, "args": {"device": 2, "stream": 0,
+             "correlation": 11, "grid": [4096, 1, 1], "block": [256, 1, 1]}}],
+            "deviceProperties": [{"id": 2, "name": "AMD Instinct MI300X", "numSms": 304,
+                                  "computeMajor": 9, "computeMinor": 4}],
+            "baseTimeNanoseconds": 1700000000000000000})J");
+        QVERIFY2(r.ok(), r.error.c_str());
+        const Profile& p = *r.profile;
+        const Plane& gpu = p.planes()[1];
+        QCOMPARE(p.str(gpu.name), std::string_view("/device:GPU:2"));
+        QCOMPARE(gpu.device.vendor, std::string("AMD"));
+        QCOMPARE(gpu.device.coreCount, int64_t(304));
+        const Track* stream = trackNamed(p, "Stream #0(Compute)");
+        QVERIFY(stream);
+        const EventIndex kernel = stream->firstEvent;
+        QCOMPARE(p.kernelDetails(kernel)->grid, (std::array<uint32_t, 3>{4096, 1, 1}));
+        QVERIFY(!p.kernelDetails(kernel)->hasRegisters);
+        QCOMPARE(p.str(*p.frameworkOps().find(kernel)), std::string_view("aten::addmm"));
+        QCOMPARE(p.flows().size(), size_t(1));
     }
 
     void plainChromeJson() {
@@ -497,6 +604,66 @@ private slots:
         check("pid-object.json", R"J([{"ph":"X","name":"a","pid":{},"tid":1,"ts":1,"dur":1}])J",
               {"pid or tid"});
         check("huge-ts.json", R"J([{"ph":"X","name":"a","ts":1e300,"dur":1}])J", {"\"ts\""});
+    }
+
+    void exportThenImportGivesTheSameProfile() {
+        QTemporaryDir dir;
+        const LoadResult kineto = loadText(dir, "fixture.pt.trace.json", kFixture2022);
+        QVERIFY2(kineto.ok(), kineto.error.c_str());
+        checkRoundTrip(*kineto.profile, dir.path().toStdString() + "/kineto-again.json");
+        // Plane names and pids come back too.
+        const LoadResult back = loadPath(dir.path().toStdString() + "/kineto-again.json");
+        QCOMPARE(back.profile->str(back.profile->planes()[0].name),
+                 std::string_view("/host:CPU python3 (pid 100)"));
+        const LoadResult old = loadText(dir, "old.pt.trace.json", kFixture2021);
+        QVERIFY2(old.ok(), old.error.c_str());
+        checkRoundTrip(*old.profile, dir.path().toStdString() + "/old-again.json.gz");
+    }
+
+    void convertCommand() {
+        QTemporaryDir dir;
+        const QString in = dir.filePath("fixture.pt.trace.json");
+        writeFile(in.toStdString(), kFixture2022);
+        auto run = [](const QStringList& args, int& code, QString& err) {
+            QProcess p;
+            p.start(STEPSCOPE_CLI, args);
+            QVERIFY(p.waitForFinished(60000));
+            code = p.exitCode();
+            err = QString::fromUtf8(p.readAllStandardError());
+        };
+        int code = -1;
+        QString err;
+        const QString out = dir.filePath("out.json.gz");
+        run({"convert", in, "--to", "chrome-json", out}, code, err);
+        QCOMPARE(code, 0);
+        const LoadResult back = loadPath(out.toStdString());
+        QVERIFY2(back.ok(), back.error.c_str());
+        QCOMPARE(back.profile->eventCount(), size_t(9));
+        QCOMPARE(back.profile->flows().size(), size_t(2));
+        run({"convert", dir.filePath("missing.json"), out}, code, err);
+        QCOMPARE(code, 1);
+        QVERIFY2(err.contains("no such file"), qPrintable(err));
+        run({"convert", in, "--to", "xml", out}, code, err);
+        QCOMPARE(code, 2);
+        QVERIFY2(err.contains("unknown format 'xml'"), qPrintable(err));
+        run({"convert", in, dir.filePath("no-folder/out.json")}, code, err);
+        QCOMPARE(code, 1);
+        QVERIFY2(err.contains("cannot write"), qPrintable(err));
+    }
+
+    void realProfilesSurviveExportAndImport() {
+        if (!fs::is_directory(kKineto))
+            QSKIP("../shared/realdata not found; real-profile round trips skipped");
+        QTemporaryDir dir;
+        const std::string bert = std::string(STEPSCOPE_REALDATA) +
+                                 "/tf-gpu-bert/plugins/profile/2020_12_03_bert/"
+                                 "34.83.195.179_6003.xplane.pb";
+        for (const std::string& path : {bert, kKineto + "/worker0.1623143089861.pt.trace.json.gz",
+                                        kKineto + "/alexnet_a100_small.json.gz"}) {
+            const LoadResult r = loadPath(path);
+            QVERIFY2(r.ok(), r.error.c_str());
+            checkRoundTrip(*r.profile, dir.path().toStdString() + "/again.json.gz");
+        }
     }
 
     void realTracesMatchAnIndependentCount() {

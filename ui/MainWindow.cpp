@@ -22,6 +22,7 @@
 #include <QVBoxLayout>
 
 #include "ui/CaptureDialog.h"
+#include "ui/ChromeTraceExport.h"
 #include "ui/LoadErrorText.h"
 #include "ui/LoadProgressWidget.h"
 #include "ui/MessageBanner.h"
@@ -182,6 +183,24 @@ void MainWindow::buildMenus() {
     capture->setObjectName("captureAction");
     capture->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
     file->addSeparator();
+    exportChromeAction_ =
+        file->addAction(tr("&Export as Chrome Trace…"), this, &MainWindow::exportChromeTrace);
+    exportChromeAction_->setObjectName("exportChromeTraceAction");
+    exportChromeAction_->setEnabled(false);
+    connect(this, &MainWindow::profileShown, exportChromeAction_,
+            [this] { exportChromeAction_->setEnabled(profile_ != nullptr); });
+    chromeExport_ = new ChromeTraceExport(this);
+    connect(chromeExport_, &ChromeTraceExport::finished, this,
+            [this](const QString& path, const QString& error) {
+                if (error.isEmpty())
+                    statusBar()->showMessage(tr("Exported %1").arg(path), 8000);
+                else if (error == "cancelled")
+                    statusBar()->showMessage(tr("Export cancelled"), 5000);
+                else
+                    banner_->showMessage(MessageBanner::Kind::Error,
+                                         tr("Could not export the Chrome trace"), error);
+            });
+    file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
@@ -205,6 +224,15 @@ void MainWindow::buildMenus() {
                               "desktop.</p>")
                                .arg(QCoreApplication::applicationVersion()));
     });
+}
+
+void MainWindow::exportChromeTrace() {
+    if (!profile_ || chromeExport_->isRunning()) return;
+    QString base = shown_.demo ? QString("demo") : QFileInfo(shown_.source).fileName();
+    for (const char* suffix : {".gz", ".json", ".trace", ".pt", ".pb", ".xplane"})
+        if (base.endsWith(QLatin1String(suffix))) base.chop(int(qstrlen(suffix)));
+    if (base.isEmpty()) base = "profile";
+    chromeExport_->run(profile_, QDir::home().filePath(base + ".trace.json.gz"));
 }
 
 // ---- loading
@@ -397,6 +425,12 @@ void MainWindow::showTool(const QString& id) {
             if (!selectTool(kTraceViewerId)) return;
             if (ToolView* trace = currentView()) trace->focusEvent(e);
         });
+        connect(view, &ToolView::showRangeRequested, this, [this](qint64 b, qint64 e) {
+            if (!selectTool(kTraceViewerId)) return;
+            if (ToolView* trace = currentView()) trace->focusRange(b, e);
+        });
+        connect(view, &ToolView::showToolRequested, this,
+                [this](const QString& tool) { selectTool(tool); });
         connect(view, &ToolView::showNameRequested, this,
                 [this](const QString& tool, const QString& name) {
                     if (!selectTool(tool)) return;

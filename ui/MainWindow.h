@@ -20,6 +20,7 @@ class QStackedWidget;
 
 namespace stepscope {
 
+class ChromeTraceExport;
 class LoadProgressWidget;
 class MessageBanner;
 class ProfileLoadTracker;
@@ -41,6 +42,9 @@ public:
     void openPath(const QString& path, const QString& run = QString());
     // File > Capture Profile…: the capture dialog; a capture opens its run when done.
     void showCaptureDialog();
+    // File > Export as Chrome Trace…: the profile on screen as Chrome trace JSON (Perfetto).
+    void exportChromeTrace();
+    ChromeTraceExport* chromeTraceExport() const { return chromeExport_; }
     // Opens the built-in synthetic profile in the background.
     void openDemo();
     void cancelLoad();
@@ -112,6 +116,8 @@ private:
     QLabel* statusSummary_;
     LoadProgressWidget* progress_;
     QMenu* recentMenu_;
+    QAction* exportChromeAction_ = nullptr;
+    ChromeTraceExport* chromeExport_ = nullptr;
     QAction* sidePanelAction_ = nullptr;
     // Shown in the banner once the next load succeeds (a capture's warnings).
     QString pendingNoticeTitle_, pendingNoticeDetail_;

@@ -59,6 +59,11 @@ bool kernelUsesTensorCore(std::string_view kernelName, std::string_view deviceVe
 // The list is XProf's and, as XProf says of it, not exhaustive. Stepscope adds its own rule for
 // JAX/XLA op paths, which XProf's list does not cover (JAX names its ops by the lax primitive):
 //   contains    dot_general, conv_general_dilated
+// and, for PyTorch ops (Kineto traces), the exact names of the PyTorch TensorBoard plugin's
+// TC_OP_Allowlist (aten::mm, aten::addmm, aten::bmm, aten::baddbmm, aten::matmul, aten::linear,
+// aten::convolution and its variants, RNN cells, their backward ops; list in TensorCore.cpp)
+// plus aten::convolution_backward, aten::scaled_dot_product_attention,
+// aten::_scaled_dot_product_{flash,efficient,cudnn}_attention and aten::_scaled_mm.
 bool opIsTensorCoreEligible(std::string_view opName);
 
 // An einsum is eligible when its `equation` stat has exactly two inputs ("ab,bc->ac").

@@ -304,7 +304,15 @@ private:
     std::map<std::string, uint64_t> skippedPhases_;
     uint64_t unmatchedEnds_ = 0;
 
+    // Nodes are stable: the key cache points at their keys.
     std::unordered_map<std::string, std::pair<uint32_t, Role>, StringHash, std::equal_to<>> keys_;
+    struct KeySlot {
+        const std::string* text = nullptr;
+        uint32_t key = 0;
+        Role role = Role::Plain;
+    };
+    static constexpr size_t kKeyCacheSize = 256;
+    std::array<KeySlot, kKeyCacheSize> keyCache_{};
     std::unordered_map<std::string, int64_t, StringHash, std::equal_to<>> textIds_;
     std::unordered_map<int64_t, uint32_t> processIndex_;
     std::vector<HostProcess> processes_;
@@ -331,6 +339,19 @@ private:
 };
 
 uint32_t Importer::key(std::string_view name, Role* role) {
+    // Arg keys repeat event after event: a small direct-mapped cache in front of the map.
+    const size_t n = name.size();
+    const size_t h =
+        n == 0
+            ? 0
+            : (n * 131 + uint8_t(name[0]) * 31 + uint8_t(name[n / 2]) * 7 + uint8_t(name[n - 1])) &
+                  (kKeyCacheSize - 1);
+    KeySlot& slot = keyCache_[h];
+    if (slot.text && slot.text->size() == n &&
+        std::memcmp(slot.text->data(), name.data(), n) == 0) {
+        *role = slot.role;
+        return slot.key;
+    }
     auto it = keys_.find(name);
     if (it == keys_.end()) {
         static const std::pair<std::string_view, Role> kRoles[] = {
@@ -363,6 +384,7 @@ uint32_t Importer::key(std::string_view name, Role* role) {
         it = keys_.emplace(std::string(name), std::make_pair(b_.statKey(b_.intern(statName)), r))
                  .first;
     }
+    slot = {&it->first, it->second.first, it->second.second};
     *role = it->second.second;
     return it->second.first;
 }
@@ -707,6 +729,11 @@ void Importer::event(od::object obj, const char* at) {
             deviceArgs_.push_back(a);
         }
         d.argEnd = uint32_t(deviceArgs_.size());
+        if (kind == Kind::Derived) {
+            // An exported derived line: its tid is the line id, whatever stream its events name.
+            d.device = pid.value;
+            d.stream = tid.value;
+        }
         deviceEvents_.push_back(d);
         return;
     }
@@ -909,7 +936,7 @@ void Importer::finishHostNames() {
         if (p.pid < 0) {
             // A process named by text: its text is its name.
             for (const auto& [text, id] : textIds_)
-                if (id == p.pid) name = "/host:CPU " + text;
+                if (id == p.pid) name = "/host:CPU " + (text.empty() ? "(no pid)" : text);
         }
         b_.setPlaneName(p.plane, name);
         // The pid and process name, for an export to give back.
@@ -929,7 +956,8 @@ void Importer::finishHostNames() {
                 b_.setTrackName(threads_[index].track, tn->second);
             else if (tid < 0)
                 for (const auto& [text, id] : textIds_)
-                    if (id == tid) b_.setTrackName(threads_[index].track, text);
+                    if (id == tid)
+                        b_.setTrackName(threads_[index].track, text.empty() ? "(no tid)" : text);
         }
     }
 }
@@ -982,6 +1010,9 @@ void Importer::finishDevices() {
     }
     std::map<LineKey, uint32_t> tracks;
     std::set<int64_t> devicesWithSteps; // a Steps line came with the trace (an export's)
+    std::set<int64_t> devicesWithWork;  // a stream with kernels, copies or memsets
+    for (const auto& [k, flags] : lineFlags)
+        if (k.kind == 0) devicesWithWork.insert(k.device);
     for (const auto& [k, flags] : lineFlags) {
         const uint32_t plane = planes[k.device];
         if (k.kind == 0) {
@@ -1081,7 +1112,9 @@ void Importer::finishDevices() {
     if (!steps_.empty()) {
         const uint32_t stepNumKey = b_.statKey(b_.intern("step_num"));
         for (const auto& [device, plane] : planes) {
-            if (devicesWithSteps.count(device)) continue;
+            // Only devices that ran something get a Steps line (those listed in deviceProperties
+            // alone do not), unless the trace brought its own.
+            if (devicesWithSteps.count(device) || !devicesWithWork.count(device)) continue;
             const uint32_t track = b_.addTrack(plane, kStepsLineId, "Steps");
             for (const Step& s : steps_) {
                 b_.addEvent(track, s.start, s.end - s.start, metadataOf(plane, s.name, 0));
@@ -1243,9 +1276,10 @@ bool looksLikeChromeTrace(std::span<const uint8_t> bytes) {
     return false;
 }
 
-std::string importChromeTrace(std::span<const uint8_t> bytes, ProfileBuilder& builder,
-                              uint32_t host, const Progress* progress) {
-    if (bytes.empty()) return "the file is empty";
+namespace {
+
+std::string importAll(std::span<const uint8_t> bytes, ProfileBuilder& builder, uint32_t host,
+                      const Progress* progress, size_t readableAfter) {
     std::vector<uint8_t> buffer;
     const char* json = reinterpret_cast<const char*>(bytes.data());
     size_t size = bytes.size();
@@ -1256,9 +1290,9 @@ std::string importChromeTrace(std::span<const uint8_t> bytes, ProfileBuilder& bu
         json = reinterpret_cast<const char*>(buffer.data());
         fromGzip = true;
         if (size == 0) return "the file is empty once decompressed";
-    } else {
-        // simdjson reads up to SIMDJSON_PADDING bytes past the end: copy unless the caller's
-        // bytes are followed by that much readable memory, which only it could know.
+    } else if (readableAfter < simdjson::SIMDJSON_PADDING) {
+        // simdjson reads up to SIMDJSON_PADDING bytes past the end: copy where the bytes after
+        // the end cannot be read.
         buffer.resize(size + simdjson::SIMDJSON_PADDING);
         std::memcpy(buffer.data(), bytes.data(), size);
         std::memset(buffer.data() + size, 0, simdjson::SIMDJSON_PADDING);
@@ -1269,6 +1303,22 @@ std::string importChromeTrace(std::span<const uint8_t> bytes, ProfileBuilder& bu
     if (!error.empty() && fromGzip && error.find(" at byte ") != std::string::npos)
         error += " of the decompressed JSON";
     return error;
+}
+
+} // namespace
+
+std::string importChromeTrace(std::span<const uint8_t> bytes, ProfileBuilder& builder,
+                              uint32_t host, const Progress* progress, size_t readableAfter) {
+    if (bytes.empty()) return "the file is empty";
+    try {
+        return importAll(bytes, builder, host, progress, readableAfter);
+    } catch (const std::bad_alloc&) {
+        return "out of memory while reading the trace (" + std::to_string(bytes.size()) +
+               " bytes on disk)";
+    } catch (const std::length_error&) {
+        return "out of memory while reading the trace (" + std::to_string(bytes.size()) +
+               " bytes on disk)";
+    }
 }
 
 } // namespace stepscope

@@ -30,10 +30,15 @@ namespace stepscope {
 // - timestamps are read from the number's text, so µs with ns (or finer) fractions keep their
 //   precision at any magnitude.
 //
+// `readableAfter`: how many bytes past the end of `bytes` may be read (a memory-mapped file's
+// last page is readable to its end); with at least 64, plain JSON is parsed in place instead of
+// copied.
+//
 // Returns an empty string on success, otherwise a message naming the byte offset (in the
 // decompressed JSON for gzip files) and what was expected. Never throws.
 std::string importChromeTrace(std::span<const uint8_t> bytes, ProfileBuilder& builder,
-                              uint32_t host, const Progress* progress = nullptr);
+                              uint32_t host, const Progress* progress = nullptr,
+                              size_t readableAfter = 0);
 
 // Whether bytes look like JSON (first non-blank byte `{` or `[`) or gzip.
 bool looksLikeChromeTrace(std::span<const uint8_t> bytes);

@@ -333,6 +333,11 @@ void TraceView::focusEvent(EventIndex event) {
     canvas_->selectEvent(event, TimelineCanvas::Framing::Context);
 }
 
+void TraceView::focusRange(int64_t beginPs, int64_t endPs) {
+    if (!profile_ || endPs <= beginPs) return;
+    canvas_->setVisibleRange({beginPs, endPs});
+}
+
 void TraceView::syncScrollBar() {
     const QSignalBlocker block(vscroll_);
     vscroll_->setRange(0, canvas_->maxScrollY());

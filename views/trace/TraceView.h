@@ -36,6 +36,7 @@ public:
 
     void setProfile(std::shared_ptr<const Profile> profile) override;
     void focusEvent(EventIndex event) override;
+    void focusRange(int64_t beginPs, int64_t endPs) override;
     bool isReady() const override { return ready_; }
 
     TimelineCanvas* canvas() const { return canvas_; }

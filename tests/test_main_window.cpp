@@ -19,6 +19,7 @@
 #include "model/ProfileBuilder.h"
 #include "model/SyntheticProfile.h"
 #include "ui/CommandLine.h"
+#include "ui/LoadErrorText.h"
 #include "ui/MainWindow.h"
 #include "ui/ProfileLoadTracker.h"
 #include "ui/RecentFiles.h"
@@ -82,6 +83,7 @@ private slots:
     void singleFileOpens();
     void demoProfile();
     void everyToolFitsASmallWindow();
+    void loadErrorsInPlainWords();
     void timelineKeysAfterUsingASelector();
     void showInOtherTools();
     void windowIconRenders();
@@ -365,6 +367,12 @@ void TestMainWindow::badInputShowsErrorAndKeepsProfile() {
     const QString detail = failed.front().front().toString();
     QVERIFY2(detail.contains(QFileInfo(path).fileName()), qPrintable(detail)); // names the file
     QVERIFY2(window.messageText().contains(detail), qPrintable(window.messageText()));
+    // Plain words before the technical detail.
+    const QString plain = plainLoadError(detail);
+    QVERIFY(!plain.contains("byte") && !plain.contains("wire type"));
+    QVERIFY2(window.messageText().indexOf(plain) >= 0 &&
+                 window.messageText().indexOf(plain) < window.messageText().indexOf(detail),
+             qPrintable(window.messageText()));
     QCOMPARE(window.profile(), before);
     QCOMPARE(window.windowTitle(), title);
     QCOMPARE(window.recentPaths(), recent); // failures are not remembered
@@ -399,6 +407,23 @@ void TestMainWindow::demoProfile() {
     QCOMPARE(window.profile()->hosts().size(), size_t(1));
     QVERIFY(window.profile()->eventCount() > 10000);
     QVERIFY(window.recentPaths().isEmpty());
+}
+
+void TestMainWindow::loadErrorsInPlainWords() {
+    // The loader's messages for each kind of bad input, as the command line prints them.
+    QVERIFY(plainLoadError("no such file or folder: bad/missing").startsWith("Nothing is there"));
+    QVERIFY(plainLoadError("no profiles found in bad/nothing (expected LOGDIR/...)")
+                .startsWith("No profile found there"));
+    QVERIFY(
+        plainLoadError("bad/empty.xplane.pb: the file is empty").startsWith("The file is empty"));
+    QVERIFY(plainLoadError("bad/foreign.xplane.pb: not an XSpace profile: at byte 1: unsupported "
+                           "wire type 4 in XSpace")
+                .startsWith("Not a profile Stepscope can read"));
+    QVERIFY(plainLoadError("bad/trunc.xplane.pb: not an XSpace profile: at byte 4: length 21703 of "
+                           "XSpace.planes runs past the end of its message (truncated or corrupt)")
+                .startsWith("The file is cut short"));
+    QVERIFY(plainLoadError("cannot read x.pb: Permission denied")
+                .startsWith("The file cannot be read"));
 }
 
 // Each tool lays out in 1024 px with the side panel open, whatever was visited before.

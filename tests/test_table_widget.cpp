@@ -20,9 +20,11 @@
 #include "model/Csv.h"
 #include "model/ProfileBuilder.h"
 #include "model/ProfileLoader.h"
+#include "model/analysis/KernelStats.h"
 #include "ui/widgets/DataTableView.h"
 #include "ui/widgets/PieChart.h"
 #include "ui/widgets/TableModel.h"
+#include "ui/widgets/ViewSettings.h"
 #include "views/kernel_stats/KernelStatsView.h"
 #include "views/tf_stats/TfStatsView.h"
 
@@ -79,6 +81,33 @@ std::shared_ptr<const Profile> gpuFixture() {
     b.addEvent(stream, 50 * us, 1 * us, relu);
     b.addEventStat(strStat(b, "kernel_details", details));
     b.addEventStat(strStat(b, "tf_op", "relu:Relu"));
+    return std::shared_ptr<const Profile>(b.finish());
+}
+
+// One kernel in three launch configurations over two ops: (dense, grid 4) 2 and 5 µs,
+// (dense, grid 8) 3 µs, (other, grid 4) 1 µs.
+std::shared_ptr<const Profile> configurationsFixture() {
+    ProfileBuilder b;
+    b.setTimeBase(0);
+    const uint32_t h = b.addHost("h", "");
+    const uint32_t gpu = b.addPlane(h, 2, "/device:GPU:0");
+    const uint32_t stream = b.addTrack(gpu, 7, "Stream #7(Compute)");
+    const uint32_t gemm = b.addMetadata(gpu, 1, "sgemm", "");
+    struct Launch {
+        int64_t start, dur;
+        const char* grid;
+        const char* op;
+    };
+    const Launch launches[] = {{0, 2, "4,1,1", "dense/MatMul:MatMul"},
+                               {10, 5, "4,1,1", "dense/MatMul:MatMul"},
+                               {20, 3, "8,1,1", "dense/MatMul:MatMul"},
+                               {30, 1, "4,1,1", "other/MatMul:MatMul"}};
+    for (const Launch& l : launches) {
+        b.addEvent(stream, l.start * us, l.dur * us, gemm);
+        const std::string details = std::string("regs:32 shm:0 grid:") + l.grid + " block:256,1,1";
+        b.addEventStat(strStat(b, "kernel_details", details.c_str()));
+        b.addEventStat(strStat(b, "tf_op", l.op));
+    }
     return std::shared_ptr<const Profile>(b.finish());
 }
 
@@ -208,6 +237,87 @@ private slots:
         QCOMPARE(pie.sliceCount(), 0);
     }
 
+    void kernelStatsGroupBy() {
+        auto profile = configurationsFixture();
+        const KernelStats full = computeKernelStats(*profile);
+        QCOMPARE(full.table.rowCount(), size_t(3)); // XProf's rows
+        const KernelStats byKernel = groupKernelStats(full, KernelGrouping::Kernel);
+        const Table& k = byKernel.table;
+        QCOMPARE(k.rowCount(), size_t(1));
+        QCOMPARE(k.columnIndex("Op name"), -1);
+        auto num = [](const Table& t, size_t r, const char* c) {
+            return t.number(r, size_t(t.columnIndex(c)));
+        };
+        QCOMPARE(num(k, 0, "Launch configurations"), 3.0);
+        QCOMPARE(num(k, 0, "Occurrences"), 4.0);
+        QCOMPARE(num(k, 0, "Total duration (µs)"), 11.0);
+        QCOMPARE(num(k, 0, "Avg duration (µs)"), 2.75);
+        QCOMPARE(num(k, 0, "Min duration (µs)"), 1.0);
+        QCOMPARE(num(k, 0, "Max duration (µs)"), 5.0);
+        QCOMPARE(profile->start(byKernel.longestInstance[0]), 10 * us);
+        QCOMPARE(byKernel.kernelEvents, uint64_t(4));
+        const KernelStats byOp = groupKernelStats(full, KernelGrouping::KernelOp);
+        const Table& o = byOp.table;
+        QCOMPARE(o.rowCount(), size_t(2));
+        QCOMPARE(o.text(0, size_t(o.columnIndex("Op name"))), std::string("dense/MatMul"));
+        QCOMPARE(num(o, 0, "Launch configurations"), 2.0);
+        QCOMPARE(num(o, 0, "Occurrences"), 3.0);
+        QCOMPARE(num(o, 0, "Total duration (µs)"), 10.0);
+        QCOMPARE(num(o, 0, "Min duration (µs)"), 2.0);
+        QCOMPARE(o.text(1, size_t(o.columnIndex("Op name"))), std::string("other/MatMul"));
+        QCOMPARE(num(o, 1, "Total duration (µs)"), 1.0);
+        QCOMPARE(profile->start(byOp.longestInstance[1]), 30 * us);
+        // XProf's grouping is the computed table itself.
+        QCOMPARE(groupKernelStats(full, KernelGrouping::KernelOpConfiguration).table.rowCount(),
+                 size_t(3));
+
+        // In the view: the choice regroups, and a row still leads to its longest instance.
+        KernelStatsView view;
+        view.setProfile(profile);
+        QTRY_VERIFY(view.isReady());
+        QCOMPARE(view.tableView()->table().rowCount(), size_t(3));
+        view.setGrouping(KernelGrouping::Kernel);
+        QCOMPARE(view.tableView()->table().rowCount(), size_t(1));
+        QSignalSpy jump(&view, &ToolView::showEventRequested);
+        emit view.tableView()->rowActivated(0);
+        QCOMPARE(jump.count(), 1);
+        QCOMPARE(profile->duration(jump.at(0).at(0).value<EventIndex>()), 5 * us);
+    }
+
+    void legendsTellSlicesApart() {
+        PieData ops{{"bert/encoder/layer_0/attention/GatherV2/Cast", 3, "…/GatherV2/Cast"},
+                    {"bert/encoder/layer_1/attention/GatherV2/Cast", 2, "…/GatherV2/Cast"},
+                    {"bert/embeddings/GatherV2/Cast", 1, "…/GatherV2/Cast"},
+                    {"loss/Mean", 1, ""}};
+        distinguishLegends(ops, 4);
+        QCOMPARE(ops[0].legend, std::string("…/layer_0/…/GatherV2/Cast"));
+        QCOMPARE(ops[1].legend, std::string("…/layer_1/…/GatherV2/Cast"));
+        QCOMPARE(ops[2].legend, std::string("…/embeddings/GatherV2/Cast"));
+        // Replicas part at the first component.
+        PieData replicas{{"replica_4/bert/encoder/dropout/random_uniform/RandomUniform", 2, "…"},
+                         {"replica_6/bert/encoder/dropout/random_uniform/RandomUniform", 1, "…"}};
+        distinguishLegends(replicas, 2);
+        QCOMPARE(replicas[0].legend, std::string("replica_4/…/random_uniform/RandomUniform"));
+        QCOMPARE(replicas[1].legend, std::string("replica_6/…/random_uniform/RandomUniform"));
+        QCOMPARE(ops[3].legend, std::string("")); // already distinct: untouched
+        PieData kernels{
+            {"void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<scalar_sum_op<float>>, "
+             "long>(long)",
+             5, "EigenMetaKernel<…>"},
+            {"void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<scalar_max_op<half>>, "
+             "long>(long)",
+             4, "EigenMetaKernel<…>"},
+            {"volta_sgemm_128x64_nn", 3, "volta_sgemm_128x64_nn"}};
+        distinguishLegends(kernels, 3, 12);
+        QCOMPARE(kernels[0].legend, std::string("EigenMetaKernel<…> · …sum_op<float…"));
+        QCOMPARE(kernels[1].legend, std::string("EigenMetaKernel<…> · …max_op<half>…"));
+        QCOMPARE(kernels[2].legend, std::string("volta_sgemm_128x64_nn"));
+        // Only the first `count` are compared: a folded tail does not change the legends shown.
+        PieData tail{{"a/x", 1, "x"}, {"b/x", 1, "x"}};
+        distinguishLegends(tail, 1);
+        QCOMPARE(tail[0].legend, std::string("x"));
+    }
+
     void tfStatsViewOnFixture() {
         TfStatsView view;
         view.resize(1400, 900);
@@ -316,7 +426,7 @@ private slots:
     void columnChooserHidesAndRemembers() {
         QTemporaryDir dir;
         QSettings settings(dir.filePath("s.ini"), QSettings::IniFormat);
-        DataTableView::setSettings(&settings);
+        setViewSettings(&settings);
         {
             DataTableView v;
             v.setExportFileName("numbers.csv");
@@ -348,7 +458,7 @@ private slots:
                 enabledChecked += a->isCheckable() && a->isChecked() && a->isEnabled() ? 1 : 0;
             QCOMPARE(enabledChecked, 0);
         }
-        DataTableView::setSettings(nullptr);
+        setViewSettings(nullptr);
     }
 
     void numbersStayInViewWhenNamesAreLong() {

@@ -134,27 +134,69 @@ private slots:
         QVERIFY(slow.hits.empty());
     }
 
-    void aggregateGroupsByName() {
+    void aggregateGroupsByTrackAndName() {
         Fixture f = makeFixture();
         const Profile& p = *f.profile;
         // Stream lanes 0 and 1 plus the host thread, over [0, 2200 ns).
         std::vector<Lane> lanes = {{f.stream, 0}, {f.stream, 1}, {f.thread, 0}};
         const Table t = aggregateSelection(p, lanes, {0, 2200000});
         QCOMPARE(countSelection(p, lanes, {0, 2200000}), uint64_t(6));
-        QCOMPARE(t.rowCount(), size_t(4));
-        QCOMPARE(t.columnIndex("Share of range"), 4);
-        // MatMul: [0,1000) + [2000,2500) on the GPU and [1500,1600) on the host = 1600 ns total,
-        // 1300 ns of it inside the range.
-        QCOMPARE(t.text(0, 0), std::string("MatMul"));
-        QCOMPARE(t.number(0, 1), 3.0);
-        QCOMPARE(t.number(0, 2), 1.6);
-        QVERIFY(qFuzzyCompare(t.number(0, 3), 1.6 / 3));
-        QVERIFY(qFuzzyCompare(t.number(0, 4), 100.0 * 1300 / 2200));
-        QCOMPARE(t.text(1, 0), std::string("volta_sgemm_128x64_nn"));
-        QCOMPARE(t.number(1, 1), 1.0); // the second gemm starts at 3000 ns: outside
-        QCOMPARE(t.text(2, 0), std::string("Relu"));
-        QCOMPARE(t.text(3, 0), std::string("cudaLaunchKernel"));
-        QCOMPARE(t.number(3, 2), 0.02);
+        QCOMPARE(t.rowCount(), size_t(5));
+        QCOMPARE(t.columnIndex("Side"), 0);
+        QCOMPARE(t.columnIndex("Track"), 1);
+        QCOMPARE(t.columnIndex("Name"), 2);
+        QCOMPARE(t.columnIndex("Total (µs)"), 4);
+        QCOMPARE(t.columnIndex("Share of range (%)"), 6);
+        auto row = [&](size_t r) {
+            return QStringList{QString::fromStdString(t.text(r, 0)),
+                               QString::fromStdString(t.text(r, 1)),
+                               QString::fromStdString(t.text(r, 2))};
+        };
+        // The stream first (the lanes' order), by total: MatMul [0,1000) + [2000,2500) = 1.5 µs,
+        // 1000 + 200 ns of it inside; gemm [100,400); Relu [500,700). The second gemm starts at
+        // 3000 ns: outside.
+        const QString stream = "/device:GPU:0 · Stream #134 (Compute)";
+        QCOMPARE(row(0), (QStringList{"Device", stream, "MatMul"}));
+        QCOMPARE(t.number(0, 3), 2.0);
+        QCOMPARE(t.number(0, 4), 1.5);
+        QCOMPARE(t.number(0, 5), 0.75);
+        QVERIFY(qFuzzyCompare(t.number(0, 6), 100.0 * 1200 / 2200));
+        QCOMPARE(row(1), (QStringList{"Device", stream, "volta_sgemm_128x64_nn"}));
+        QCOMPARE(t.number(1, 3), 1.0);
+        QVERIFY(qFuzzyCompare(t.number(1, 6), 100.0 * 300 / 2200));
+        QCOMPARE(row(2), (QStringList{"Device", stream, "Relu"}));
+        // Then the host thread: MatMul [1500,1600), the launch [50,70).
+        QCOMPARE(row(3), (QStringList{"Host", "/host:CPU · tf_worker", "MatMul"}));
+        QCOMPARE(t.number(3, 4), 0.1);
+        QVERIFY(qFuzzyCompare(t.number(3, 6), 100.0 * 100 / 2200));
+        QCOMPARE(row(4), (QStringList{"Host", "/host:CPU · tf_worker", "cudaLaunchKernel"}));
+        QCOMPARE(t.number(4, 4), 0.02);
+    }
+
+    void aggregateShareNeverPassesTheRange() {
+        // "step" [0, 1000 ns) with a nested "step" [100, 900) and one [950, 1200) that overlaps
+        // its end (stacked deeper): over [0, 1000), "step" runs the whole range, 100%, not
+        // (1000 + 800 + 50) / 1000 = 185%.
+        ProfileBuilder b;
+        const uint32_t cpu = b.addPlane(b.addHost("h", ""), 1, "/host:CPU");
+        const uint32_t thread = b.addTrack(cpu, 1, "main");
+        const uint32_t step = b.addMetadata(cpu, 1, "step", "");
+        b.setTimeBase(0);
+        b.addEvent(thread, 0, 1000000, step);
+        b.addEvent(thread, 100000, 800000, step);
+        b.addEvent(thread, 950000, 250000, step);
+        auto p = b.finish();
+        std::vector<Lane> lanes;
+        for (uint32_t d = 0; d < p->tracks()[thread].depthCount; ++d) lanes.push_back({thread, d});
+        const Table t = aggregateSelection(*p, lanes, {0, 1000000});
+        QCOMPARE(t.rowCount(), size_t(1));
+        QCOMPARE(t.number(0, 3), 3.0);
+        QCOMPARE(t.number(0, 4), 2.05); // whole durations: 1 + 0.8 + 0.25 µs
+        QCOMPARE(t.number(0, 6), 100.0);
+        // Over [900, 1100): [900, 1000) and [950, 1100) cover 200 ns of 200.
+        QCOMPARE(aggregateSelection(*p, lanes, {900000, 1100000}).number(0, 6), 100.0);
+        // Over [0, 2000): 1200 ns of 2000.
+        QCOMPARE(aggregateSelection(*p, lanes, {0, 2000000}).number(0, 6), 60.0);
     }
 
     void detailsOfAKernel() {
@@ -189,6 +231,57 @@ private slots:
         QCOMPARE(p.name(d.launches[0]), std::string_view("cudaLaunchKernel"));
         const EventDetails l = describeEvent(p, d.launches[0], "tf_worker");
         QCOMPARE(l.targets, std::vector<EventIndex>{gemm});
+        // Duration comes first, then the start, to the precision the event needs.
+        QCOMPARE(d.fields[0].label, std::string("Duration"));
+        QCOMPARE(d.fields[1].label, std::string("Start"));
+    }
+
+    void hostLaunchDetailsAreNotTakenAsFacts() {
+        // TF 2.4's launch events carry kernel_details from uninitialised memory; the kernel
+        // they launched records the real ones.
+        ProfileBuilder b;
+        const uint32_t host = b.addHost("h", "");
+        const uint32_t cpu = b.addPlane(host, 1, "/host:CPU");
+        const uint32_t gpu = b.addPlane(host, 2, "/device:GPU:0");
+        const uint32_t thread = b.addTrack(cpu, 7, "tf_worker");
+        const uint32_t stream = b.addTrack(gpu, 7, "Stream #7(Compute)");
+        const uint32_t launch = b.addMetadata(cpu, 1, "cudaLaunchKernel", "");
+        const uint32_t kernel = b.addMetadata(gpu, 2, "gemm", "");
+        auto details = [&](const char* text) {
+            b.addEventStat(StatValue{b.intern("kernel_details"), StatType::Str, b.intern(text)});
+        };
+        auto corr = [&](uint64_t id) {
+            b.addEventStat(StatValue{b.intern("correlation_id"), StatType::Uint64, id});
+        };
+        b.setTimeBase(0);
+        b.addEvent(thread, 0, 5000, launch);
+        details("regs:687194767361 shm:4294967297 grid:576,139757090178736,1 block:128,1,1");
+        corr(1);
+        b.addEvent(stream, 10000, 50000, kernel);
+        details("regs:96 shm:0 grid:576,1,1 block:128,1,1");
+        corr(1);
+        b.addEvent(thread, 100000, 5000, launch); // launched nothing that was recorded
+        details("regs:687194767361 shm:4294967297 grid:576,139757090178736,1 block:128,1,1");
+        auto p = b.finish();
+        const EventIndex first = p->tracks()[thread].firstEvent;
+        auto field = [](const EventDetails& d, const std::string& label) {
+            for (const DetailField& x : d.fields)
+                if (x.label == label) return x.value;
+            return std::string("<missing>");
+        };
+        const EventDetails withKernel = describeEvent(*p, first, "tf_worker");
+        QVERIFY(field(withKernel, "Launch details").starts_with("as the kernel it launched"));
+        QCOMPARE(field(withKernel, "Registers per thread"), std::string("96"));
+        QCOMPARE(field(withKernel, "Grid"), std::string("576 × 1 × 1"));
+        const EventDetails alone = describeEvent(*p, first + 1, "tf_worker");
+        QVERIFY(field(alone, "Launch details").starts_with("not shown"));
+        QCOMPARE(field(alone, "Registers per thread"), std::string("<missing>"));
+        QCOMPARE(field(alone, "Grid"), std::string("<missing>"));
+        // The raw stat is still listed, marked.
+        bool marked = false;
+        for (const DetailField& x : alone.stats)
+            marked |= x.label == "kernel_details" && x.value.find("not facts") != std::string::npos;
+        QVERIFY(marked);
     }
 
     void selfTimeSubtractsChildren() {

@@ -6,7 +6,10 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QSettings>
 #include <QSignalSpy>
+#include <QSplitter>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
 #include <QThreadPool>
@@ -14,6 +17,7 @@
 #include <QWheelEvent>
 
 #include "model/ProfileBuilder.h"
+#include "ui/widgets/ViewSettings.h"
 #include "views/ToolRegistry.h"
 #include "views/trace/TimelineCanvas.h"
 #include "views/trace/TraceView.h"
@@ -490,8 +494,10 @@ private slots:
         QCOMPARE(t.rowCount(), size_t(2));
         // Launches every 50 ms: those starting before r.end.
         const int64_t launches = (r.end + 50000000 - 1) / 50000000;
+        const size_t name = size_t(t.columnIndex("Name")), count = size_t(t.columnIndex("Count"));
         for (size_t row = 0; row < 2; ++row) {
-            if (t.text(row, 0) == "cudaLaunchKernel") QCOMPARE(int64_t(t.number(row, 1)), launches);
+            if (t.text(row, name) == "cudaLaunchKernel")
+                QCOMPARE(int64_t(t.number(row, count)), launches);
         }
     }
 
@@ -505,9 +511,10 @@ private slots:
         QVERIFY(aggregated.count() == 1 || aggregated.wait(5000));
         const Table& t = view->selectionTable();
         QCOMPARE(t.rowCount(), size_t(2)); // gemm and attention; no launches
-        QCOMPARE(t.text(0, 0), std::string("volta_sgemm"));
-        QCOMPARE(t.number(0, 1), 200.0);
-        QCOMPARE(t.text(1, 0), std::string("fused_attention"));
+        QCOMPARE(t.text(0, 2), std::string("volta_sgemm"));
+        QCOMPARE(t.number(0, 3), 200.0);
+        QCOMPARE(t.text(1, 2), std::string("fused_attention"));
+        QCOMPARE(t.text(1, 1), std::string("/device:GPU:0 · Stream #134 (Compute)"));
     }
 
     void selectionSummaryResetsOnANewProfile() {
@@ -516,7 +523,8 @@ private slots:
         QSignalSpy aggregated(view.get(), &TraceView::selectionAggregated);
         selectStreamBox(canvas, fx.kernel);
         QVERIFY(aggregated.wait(5000));
-        QVERIFY(view->selectionSummary()->text().startsWith("201 events, 2 names in "));
+        QVERIFY(
+            view->selectionSummary()->text().startsWith("201 events, 2 rows (name per track) in "));
         view->setProfile(makeFixture().profile);
         QCOMPARE(view->selectionSummary()->text(), hint);
         QCOMPARE(view->selectionTable().rowCount(), size_t(0));
@@ -625,6 +633,51 @@ private slots:
         // profile at 12 ms.
         QCOMPARE(canvas->visibleRange(), (TimeRange{6'000'000'000, 12'000'000'000}));
         QVERIFY(view->detailsPane()->toPlainText().contains("fused_attention"));
+    }
+
+    void longNamesFoldInTheDetailsPane() {
+        const std::string longName = "void Eigen::internal::EigenMetaKernel<" +
+                                     std::string(549, 'T') + ", long>(long)"; // 600 characters
+        ProfileBuilder b;
+        const uint32_t gpu = b.addPlane(b.addHost("h", ""), 2, "/device:GPU:0");
+        const uint32_t stream = b.addTrack(gpu, 7, "Stream #7(Compute)");
+        b.setTimeBase(0);
+        b.addEvent(stream, 0, 1'000'000, b.addMetadata(gpu, 1, longName, ""));
+        auto p = std::shared_ptr<const Profile>(b.finish());
+        QCOMPARE(longName.size(), size_t(600));
+        view->setProfile(p);
+        view->focusEvent(0);
+        const QString folded = view->detailsPane()->toPlainText();
+        QVERIFY(!folded.contains(QString::fromStdString(longName)));
+        QVERIFY(folded.contains("show all 600 characters"));
+        QVERIFY(folded.contains("Duration"));
+        emit view->detailsPane()->anchorClicked(QUrl("expand:0"));
+        QVERIFY(view->detailsPane()->toPlainText().contains(QString::fromStdString(longName)));
+    }
+
+    void detailsPaneHeightIsRemembered() {
+        QTemporaryDir dir;
+        QSettings settings(dir.filePath("s.ini"), QSettings::IniFormat);
+        setViewSettings(&settings);
+        QList<int> expected;
+        {
+            TraceView first;
+            first.resize(1200, 900);
+            first.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&first));
+            auto* split = first.findChild<QSplitter*>("traceSplitter");
+            split->setSizes({450, 400});
+            expected = split->sizes();
+            emit split->splitterMoved(450, 1); // as a drag of the handle reports it
+        }
+        TraceView again;
+        again.resize(1200, 900);
+        again.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&again));
+        const QList<int> sizes = again.findChild<QSplitter*>("traceSplitter")->sizes();
+        setViewSettings(nullptr);
+        QCOMPARE(sizes, expected);
+        QVERIFY(expected[1] > 300); // the dragged split, not the 780:220 default
     }
 
     void detailsLinkJumpsToLaunch() {

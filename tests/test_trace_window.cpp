@@ -199,6 +199,35 @@ private slots:
         QCOMPARE(blocks.size(), size_t(100));
         for (const LaneBlock& blk : blocks) QVERIFY(!blk.merged());
     }
+
+    void foldedBlockTakesItsDominantName() {
+        // Ten events back to back: three "wide" of 1 µs, seven "narrow" of 0.1 µs. "narrow"
+        // is the more frequent, "wide" the one that takes the time (3 µs against 0.7 µs).
+        ProfileBuilder b;
+        const uint32_t plane = b.addPlane(b.addHost("h", ""), 1, "/device:GPU:0");
+        const uint32_t track = b.addTrack(plane, 1, "Stream #1(Compute)");
+        const uint32_t wide = b.addMetadata(plane, 1, "wide", "");
+        const uint32_t narrow = b.addMetadata(plane, 2, "narrow", "");
+        b.setTimeBase(0);
+        int64_t t = 0;
+        for (int i = 0; i < 10; ++i) {
+            const bool isWide = i % 3 == 0 && i < 9; // 0, 3, 6
+            const int64_t dur = isWide ? 1'000'000 : 100'000;
+            b.addEvent(track, t, dur, isWide ? wide : narrow);
+            t += dur;
+        }
+        auto p = b.finish();
+        const EventIndex first = p->tracks()[track].firstEvent;
+        LaneBlock block{0, 1, first, 10};
+        QCOMPARE(p->str(p->metadata()[dominantMetadata(*p, block)].name), std::string_view("wide"));
+        // Only two samples (events 0 and 5): one of each, 1 µs against 0.1 µs.
+        QCOMPARE(p->str(p->metadata()[dominantMetadata(*p, block, 2)].name),
+                 std::string_view("wide"));
+        // A block of narrow ones only (events 7 to 9).
+        block = LaneBlock{0, 1, first + 7, 3};
+        QCOMPARE(p->str(p->metadata()[dominantMetadata(*p, block)].name),
+                 std::string_view("narrow"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestTraceWindow)

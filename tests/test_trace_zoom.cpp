@@ -131,6 +131,24 @@ private slots:
         }
     }
 
+    void timePointsShowWhatTheEventNeeds() {
+        // A 53 µs kernel 1.805974123 s in: to the microsecond (a tenth of it is 5.3 µs).
+        QCOMPARE(QString::fromStdString(formatTimePoint(1805974123456, 5300000)),
+                 QStringLiteral("1.805974 s"));
+        // A 2 ms op there: to a tenth of a millisecond.
+        QCOMPARE(QString::fromStdString(formatTimePoint(1805974123456, 200000000)),
+                 QStringLiteral("1.8059 s"));
+        // A 40 ns kernel: to the nanosecond.
+        QCOMPARE(QString::fromStdString(formatTimePoint(1805974123456, 4000)),
+                 QStringLiteral("1.805974123 s"));
+        // Milliseconds and below keep their unit; digits are cut, not rounded.
+        QCOMPARE(QString::fromStdString(formatTimePoint(12345678901, 1000)),
+                 QStringLiteral("12.345678 ms"));
+        QCOMPARE(QString::fromStdString(formatTimePoint(100000, 30000)),
+                 QStringLiteral("100.000 ns"));
+        QCOMPARE(QString::fromStdString(formatTimePoint(850, 1)), QStringLiteral("850 ps"));
+    }
+
     void durationsReadWell() {
         QCOMPARE(QString::fromStdString(formatDuration(850)), QStringLiteral("850 ps"));
         QCOMPARE(QString::fromStdString(formatDuration(12300)), QStringLiteral("12.300 ns"));

@@ -23,11 +23,12 @@
 
 #include "ui/CaptureDialog.h"
 #include "ui/ChromeTraceExport.h"
+#include "ui/LoadErrorText.h"
 #include "ui/LoadProgressWidget.h"
 #include "ui/MessageBanner.h"
 #include "ui/ProfileLoadTracker.h"
 #include "ui/WelcomePage.h"
-#include "ui/widgets/DataTableView.h"
+#include "ui/widgets/ViewSettings.h"
 #include "views/ToolView.h"
 #include "views/trace/ShortcutSheet.h"
 
@@ -64,7 +65,7 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
     setWindowTitle(tr("Stepscope"));
     setWindowIcon(QIcon(":/stepscope.svg"));
     setAcceptDrops(true);
-    DataTableView::setSettings(settings_); // tables remember their hidden columns
+    setViewSettings(settings_); // views remember hidden columns and pane sizes
 
     banner_ = new MessageBanner(this);
     welcome_ = new WelcomePage(this);
@@ -315,7 +316,9 @@ void MainWindow::onLoadFinished(const LoadOutcome& outcome) {
     else if (outcome.selection.source == shown_.source && outcome.selection.currentRun())
         what = outcome.selection.label();
     const QString detail = QString::fromStdString(outcome.result.error);
-    banner_->showMessage(MessageBanner::Kind::Error, tr("Could not open %1").arg(what), detail);
+    // Plain words first, the loader's technical detail second.
+    banner_->showMessage(MessageBanner::Kind::Error, tr("Could not open %1").arg(what),
+                         plainLoadError(detail) + QLatin1Char('\n') + tr("Detail: %1").arg(detail));
     emit loadFailed(detail);
 }
 
@@ -470,7 +473,9 @@ void MainWindow::onHostChosen(int index) {
 void MainWindow::chooseFile() {
     const QString path =
         QFileDialog::getOpenFileName(this, tr("Open Profile File"), QString(),
-                                     tr("XSpace profiles (*.xplane.pb);;All files (*)"));
+                                     tr("Profiles (*.xplane.pb *.pb *.json *.json.gz);;"
+                                        "TensorFlow/JAX XSpace (*.xplane.pb *.pb);;"
+                                        "PyTorch/Chrome trace (*.json *.json.gz);;All files (*)"));
     if (!path.isEmpty()) openPath(path);
 }
 

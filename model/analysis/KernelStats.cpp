@@ -132,20 +132,24 @@ KernelStats computeKernelStats(const Profile& p, const Progress* progress) {
 
     const std::vector<KernelDetails>& details = p.kernelDetailsTable();
     bool anyOccupancy = false;
-    for (const RowKey& key : keys) anyOccupancy |= details[key.details].occupancyPct >= 0;
+    // occ_pct:0 is "not recorded": ROCm writes 0 for every kernel, and no kernel that ran has a
+    // theoretical occupancy of 0. (XProf shows the 0.)
+    for (const RowKey& key : keys) anyOccupancy |= details[key.details].occupancyPct > 0;
 
     Table& table = result.table;
     using T = Table::Type;
     table.addColumn("Rank", T::Int, ColumnFormat::Plain, "Rank by total duration");
     table.addColumn("Kernel name", T::Text);
-    table.addColumn("Registers per thread", T::Int);
+    table.addColumn("Registers per thread", T::Int, ColumnFormat::Plain,
+                    "Empty where the profile does not record it (ROCm)");
     table.addColumn("Shared memory (bytes)", T::Int, ColumnFormat::Plain,
                     "Static plus dynamic shared memory per block (ROCm: group segment)");
     table.addColumn("Block dim", T::Text, ColumnFormat::Plain, "Threads per block: x,y,z");
     table.addColumn("Grid dim", T::Text, ColumnFormat::Plain, "Blocks per grid: x,y,z");
     if (anyOccupancy)
         table.addColumn("Theoretical occupancy %", T::Double, ColumnFormat::Percent,
-                        "As the profiler recorded it (occ_pct); empty where not recorded");
+                        "As the profiler recorded it (occ_pct); empty where not recorded (or "
+                        "recorded as 0, as ROCm does for every kernel)");
     table.addColumn("Op is TensorCore eligible", T::Int, ColumnFormat::Bool,
                     "The op is a matmul/convolution kind that could run on Tensor Cores "
                     "(TensorFlow Profiler rule)");
@@ -170,12 +174,16 @@ KernelStats computeKernelStats(const Profile& p, const Progress* progress) {
         cells.reserve(table.columnCount());
         cells.emplace_back(++rank);
         cells.emplace_back(std::string(p.str(key.kernel)));
-        cells.emplace_back(int64_t(kd.registersPerThread));
+        // ROCm records no registers per thread: empty, not 0.
+        if (kd.hasRegisters)
+            cells.emplace_back(int64_t(kd.registersPerThread));
+        else
+            cells.emplace_back(Table::missing());
         cells.emplace_back(int64_t(kd.sharedBytes()));
         cells.emplace_back(dims(kd.block));
         cells.emplace_back(dims(kd.grid));
         if (anyOccupancy)
-            cells.emplace_back(kd.occupancyPct >= 0 ? kd.occupancyPct : Table::missing());
+            cells.emplace_back(kd.occupancyPct > 0 ? kd.occupancyPct : Table::missing());
         cells.emplace_back(int64_t(key.flags & 1));
         cells.emplace_back(int64_t((key.flags >> 1) & 1));
         cells.emplace_back(std::string(opName(key.op)));
@@ -190,6 +198,99 @@ KernelStats computeKernelStats(const Profile& p, const Progress* progress) {
     }
     if (progress) progress->report("Kernel stats", 1);
     return result;
+}
+
+KernelStats groupKernelStats(const KernelStats& stats, KernelGrouping grouping) {
+    if (grouping == KernelGrouping::KernelOpConfiguration) return stats;
+    const Table& full = stats.table;
+    const int kernelCol = full.columnIndex("Kernel name"), opCol = full.columnIndex("Op name"),
+              usesCol = full.columnIndex("Kernel uses TensorCore"),
+              eligibleCol = full.columnIndex("Op is TensorCore eligible"),
+              countCol = full.columnIndex("Occurrences"),
+              totalCol = full.columnIndex("Total duration (µs)"),
+              minCol = full.columnIndex("Min duration (µs)"),
+              maxCol = full.columnIndex("Max duration (µs)");
+    KernelStats out;
+    if (kernelCol < 0 || opCol < 0 || usesCol < 0 || eligibleCol < 0 || countCol < 0 ||
+        totalCol < 0 || minCol < 0 || maxCol < 0)
+        return out;
+    const bool byOp = grouping == KernelGrouping::KernelOp;
+    // The table holds µs as doubles made from whole picoseconds (< 2^53): rounding back is exact.
+    auto ps = [&](size_t r, int c) {
+        return int64_t(std::llround(full.number(r, size_t(c)) * 1e6));
+    };
+    struct Group {
+        size_t firstRow;
+        uint64_t configurations = 0, occurrences = 0;
+        int64_t total = 0, min = std::numeric_limits<int64_t>::max(), max = -1;
+        EventIndex longest = kNoIndex;
+    };
+    std::vector<Group> groups;
+    std::unordered_map<std::string, size_t> groupOf;
+    for (size_t r = 0; r < full.rowCount(); ++r) {
+        std::string key = full.text(r, size_t(kernelCol));
+        if (byOp) key += '\0' + full.text(r, size_t(opCol));
+        auto [it, added] = groupOf.try_emplace(std::move(key), groups.size());
+        if (added) groups.push_back(Group{r});
+        Group& g = groups[it->second];
+        ++g.configurations;
+        g.occurrences += uint64_t(full.number(r, size_t(countCol)));
+        g.total += ps(r, totalCol);
+        g.min = std::min(g.min, ps(r, minCol));
+        if (ps(r, maxCol) > g.max) {
+            g.max = ps(r, maxCol);
+            g.longest = r < stats.longestInstance.size() ? stats.longestInstance[r] : kNoIndex;
+        }
+    }
+    std::vector<size_t> order(groups.size());
+    std::iota(order.begin(), order.end(), size_t(0));
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        const Group &ga = groups[a], &gb = groups[b];
+        if (ga.total != gb.total) return ga.total > gb.total;
+        const std::string &ka = full.text(ga.firstRow, size_t(kernelCol)),
+                          &kb = full.text(gb.firstRow, size_t(kernelCol));
+        if (ka != kb) return ka < kb;
+        return full.text(ga.firstRow, size_t(opCol)) < full.text(gb.firstRow, size_t(opCol));
+    });
+
+    Table& t = out.table;
+    using T = Table::Type;
+    t.addColumn("Rank", T::Int, ColumnFormat::Plain, "Rank by total duration");
+    t.addColumn("Kernel name", T::Text);
+    if (byOp)
+        t.addColumn("Op name", T::Text, ColumnFormat::Plain, full.column(size_t(opCol)).tooltip);
+    t.addColumn("Kernel uses TensorCore", T::Int, ColumnFormat::Bool,
+                full.column(size_t(usesCol)).tooltip);
+    if (byOp)
+        t.addColumn("Op is TensorCore eligible", T::Int, ColumnFormat::Bool,
+                    full.column(size_t(eligibleCol)).tooltip);
+    t.addColumn("Launch configurations", T::Int, ColumnFormat::Plain,
+                "Distinct (grid, block, registers, shared memory) rows merged here");
+    t.addColumn("Occurrences", T::Int);
+    t.addColumn("Total duration (µs)", T::Double, ColumnFormat::Microseconds);
+    t.addColumn("Avg duration (µs)", T::Double, ColumnFormat::Microseconds);
+    t.addColumn("Min duration (µs)", T::Double, ColumnFormat::Microseconds);
+    t.addColumn("Max duration (µs)", T::Double, ColumnFormat::Microseconds);
+    int64_t rank = 0;
+    for (size_t gi : order) {
+        const Group& g = groups[gi];
+        std::vector<Table::Cell> cells;
+        cells.emplace_back(++rank);
+        cells.emplace_back(full.text(g.firstRow, size_t(kernelCol)));
+        if (byOp) cells.emplace_back(full.text(g.firstRow, size_t(opCol)));
+        cells.emplace_back(int64_t(full.number(g.firstRow, size_t(usesCol))));
+        if (byOp) cells.emplace_back(int64_t(full.number(g.firstRow, size_t(eligibleCol))));
+        cells.emplace_back(int64_t(g.configurations));
+        cells.emplace_back(int64_t(g.occurrences));
+        cells.emplace_back(double(g.total) / 1e6);
+        cells.emplace_back(double(g.total) / 1e6 / double(g.occurrences));
+        cells.emplace_back(double(g.min) / 1e6);
+        cells.emplace_back(double(g.max) / 1e6);
+        t.addRow(std::move(cells));
+        out.longestInstance.push_back(g.longest);
+        out.kernelEvents += g.occurrences;
+    }
+    return out;
 }
 
 PieData kernelTimeByName(const KernelStats& stats) {

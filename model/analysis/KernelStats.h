@@ -39,6 +39,20 @@ struct KernelStats {
 // Returns an empty result (no rows) if cancelled.
 KernelStats computeKernelStats(const Profile& profile, const Progress* progress = nullptr);
 
+// How the kernel table groups launches. XProf's rows are (kernel, op, launch configuration);
+// coarser groupings bring the few kernels that matter up when one kernel runs with many
+// configurations (1330 rows of one launch each on the BERT profile).
+enum class KernelGrouping : uint8_t { Kernel, KernelOp, KernelOpConfiguration };
+
+// The table of `stats` (KernelOpConfiguration, as computed) regrouped. Kernel: a row per kernel
+// name; KernelOp: per (kernel, op). Columns: Rank, Kernel name, [Op name,] Kernel uses
+// TensorCore, [Op is TensorCore eligible,] Launch configurations (rows merged), Occurrences,
+// Total / Avg / Min / Max duration (µs), summed from the exact picosecond values; the longest
+// instance is the one of the merged row with the longest maximum (the first in the full table's
+// order among equals). Sorted by total, descending (ties: kernel name, op name).
+// KernelOpConfiguration returns `stats` unchanged.
+KernelStats groupKernelStats(const KernelStats& stats, KernelGrouping grouping);
+
 // Total kernel time per kernel name (summed over ops and launch configurations), largest first.
 PieData kernelTimeByName(const KernelStats& stats);
 

@@ -15,4 +15,12 @@ struct PieSlice {
 
 using PieData = std::vector<PieSlice>;
 
+// Makes the legends of the first `count` slices tell apart slices whose legends read the same:
+// op paths ("…/GatherV2/Cast" twice) show the component that sets each apart, then their last
+// two ("replica_4/…/GatherV2/Cast"; the full path where that still reads the same); other
+// names (six "EigenMetaKernel<…>") keep their short form followed by up to `extraChars` of the
+// full name from where it first differs from the others ("EigenMetaKernel<…> · …sum_op<float>…").
+// Legends already distinct are left alone.
+void distinguishLegends(PieData& slices, size_t count, size_t extraChars = 24);
+
 } // namespace stepscope

@@ -26,12 +26,11 @@
 
 #include "model/Csv.h"
 #include "ui/widgets/TableModel.h"
+#include "ui/widgets/ViewSettings.h"
 
 namespace stepscope {
 
 namespace {
-QSettings* gSettings = nullptr;
-
 // Re-lays the columns out whenever the table's viewport changes width.
 class ViewportWidth : public QObject {
 public:
@@ -213,10 +212,6 @@ void DataTableView::setTable(Table table) {
     fitColumns();
 }
 
-void DataTableView::setSettings(QSettings* settings) {
-    gSettings = settings;
-}
-
 void DataTableView::setExportFileName(const QString& name) {
     exportFileName_ = name;
     loadHiddenColumns();
@@ -224,8 +219,9 @@ void DataTableView::setExportFileName(const QString& name) {
 
 void DataTableView::loadHiddenColumns() {
     hiddenColumns_ =
-        gSettings ? gSettings->value("tables/" + exportFileName_ + "/hiddenColumns").toStringList()
-                  : QStringList();
+        viewSettings()
+            ? viewSettings()->value("tables/" + exportFileName_ + "/hiddenColumns").toStringList()
+            : QStringList();
     const Table& t = model_->table();
     for (int c = 0; c < int(t.columnCount()); ++c)
         view_->setColumnHidden(
@@ -234,8 +230,8 @@ void DataTableView::loadHiddenColumns() {
 }
 
 void DataTableView::saveHiddenColumns() const {
-    if (gSettings)
-        gSettings->setValue("tables/" + exportFileName_ + "/hiddenColumns", hiddenColumns_);
+    if (viewSettings())
+        viewSettings()->setValue("tables/" + exportFileName_ + "/hiddenColumns", hiddenColumns_);
 }
 
 bool DataTableView::isColumnHidden(const QString& columnName) const {

@@ -10,7 +10,6 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QMenu;
-class QSettings;
 class QTableView;
 
 namespace stepscope {
@@ -26,7 +25,7 @@ class TableFilterProxy;
 //     click), long text elided in the middle with the full text in the tooltip, columns sized
 //     to their content; when they do not fit, long text columns give up width first so the
 //     numbers stay in view;
-//   - a column chooser (right click on the header), remembered per table (setSettings);
+//   - a column chooser (right click on the header), remembered per table (viewSettings());
 //   - a row menu (right click): copy, filter to this cell's text, and the owner's row action
 //     (setRowActionText), which emits rowActivated as a double-click does;
 //   - Ctrl+C copies the selected cells as tab-separated text (full-precision numbers);
@@ -46,8 +45,6 @@ public:
     // File name offered by "Export CSV…" (without directory); also names the table in the
     // settings (hidden columns).
     void setExportFileName(const QString& name);
-    // Where every table remembers its hidden columns; null (the default) remembers nothing.
-    static void setSettings(QSettings* settings);
     // Names the row action of the row menu ("Show longest instance in the trace viewer");
     // empty (the default) leaves it out.
     void setRowActionText(const QString& text) { rowActionText_ = text; }

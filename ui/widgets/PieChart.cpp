@@ -13,10 +13,15 @@
 namespace stepscope {
 
 namespace {
-constexpr int kLegendLabelChars = 30;
+constexpr int kLegendLabelChars = 36;
 
-QString elideMiddle(const QString& s, int chars) {
+// Legends keep the part that tells them apart: a path's tail ("…/GatherV2/Cast"), a name's
+// distinguishing suffix after " · " (distinguishLegends), else both ends ("replica_4/…/Cast").
+QString elideLegend(const QString& s, int chars) {
     if (s.size() <= chars) return s;
+    if (s.startsWith(QChar(0x2026)) && s.count(QChar(0x2026)) == 1)
+        return QChar(0x2026) + s.right(chars - 1);
+    if (s.contains(QStringLiteral(" · "))) return s.left(chars - 1) + QChar(0x2026);
     const int head = (chars - 1) / 2, tail = chars - 1 - head;
     return s.left(head) + QChar(0x2026) + s.right(tail);
 }
@@ -60,6 +65,7 @@ void PieChart::setSlices(const PieData& input, const QString& unit, int topSlice
     PieData slices = input;
     std::stable_sort(slices.begin(), slices.end(),
                      [](const PieSlice& a, const PieSlice& b) { return a.value > b.value; });
+    distinguishLegends(slices, size_t(std::max(0, topSlices)) + 1); // + a lone tail slice
     double total = 0;
     for (const PieSlice& s : slices) total += std::max(0.0, s.value);
     if (total <= 0) return;
@@ -71,7 +77,7 @@ void PieChart::setSlices(const PieData& input, const QString& unit, int topSlice
         const QString legend =
             QStringLiteral("%1%  %2")
                 .arg(share, 0, 'f', 1)
-                .arg(elideMiddle(shortLabel.isEmpty() ? label : shortLabel, kLegendLabelChars)
+                .arg(elideLegend(shortLabel.isEmpty() ? label : shortLabel, kLegendLabelChars)
                          .toHtmlEscaped());
         auto* slice = new QPieSlice(legend, value);
         const QString tip = QStringLiteral("%1\n%2 %3 — %4% of the total")

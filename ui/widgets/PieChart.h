@@ -11,7 +11,8 @@ namespace stepscope {
 
 // A pie chart of (label, value) slices, as the op and kernel stats tools show shares of time.
 // The largest `topSlices` slices are drawn; the rest are folded into one "Other" slice. The
-// legend (right side) lists each slice as "share%  label", the label elided in the middle;
+// legend (right side) lists each slice as "share%  label", legends that would read the same made
+// distinct (distinguishLegends) and elided where they do not tell slices apart;
 // hovering a slice shows its full label, value (with `unit`) and share.
 class PieChart : public QChartView {
     Q_OBJECT

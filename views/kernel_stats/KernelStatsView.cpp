@@ -1,5 +1,7 @@
 #include "views/kernel_stats/KernelStatsView.h"
 
+#include <QComboBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QSplitter>
 #include <QTableView>
@@ -31,15 +33,36 @@ KernelStatsView::KernelStatsView(QWidget* parent)
     splitter->setStretchFactor(1, 3);
     splitter->setChildrenCollapsible(false);
 
+    groupBy_ = new QComboBox(this);
+    groupBy_->setObjectName("kernelGroupBy");
+    groupBy_->addItem(tr("Kernel"), int(KernelGrouping::Kernel));
+    groupBy_->addItem(tr("Kernel and op"), int(KernelGrouping::KernelOp));
+    groupBy_->addItem(tr("Kernel, op, launch configuration (XProf)"),
+                      int(KernelGrouping::KernelOpConfiguration));
+    groupBy_->setCurrentIndex(2);
+    groupBy_->setToolTip(tr("Coarser groups bring up the kernels that take the time when one "
+                            "kernel runs with many launch configurations"));
+    auto* top = new QHBoxLayout;
+    status_->setWordWrap(true);
+    top->addWidget(status_, 1);
+    top->addWidget(new QLabel(tr("Group by:"), this));
+    top->addWidget(groupBy_);
+
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(status_);
+    layout->addLayout(top);
     layout->addWidget(splitter, 1);
 
+    connect(groupBy_, &QComboBox::currentIndexChanged, this, [this] { showStats(); });
     connect(table_, &DataTableView::rowActivated, this, [this](int row) {
-        if (stats_ && row >= 0 && size_t(row) < stats_->longestInstance.size())
-            emit showEventRequested(stats_->longestInstance[size_t(row)]);
+        if (row >= 0 && size_t(row) < shown_.longestInstance.size() &&
+            shown_.longestInstance[size_t(row)] != kNoIndex)
+            emit showEventRequested(shown_.longestInstance[size_t(row)]);
     });
     setProfile(nullptr);
+}
+
+void KernelStatsView::setGrouping(KernelGrouping grouping) {
+    groupBy_->setCurrentIndex(groupBy_->findData(int(grouping)));
 }
 
 bool KernelStatsView::showName(const QString& name) {
@@ -78,18 +101,20 @@ void KernelStatsView::setProfile(std::shared_ptr<const Profile> profile) {
 
 void KernelStatsView::showStats() {
     if (!stats_) {
+        shown_ = KernelStats();
         table_->setTable(Table());
         pie_->clear();
         return;
     }
-    table_->setTable(stats_->table);
+    const auto grouping = KernelGrouping(groupBy_->currentData().toInt());
+    shown_ = groupKernelStats(*stats_, grouping);
+    table_->setTable(shown_.table);
     const PieData data = kernelTimeByName(*stats_);
     pie_->setSlices(data, QStringLiteral("µs"));
     status_->setText(data.empty() ? tr("This profile has no GPU kernels with launch details.")
-                                  : tr("%1 kernel launches in %2 rows (kernel, op, launch "
-                                       "configuration), sorted by total time.")
+                                  : tr("%1 kernel launches in %2 rows, sorted by total time.")
                                         .arg(stats_->kernelEvents)
-                                        .arg(stats_->table.rowCount()));
+                                        .arg(shown_.table.rowCount()));
 }
 
 } // namespace stepscope

@@ -6,6 +6,7 @@
 #include "views/AnalysisJob.h"
 #include "views/ToolView.h"
 
+class QComboBox;
 class QLabel;
 
 namespace stepscope {
@@ -14,8 +15,9 @@ class DataTableView;
 class PieChart;
 
 // "GPU kernel stats": a pie of the kernels taking the most time, then the kernel table with
-// filters on kernel name and op name. Double-clicking a row asks the window to show that row's
-// longest instance in the trace viewer (showEventRequested).
+// filters on kernel name and op name, grouped as the "Group by" choice says (groupKernelStats).
+// Double-clicking a row asks the window to show that row's longest instance in the trace viewer
+// (showEventRequested).
 class KernelStatsView : public ToolView {
     Q_OBJECT
 public:
@@ -27,17 +29,21 @@ public:
 
     DataTableView* tableView() const { return table_; }
     PieChart* pie() const { return pie_; }
+    // The table's grouping (the "Group by" choice); XProf's by default.
+    void setGrouping(KernelGrouping grouping);
 
 private:
     void showStats();
 
     std::shared_ptr<const Profile> profile_;
     std::shared_ptr<const KernelStats> stats_;
+    KernelStats shown_; // stats_ grouped as chosen: what the table shows
     AnalysisJob<KernelStats> job_{this};
     bool ready_ = true;
 
     QLabel* status_;
     PieChart* pie_;
+    QComboBox* groupBy_ = nullptr;
     DataTableView* table_;
 };
 

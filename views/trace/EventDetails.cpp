@@ -27,6 +27,9 @@ std::string bytesText(uint64_t b) {
                       static_cast<unsigned long long>(b));
     return buf;
 }
+bool isKernelDetailsKey(std::string_view key) {
+    return key == "kernel_details";
+}
 } // namespace
 
 int64_t selfTime(const Profile& profile, EventIndex e) {
@@ -50,10 +53,11 @@ EventDetails describeEvent(const Profile& profile, EventIndex e, const std::stri
         d.fields.push_back({"Display name", std::string(profile.str(meta.displayName))});
     const uint32_t track = profile.trackOf(e);
     const Plane& plane = profile.planes()[profile.tracks()[track].plane];
-    d.fields.push_back({"Track", std::string(profile.str(plane.name)) + " › " + trackLabel});
-    d.fields.push_back({"Start", formatDuration(profile.start(e)) + " from profile start"});
     d.fields.push_back({"Duration", formatDuration(profile.duration(e))});
+    d.fields.push_back({"Start", formatTimePoint(profile.start(e), profile.duration(e) / 10) +
+                                     " from profile start"});
     d.fields.push_back({"Self time", formatDuration(selfTime(profile, e))});
+    d.fields.push_back({"Track", std::string(profile.str(plane.name)) + " › " + trackLabel});
     if (const uint64_t* corr = profile.correlationIds().find(e))
         d.fields.push_back({"Correlation id", std::to_string(*corr)});
     if (profile.groupId(e) >= 0)
@@ -62,7 +66,28 @@ EventDetails describeEvent(const Profile& profile, EventIndex e, const std::stri
         d.fields.push_back({"Framework op", std::string(profile.str(*op))});
     if (const StringId* op = profile.hloOps().find(e))
         d.fields.push_back({"HLO op", std::string(profile.str(*op))});
-    if (const KernelDetails* k = profile.kernelDetails(e); k && k->valid) {
+    const KernelDetails* k = profile.kernelDetails(e);
+    // TF 2.4 wrote kernel_details on host launch events from uninitialised memory
+    // ("regs:687194767361 grid:576,139757090178736,…"); the model keeps geometry for device
+    // events only. Show the values of the kernel this launch caused instead, labelled.
+    bool untrustedDetails = false;
+    if (plane.kind == PlaneKind::Host)
+        for (const StatValue& s : profile.eventStats(e))
+            untrustedDetails |= isKernelDetailsKey(profile.str(s.key));
+    if (untrustedDetails) {
+        for (const Flow& f : profile.flowsFrom(e))
+            if (const KernelDetails* t = profile.kernelDetails(f.target); t && t->valid) {
+                k = t;
+                break;
+            }
+        d.fields.push_back(
+            {"Launch details",
+             k ? "as the kernel it launched recorded them (this host event's kernel_details are "
+                 "not trusted: TF 2.4 wrote uninitialised values there)"
+               : "not shown: this host event's kernel_details are not trusted (TF 2.4 wrote "
+                 "uninitialised values there) and no kernel it launched records them"});
+    }
+    if (k && k->valid) {
         d.fields.push_back({"Grid", dims(k->grid)});
         d.fields.push_back(
             {"Block", dims(k->block) + " (" + std::to_string(k->threadsPerBlock()) + " threads)"});
@@ -70,7 +95,7 @@ EventDetails describeEvent(const Profile& profile, EventIndex e, const std::stri
             d.fields.push_back({"Registers per thread", std::to_string(k->registersPerThread)});
         d.fields.push_back({"Shared memory", bytesText(k->sharedBytes())});
         if (k->privateBytes) d.fields.push_back({"Private memory", bytesText(k->privateBytes)});
-        if (k->occupancyPct >= 0) {
+        if (k->occupancyPct > 0) { // ROCm's occ_pct:0 means "not computed"
             char buf[32];
             std::snprintf(buf, sizeof buf, "%.0f%%", k->occupancyPct);
             d.fields.push_back({"Theoretical occupancy", buf});
@@ -93,8 +118,12 @@ EventDetails describeEvent(const Profile& profile, EventIndex e, const std::stri
             d.fields.push_back({"Destination", std::to_string(m->destination)});
         d.fields.push_back({"Async", m->async ? "yes" : "no"});
     }
-    for (const StatValue& s : profile.eventStats(e))
-        d.stats.push_back({std::string(profile.str(s.key)), s.format(pool)});
+    for (const StatValue& s : profile.eventStats(e)) {
+        const std::string key(profile.str(s.key));
+        d.stats.push_back({key, s.format(pool)});
+        if (untrustedDetails && isKernelDetailsKey(key))
+            d.stats.back().value += "  (uninitialised values written by TF 2.4: not facts)";
+    }
     for (const StatValue& s : profile.metadataStats(profile.metadataOf(e)))
         d.stats.push_back({std::string(profile.str(s.key)), s.format(pool)});
     d.launches = profile.launchesOf(e);

@@ -18,7 +18,6 @@ public:
     QColor colorOf(EventIndex e) const { return QColor::fromRgb(byMetadata_[metadata_[e]]); }
     QRgb rgbOfMetadata(uint32_t meta) const { return byMetadata_[meta]; }
     static QRgb colorForName(std::string_view name);
-    static QColor mergedColor() { return QColor(0xA6, 0xAD, 0xB4); }
     static QColor textColor() { return QColor(0x1F, 0x23, 0x28); }
 
 private:

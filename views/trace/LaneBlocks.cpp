@@ -57,4 +57,25 @@ void foldLane(const Profile& profile, uint32_t track, uint32_t depth, TimeRange 
     }
 }
 
+uint32_t dominantMetadata(const Profile& profile, const LaneBlock& block, uint32_t samples) {
+    const uint32_t n = std::min(std::max<uint32_t>(1, samples), block.count);
+    // A handful of (metadata, time) pairs: a linear scan beats a map.
+    std::vector<std::pair<uint32_t, int64_t>> weight;
+    weight.reserve(n);
+    for (uint32_t i = 0; i < n; ++i) {
+        const EventIndex e = block.first + uint32_t(uint64_t(i) * block.count / n);
+        const uint32_t meta = profile.metadataOf(e);
+        auto it = std::find_if(weight.begin(), weight.end(),
+                               [meta](const auto& w) { return w.first == meta; });
+        if (it == weight.end())
+            weight.emplace_back(meta, profile.duration(e));
+        else
+            it->second += profile.duration(e);
+    }
+    auto best = weight.begin();
+    for (auto it = weight.begin(); it != weight.end(); ++it)
+        if (it->second > best->second) best = it;
+    return best->first;
+}
+
 } // namespace stepscope

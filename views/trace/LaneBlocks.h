@@ -26,4 +26,10 @@ struct LaneBlock {
 void foldLane(const Profile& profile, uint32_t track, uint32_t depth, TimeRange visible,
               double widthPx, double minEventPx, std::vector<LaneBlock>& out);
 
+// The metadata (event name) that takes most of a folded block's time, judged on at most
+// `samples` of its events spread evenly over it (all of them when it holds fewer), weighted by
+// duration; ties go to the earlier event. The timeline colours a folded block by it, so a fitted
+// GPU stream still shows which kernels fill it. Costs O(samples), however many events it holds.
+uint32_t dominantMetadata(const Profile& profile, const LaneBlock& block, uint32_t samples = 16);
+
 } // namespace stepscope

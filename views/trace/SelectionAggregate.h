@@ -17,9 +17,13 @@ struct Lane {
 };
 
 // What a box or range selection holds: the events of `lanes` that overlap `range`, grouped by
-// name. Columns: Name, Count, Total (µs, whole durations), Average (µs), Share of range (%: the
-// part of their time inside the range, over the range's length; above 100% where lanes run in
-// parallel). Rows by total, longest first. Returns an empty table when cancelled.
+// track and name. Columns: Side (Device or Host), Track ("/device:GPU:0 · Stream #7 (Compute)"),
+// Name, Count, Total (µs: whole durations), Average (µs), Share of range (%): the part of the
+// range during which an event of that name runs on that track (the union of their intervals
+// inside the range, so nested or overlapping events count once), over the range's length; it
+// cannot pass 100%. Rows grouped by track in the order of `lanes` (the timeline's: devices,
+// then host threads), within a track by total, longest first (ties: name). Returns an empty
+// table when cancelled.
 Table aggregateSelection(const Profile& profile, const std::vector<Lane>& lanes, TimeRange range,
                          const Progress* progress = nullptr);
 

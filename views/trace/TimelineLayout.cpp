@@ -76,7 +76,9 @@ std::string deviceSummary(const DeviceInfo& d, PlaneKind kind) {
     return s;
 }
 
-std::string makeTrackLabel(const Profile& p, const Track& t) {
+} // namespace
+
+std::string trackDisplayName(const Profile& p, const Track& t) {
     if (t.kind == TrackKind::GpuStream && t.streamId >= 0) {
         std::string s = "Stream #" + std::to_string(t.streamId);
         const std::string kinds = streamFlagsName(t.streamFlags);
@@ -89,14 +91,12 @@ std::string makeTrackLabel(const Profile& p, const Track& t) {
     return std::string(name);
 }
 
-} // namespace
-
 TimelineLayout::TimelineLayout(const Profile& profile)
     : profile_(profile) {
     const auto& planes = profile.planes();
     const auto& tracks = profile.tracks();
     trackLabels_.reserve(tracks.size());
-    for (const Track& t : tracks) trackLabels_.push_back(makeTrackLabel(profile, t));
+    for (const Track& t : tracks) trackLabels_.push_back(trackDisplayName(profile, t));
 
     std::vector<uint32_t> order(planes.size());
     for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;

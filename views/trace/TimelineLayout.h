@@ -36,6 +36,9 @@ struct LayoutHit {
     bool inLane = false;       // false in the padding below the last lane
 };
 
+// A track's label as the timeline shows it ("Stream #134 (Compute)", a thread's name).
+std::string trackDisplayName(const Profile& profile, const Track& track);
+
 // The rows of the timeline for one profile: a section per plane that has events (device planes
 // first, then the host's threads, grouped by host when several are loaded), in each a row per
 // non-empty track, each row as tall as its nesting depth. Pure geometry: no Qt, no painting.

@@ -199,7 +199,11 @@ void TimelineRenderer::paintLanes(QPainter& p, const TimelineFrame& f, const Tim
             int ix0 = int(std::floor(x0));
             int w = std::max(1, int(std::ceil(x1)) - ix0);
             if (b.merged()) {
-                p.fillRect(QRect(ix0, y + 1, w, h), EventPalette::mergedColor());
+                // The colour of the events that fill it, a shade lighter than a single event's,
+                // so a fitted stream still shows its kernels.
+                const QColor c =
+                    QColor::fromRgb(palette_.rgbOfMetadata(dominantMetadata(profile_, b)));
+                p.fillRect(QRect(ix0, y + 1, w, h), c.lighter(112));
                 continue;
             }
             // A one-pixel gap keeps back-to-back events apart once they are wide enough.

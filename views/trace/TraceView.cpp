@@ -14,6 +14,7 @@
 #include <QPlainTextEdit>
 #include <QRegularExpression>
 #include <QScrollBar>
+#include <QSettings>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTextBrowser>
@@ -23,6 +24,7 @@
 
 #include "model/analysis/TfOpStats.h"
 #include "ui/widgets/DataTableView.h"
+#include "ui/widgets/ViewSettings.h"
 #include "views/trace/EventDetails.h"
 #include "views/trace/ShortcutSheet.h"
 #include "views/trace/TimeAxis.h"
@@ -145,6 +147,8 @@ TraceView::TraceView(QWidget* parent)
     tabs_ = new QTabWidget(split);
     details_ = new QTextBrowser(tabs_);
     details_->setOpenLinks(false);
+    // Kernel names have no spaces: wrap them anywhere rather than scroll sideways.
+    details_->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
     details_->setPlaceholderText(tr("Click an event to see its details."));
     tabs_->addTab(details_, tr("Details"));
     auto* selection = new QWidget(tabs_);
@@ -161,7 +165,14 @@ TraceView::TraceView(QWidget* parent)
     split->setStretchFactor(0, 4);
     split->setStretchFactor(1, 1);
     // The timeline gets most of the height; the details pane wants a large size hint otherwise.
+    // The user's last split is remembered.
+    split->setObjectName("traceSplitter");
     split->setSizes({780, 220});
+    split_ = split;
+    connect(split, &QSplitter::splitterMoved, this, [split] {
+        if (QSettings* settings = viewSettings())
+            settings->setValue(QStringLiteral("traceViewer/split"), split->saveState());
+    });
     root->addWidget(split, 1);
 
     searchDelay_ = new QTimer(this);
@@ -196,6 +207,10 @@ TraceView::TraceView(QWidget* parent)
         bool ok = false;
         const qulonglong e = url.path().toULongLong(&ok);
         if (url.scheme() == QLatin1String("event") && ok) focusEvent(EventIndex(e));
+        if (url.scheme() == QLatin1String("expand") && ok) {
+            expandedName_ = EventIndex(e);
+            showDetails(EventIndex(e));
+        }
     });
     // The running search is for the old text: drop it (and a pending Enter with it) at once.
     connect(search_, &QLineEdit::textChanged, this, [this] {
@@ -208,6 +223,17 @@ TraceView::TraceView(QWidget* parent)
     connect(prev, &QToolButton::clicked, this, [this] { stepSearch(false); });
     connect(next, &QToolButton::clicked, this, [this] { stepSearch(true); });
     qApp->installEventFilter(this);
+}
+
+void TraceView::showEvent(QShowEvent* e) {
+    ToolView::showEvent(e);
+    // Restored once the view has its size, so the remembered heights are not rescaled.
+    if (!splitRestored_) {
+        splitRestored_ = true;
+        if (QSettings* settings = viewSettings())
+            split_->restoreState(
+                settings->value(QStringLiteral("traceViewer/split")).toByteArray());
+    }
 }
 
 bool TraceView::eventFilter(QObject* watched, QEvent* event) {
@@ -408,8 +434,17 @@ void TraceView::showDetails(EventIndex e) {
     const uint32_t track = profile_->trackOf(e);
     const EventDetails d = describeEvent(*profile_, e, canvas_->layout()->trackLabel(track));
     QString h;
-    h += QStringLiteral("<p style='font-size:13px;font-weight:600;margin:2px 0 6px 0'>%1</p>")
-             .arg(html(d.name));
+    // Long template names: the first lines, with a link that shows the rest.
+    QString name = QString::fromStdString(d.name);
+    QString more;
+    if (name.size() > kFoldedNameChars && expandedName_ != e) {
+        name = name.left(kFoldedNameChars) + QChar(0x2026);
+        more = QStringLiteral(" <a href='expand:%1' style='font-weight:400'>%2</a>")
+                   .arg(e)
+                   .arg(tr("show all %1 characters").arg(d.name.size()));
+    }
+    h += QStringLiteral("<p style='font-size:13px;font-weight:600;margin:2px 0 6px 0'>%1%2</p>")
+             .arg(name.toHtmlEscaped(), more);
     h += QStringLiteral("<table cellspacing='0' cellpadding='2'>");
     for (const DetailField& f : d.fields)
         h += QStringLiteral(
@@ -472,7 +507,7 @@ void TraceView::aggregate(std::vector<Lane> lanes, TimeRange range) {
 
 void TraceView::showAggregateSummary() {
     selectionSummary_->setText(
-        tr("%1 events, %2 names in %3 (%4 – %5 from start)")
+        tr("%1 events, %2 rows (name per track) in %3 (%4 – %5 from start)")
             .arg(QLocale().toString(qulonglong(aggregateCount_)))
             .arg(aggregate_.rowCount())
             .arg(QString::fromStdString(formatDuration(aggregateRange_.span())),

@@ -13,6 +13,7 @@ class QLabel;
 class QLineEdit;
 class QMenu;
 class QScrollBar;
+class QSplitter;
 class QTabWidget;
 class QTextBrowser;
 class QTimer;
@@ -61,6 +62,7 @@ protected:
     // The timeline's keys work wherever focus is in the trace viewer's window, except in text
     // fields: forwarded here from any widget of the window while the viewer is showing.
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void showEvent(QShowEvent* e) override;
 
 signals:
     void searchFinished();
@@ -78,7 +80,13 @@ private:
     void syncScrollBar();
     void syncToolButtons(int tool);
 
+    // Names longer than this show folded in the details pane, with a link to the rest.
+    static constexpr int kFoldedNameChars = 240;
+
     std::shared_ptr<const Profile> profile_;
+    EventIndex expandedName_ = kNoIndex; // the event whose long name the user unfolded
+    QSplitter* split_ = nullptr;         // timeline above, details below; remembered
+    bool splitRestored_ = false;
     TimelineCanvas* canvas_ = nullptr;
     QToolButton* fitDevices_;
     QScrollBar* vscroll_ = nullptr;

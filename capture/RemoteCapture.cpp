@@ -119,6 +119,28 @@ tensorflow::ProfileRequest buildRequest(const RemoteCaptureOptions& o, const std
     return request;
 }
 
+const char* statusName(grpc::StatusCode code) {
+    static constexpr const char* kNames[] = {"OK",
+                                             "CANCELLED",
+                                             "UNKNOWN",
+                                             "INVALID_ARGUMENT",
+                                             "DEADLINE_EXCEEDED",
+                                             "NOT_FOUND",
+                                             "ALREADY_EXISTS",
+                                             "PERMISSION_DENIED",
+                                             "RESOURCE_EXHAUSTED",
+                                             "FAILED_PRECONDITION",
+                                             "ABORTED",
+                                             "OUT_OF_RANGE",
+                                             "UNIMPLEMENTED",
+                                             "INTERNAL",
+                                             "UNAVAILABLE",
+                                             "DATA_LOSS",
+                                             "UNAUTHENTICATED"};
+    const auto i = size_t(code);
+    return i < std::size(kNames) ? kNames[i] : "an unknown status";
+}
+
 // The failure of a call in words, from its gRPC status.
 void describeFailure(const grpc::Status& status, const std::string& address, uint64_t deadlineMs,
                      ServiceOutcome& out) {
@@ -131,8 +153,8 @@ void describeFailure(const grpc::Status& status, const std::string& address, uin
             out.message = address + ": connection refused (nothing listens on that port)";
         else if (has("DNS resolution failed") || has("name resolution") || has("Name or service"))
             out.message = address + ": the host name cannot be resolved";
-        else if (has("http1") || has("HTTP/1"))
-            out.message = address + " is not a profiler service: it speaks HTTP/1.x, not gRPC";
+        else if (has("http1") || has("HTTP/1") || has("parsing HTTP/2"))
+            out.message = address + " is not a profiler service: it does not speak gRPC";
         else
             out.message = address + " is unreachable";
         break;
@@ -155,8 +177,7 @@ void describeFailure(const grpc::Status& status, const std::string& address, uin
             out.message = address + ": the profiler failed";
         break;
     default:
-        out.message =
-            address + " failed (gRPC status " + std::to_string(int(status.error_code())) + ")";
+        out.message = address + " failed (gRPC " + statusName(status.error_code()) + ")";
     }
     if (!detail.empty()) out.message += " — " + detail;
 }

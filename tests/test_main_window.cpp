@@ -23,8 +23,11 @@
 #include "ui/ProfileLoadTracker.h"
 #include "ui/RecentFiles.h"
 #include "ui/ScreenshotMode.h"
+#include "ui/widgets/DataTableView.h"
 #include "views/ToolRegistry.h"
 #include "views/ToolView.h"
+#include "views/kernel_stats/KernelStatsView.h"
+#include "views/trace/TimelineCanvas.h"
 
 using namespace stepscope;
 
@@ -78,6 +81,10 @@ private slots:
     void badInputShowsErrorAndKeepsProfile();
     void singleFileOpens();
     void demoProfile();
+    void everyToolFitsASmallWindow();
+    void timelineKeysAfterUsingASelector();
+    void showInOtherTools();
+    void windowIconRenders();
     void dropOpensPath();
 
     void recentFilesOrderAndLimit();
@@ -392,6 +399,100 @@ void TestMainWindow::demoProfile() {
     QCOMPARE(window.profile()->hosts().size(), size_t(1));
     QVERIFY(window.profile()->eventCount() > 10000);
     QVERIFY(window.recentPaths().isEmpty());
+}
+
+// Each tool lays out in 1024 px with the side panel open, whatever was visited before.
+void TestMainWindow::everyToolFitsASmallWindow() {
+    MainWindow window(nullptr);
+    window.resize(1024, 640);
+    window.show();
+    window.openDemo();
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isLoading(), kLoadTimeoutMs);
+    QVERIFY(window.profile());
+    for (const QString& id : window.availableToolIds()) {
+        QVERIFY(window.selectTool(id));
+        QTRY_VERIFY_WITH_TIMEOUT(window.currentView()->isReady(), kLoadTimeoutMs);
+        QVERIFY2(
+            window.minimumSizeHint().width() <= 1024,
+            qPrintable(QStringLiteral("%1: %2").arg(id).arg(window.minimumSizeHint().width())));
+        QVERIFY2(
+            window.minimumSizeHint().height() <= 640,
+            qPrintable(QStringLiteral("%1: %2").arg(id).arg(window.minimumSizeHint().height())));
+    }
+    // The minimum never grows from visiting: still within 1024 after all of them.
+    QVERIFY(window.minimumSizeHint().width() <= 1024);
+    // Ctrl+B folds the side panel away.
+    auto* panel = window.findChild<QWidget*>("sidePanel");
+    QVERIFY(panel->isVisible());
+    window.findChild<QAction*>("sidePanelAction")->trigger();
+    QVERIFY(!panel->isVisible());
+}
+
+void TestMainWindow::timelineKeysAfterUsingASelector() {
+    MainWindow window(nullptr);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.activateWindow();
+    window.openDemo();
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isLoading(), kLoadTimeoutMs);
+    // Choose the trace viewer with the Tool selector, as a user does; focus stays on it.
+    auto* tools = window.findChild<QComboBox*>("toolSelector");
+    tools->setFocus();
+    tools->setCurrentIndex(tools->findData("trace_viewer"));
+    QCOMPARE(window.currentToolId(), QString("trace_viewer"));
+    auto* canvas = window.currentView()->findChild<TimelineCanvas*>();
+    const TimeRange before = canvas->visibleRange();
+    QTest::keyClick(tools, Qt::Key_W);
+    QVERIFY(canvas->visibleRange().span() < before.span());
+    QCOMPARE(window.currentToolId(), QString("trace_viewer")); // W did not pick another tool
+    QTest::keyClick(tools, Qt::Key_3);
+    QCOMPARE(canvas->tool(), TimelineCanvas::Tool::Zoom);
+    // Another tool showing: the keys are the selector's again.
+    window.selectTool("summary");
+    const TimeRange now = canvas->visibleRange();
+    QTest::keyClick(tools, Qt::Key_S);
+    QCOMPARE(canvas->visibleRange(), now);
+}
+
+void TestMainWindow::showInOtherTools() {
+    MainWindow window(nullptr);
+    window.openDemo();
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isLoading(), kLoadTimeoutMs);
+    QVERIFY(window.selectTool("trace_viewer"));
+    ToolView* trace = window.currentView();
+    // The demo's kernels: the first one with kernel details.
+    const Profile& p = *window.profile();
+    QVERIFY(!p.kernels().empty());
+    const EventIndex kernel = p.kernels().eventAt(0);
+    const QString name = QString::fromUtf8(p.name(kernel).data(), qsizetype(p.name(kernel).size()));
+    emit trace->showNameRequested("kernel_stats", name);
+    QCOMPARE(window.currentToolId(), QString("kernel_stats"));
+    auto* kernels = static_cast<KernelStatsView*>(window.currentView());
+    QTRY_VERIFY_WITH_TIMEOUT(kernels->isReady(), kLoadTimeoutMs);
+    const DataTableView& table = *kernels->tableView();
+    QVERIFY(!table.visibleRows().empty());
+    QVERIFY(table.visibleRows().size() < table.table().rowCount());
+    const int nameColumn = table.table().columnIndex("Kernel name");
+    for (size_t r : table.visibleRows())
+        QVERIFY(QString::fromStdString(table.table().text(r, size_t(nameColumn))).contains(name));
+    // Back from a table row to the trace viewer: its longest instance is selected.
+    emit kernels->tableView()->rowActivated(int(table.visibleRows()[0]));
+    QCOMPARE(window.currentToolId(), QString("trace_viewer"));
+    auto* canvas = window.currentView()->findChild<TimelineCanvas*>();
+    QVERIFY(canvas->selectedEvent() != kNoIndex);
+    QCOMPARE(p.name(canvas->selectedEvent()), p.name(kernel));
+}
+
+// The icon is an SVG: it renders only where Qt's SVG icon engine plugin is installed (Debian's
+// libqt6svg6, which .ci/install-deps installs; nothing links QtSvg), otherwise the pixmap is null.
+void TestMainWindow::windowIconRenders() {
+    MainWindow window(nullptr);
+    const QImage image = window.windowIcon().pixmap(32, 32).toImage();
+    QVERIFY2(!image.isNull(), "no SVG icon engine: install libqt6svg6");
+    int painted = 0;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x) painted += qAlpha(image.pixel(x, y)) > 0;
+    QVERIFY2(painted > 0, "the icon rendered fully transparent");
 }
 
 void TestMainWindow::dropOpensPath() {

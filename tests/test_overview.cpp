@@ -3,6 +3,8 @@
 // fixture's intervals), the verdicts and exactly which recommendations fire, GPU time (busy union,
 // idle, exposed copies), the "no steps" state and the name pattern, bad data, and facts about the
 // real profiles counted with protobuf's own classes (tests/fixtures/ProtoXSpace.h).
+#include <QProcess>
+#include <QTemporaryDir>
 #include <QtTest>
 #include <algorithm>
 #include <filesystem>
@@ -11,6 +13,7 @@
 
 #include "model/ProfileLoader.h"
 #include "model/analysis/GpuTime.h"
+#include "model/analysis/InputPipeline.h"
 #include "model/analysis/Overview.h"
 #include "model/analysis/StepAnalysis.h"
 #include "tests/fixtures/OverviewFixtures.h"
@@ -189,6 +192,7 @@ private slots:
         QCOMPARE(d.computePs, 4 * 580 * us);
         QCOMPARE(d.memoryPs, 4 * 400 * us);
         QCOMPARE(d.memoryExposedPs, 4 * 400 * us);
+        QCOMPARE(d.memoryOnlyPs, 4 * 400 * us);
         QCOMPARE(d.collectivesPs, int64_t(0));
     }
 
@@ -227,6 +231,91 @@ private slots:
         }
     }
 
+    // Partial and odd data: never a crash, never invented steps, XProf's rules where it has them.
+    void badData() {
+        using S = FixtureStat;
+        auto loadSpace = [](const FixtureSpace& space) {
+            const std::vector<uint8_t> bytes = space.encode();
+            LoadResult r = loadXSpaceBytes(bytes, "bad");
+            if (!r.ok()) qFatal("does not load: %s", r.error.c_str());
+            return r.profile;
+        };
+        {
+            // A Steps line without stream events of its groups, and stream events of a group the
+            // Steps line lacks: XProf's intersection keeps neither.
+            FixtureSpace space;
+            FixturePlane& gpu = space.addPlane(1, "/device:GPU:0");
+            gpu.addLine(-559038737, "Steps", 1000).add("0", 0, 10 * us, {S::int64("group_id", 0)});
+            gpu.addLine(7, "Stream #7(Compute)", 1000)
+                .add("k", 0, 5 * us, {S::int64("group_id", 1), S::uint64("correlation_id", 1)})
+                .add("no_correlation", 5 * us, 5 * us, {S::int64("group_id", 0)});
+            const Overview o = computeOverview(*loadSpace(space));
+            QCOMPARE(o.steps.source, StepSource::None);
+            QCOMPARE(o.gpu.devices.size(), size_t(1));
+            QCOMPARE(o.gpu.devices[0].busyPs, 10 * us);
+            QVERIFY(!overviewJson(o).empty());
+        }
+        {
+            // The device marker outside the host marker wins (XProf's StepTime); a zero-length
+            // step is skipped; a group id beyond int32 is no group.
+            FixtureSpace space;
+            FixturePlane& gpu = space.addPlane(1, "/device:GPU:0");
+            gpu.addLine(-559038737, "Steps", 1000)
+                .add("0", 5 * us, 20 * us, {S::int64("group_id", 0)})
+                .add("1", 30 * us, 0, {S::int64("group_id", 1)})
+                .add("2", 40 * us, 5 * us, {S::int64("group_id", int64_t(1) << 40)});
+            gpu.addLine(7, "Stream #7(Compute)", 1000)
+                .add("k", 5 * us, 20 * us,
+                     {S::int64("group_id", 0), S::uint64("correlation_id", 1)})
+                .add("k", 30 * us, 0, {S::int64("group_id", 1), S::uint64("correlation_id", 2)})
+                .add("k", 40 * us, 5 * us,
+                     {S::int64("group_id", int64_t(1) << 40), S::uint64("correlation_id", 3)});
+            FixturePlane& host = space.addPlane(0, "/host:CPU");
+            host.addLine(1, "python3", 1000).add("train", 0, 10 * us, {S::int64("group_id", 0)});
+            const StepAnalysis a = analyzeSteps(*loadSpace(space));
+            QCOMPARE(a.steps.size(), size_t(1));
+            QCOMPARE(a.steps[0].beginPs, 5 * us);
+            QCOMPARE(a.steps[0].durationPs, 20 * us);
+            QCOMPARE(a.steps[0].ps(StepCategory::DeviceCompute32), 20 * us);
+        }
+        {
+            // Nothing but an empty host: no steps, no devices, an empty but valid export.
+            FixtureSpace space;
+            space.addPlane(0, "/host:CPU").addLine(1, "idle", 1000);
+            const auto p = loadSpace(space);
+            const Overview o = computeOverview(*p);
+            QVERIFY(o.steps.steps.empty());
+            QVERIFY(o.gpu.devices.empty());
+            QCOMPARE(overviewStepTable(o).rowCount(), size_t(0));
+            QVERIFY(computeInputPipeline(*p).ops.empty());
+            QCOMPARE(computeOverview(*p, "x").steps.steps.size(), size_t(0));
+        }
+        {
+            // Name-pattern markers nested in one another make one step (the outer one).
+            FixtureSpace space;
+            space.addPlane(0, "/host:CPU")
+                .addLine(1, "python3", 1000)
+                .add("my_step", 0, 100 * us)
+                .add("my_step_inner", 10 * us, 10 * us)
+                .add("my_step", 200 * us, 100 * us);
+            const StepAnalysis a = analyzeSteps(*loadSpace(space), "my_step");
+            QCOMPARE(a.source, StepSource::NamePattern);
+            // Host-only: a step is kept when it has host compute (XProf's well-formed test): the
+            // first has its inner event, the second nothing.
+            QCOMPARE(a.steps.size(), size_t(1));
+            QCOMPARE(a.steps[0].beginPs, int64_t(0));
+            QCOMPARE(a.steps[0].durationPs, 100 * us);
+            QCOMPARE(a.steps[0].ps(StepCategory::HostCompute), 10 * us);
+            QCOMPARE(a.steps[0].ps(StepCategory::AllOthers), 90 * us);
+            QCOMPARE(a.notWellFormed, size_t(1));
+        }
+        // Cancelled: an empty result, not a partial one.
+        Progress cancelled;
+        cancelled.cancel();
+        QVERIFY(computeOverview(*load(OverviewScenario::InputBound), {}, &cancelled)
+                    .steps.steps.empty());
+    }
+
     void summaryStatistics() {
         const SampleSummary s = summarize({1, 2, 3, 4});
         QCOMPARE(s.average, 2.5);
@@ -247,6 +336,91 @@ private slots:
         QCOMPARE(g.number(0, size_t(g.columnIndex("Busy (ms)"))), 4 * 0.59);
         const std::string json = overviewJson(o);
         QVERIFY(json.find("\"input_bound\"") != std::string::npos);
+    }
+
+    // Input pipeline on the input-bound fixture: three nested tf.data iterators per step, each
+    // with 100 µs of self time (see OverviewFixtures.h).
+    void inputPipeline() {
+        const auto p = load(OverviewScenario::InputBound);
+        const InputPipeline ip = computeInputPipeline(*p);
+        QCOMPARE(ip.steps.steps.size(), size_t(4));
+        QCOMPARE(ip.bottleneck.input, std::string("host"));
+        QCOMPARE(ip.inputPercent.average, 40.0);
+        QCOMPARE(ip.stepTimeMs.average, 1.0);
+        QCOMPARE(ip.ops.size(), size_t(3));
+        QCOMPARE(ip.inputOpSelfPs, 1200 * us);
+        const Table t = inputOpTable(ip);
+        std::map<std::string, size_t> row;
+        for (size_t r = 0; r < t.rowCount(); ++r) row[t.text(r, 0)] = r;
+        const size_t prefetch = row.at("Iterator::Prefetch");
+        const size_t map = row.at("Iterator::Prefetch::Map");
+        const size_t read = row.at("Iterator::Prefetch::Map::TFRecord");
+        QCOMPARE(t.number(prefetch, 1), 4.0);
+        QCOMPARE(t.number(prefetch, 2), 1.2);   // total ms
+        QCOMPARE(t.number(prefetch, 3), 100.0); // 1200 of 1200
+        QCOMPARE(t.number(map, 3), 100.0 * 800 / 1200);
+        QCOMPARE(t.number(read, 4), 0.4); // self ms
+        QCOMPARE(t.number(read, 5), 100.0 * 400 / 1200);
+        QCOMPARE(t.text(prefetch, 6), std::string("Preprocessing"));
+        QCOMPARE(t.text(read, 6), std::string("Advanced file read"));
+        // No host-to-device time: the non-enqueue time is the ops' own self time.
+        QCOMPARE(ip.enqueueUs, 0.0);
+        QCOMPARE(ip.advancedFileReadUs, 400.0);
+        QCOMPARE(ip.preprocessingUs, 800.0);
+        QCOMPARE(ip.demandedFileReadUs, 0.0);
+        QCOMPARE(ip.otherUs, 0.0);
+        QVERIFY(ip.tfDataUsed);
+        QCOMPARE(categorizeInputOp("Iterator::Batch::TFRecord", "Dataset"),
+                 InputOpCategory::DemandedFileRead);
+        QCOMPARE(categorizeInputOp("MemcpyHToD", "MemcpyHToD"), InputOpCategory::Enqueue);
+        QCOMPARE(categorizeInputOp("stage", "Read"), InputOpCategory::DemandedFileRead);
+        // The copy-stall fixture has host-to-device time but no input op.
+        const InputPipeline copy = computeInputPipeline(*load(OverviewScenario::CopyStall));
+        QVERIFY(copy.ops.empty());
+        QCOMPARE(inputStepTable(copy).number(0, 4), 0.4);
+    }
+
+    // The CLI writes the page's numbers: the per-step table as CSV and everything as JSON. With
+    // STEPSCOPE_OVERVIEW_FIXTURES set, the fixture files are kept there (for screenshots).
+    void cliExport() {
+        QTemporaryDir tmp;
+        const QString dir = qEnvironmentVariableIsSet("STEPSCOPE_OVERVIEW_FIXTURES")
+                                ? qEnvironmentVariable("STEPSCOPE_OVERVIEW_FIXTURES")
+                                : tmp.path();
+        for (OverviewScenario s :
+             {OverviewScenario::InputBound, OverviewScenario::LaunchBound,
+              OverviewScenario::ComputeBoundFp16, OverviewScenario::HeavyCallback,
+              OverviewScenario::CopyStall, OverviewScenario::NoSteps}) {
+            const QString file = dir + "/" + overviewScenarioName(s) + ".xplane.pb";
+            QVERIFY(writeFile(file, overviewFixture(s).encode()));
+        }
+        const QString file = dir + "/input_bound.xplane.pb";
+        QProcess csv;
+        csv.start(STEPSCOPE_CLI, {"export", "overview", file, "--csv", "-"});
+        QVERIFY(csv.waitForFinished(60000));
+        QCOMPARE(csv.exitCode(), 0);
+        const QStringList lines = QString::fromUtf8(csv.readAllStandardOutput()).split("\r\n");
+        QVERIFY(
+            lines[0].startsWith("Step,Name,Begin (ms),Step time (ms),Compilation (ms),Input (ms)"));
+        QVERIFY(lines[1].startsWith("0,0,0,1,0,0.4,0,0.01,0,0,0,0,0.59,0,40"));
+        QProcess json;
+        json.start(STEPSCOPE_CLI, {"export", "overview", dir + "/no_steps.xplane.pb", "--json", "-",
+                                   "--step-pattern", "loop_iteration"});
+        QVERIFY(json.waitForFinished(60000));
+        QCOMPARE(json.exitCode(), 0);
+        const QByteArray out = json.readAllStandardOutput();
+        QVERIFY(out.contains("\"source\":\"events matching a name pattern\""));
+        QVERIFY(out.contains("\"count\":4"));
+        QProcess ip;
+        ip.start(STEPSCOPE_CLI, {"export", "input_pipeline", file, "--csv", "-"});
+        QVERIFY(ip.waitForFinished(60000));
+        QCOMPARE(ip.exitCode(), 0);
+        QVERIFY(QString::fromUtf8(ip.readAllStandardOutput())
+                    .startsWith("Input op,Count,Total time (ms),Total time (%),Self time (ms)"));
+        QProcess bad;
+        bad.start(STEPSCOPE_CLI, {"export", "overview", dir + "/missing.xplane.pb", "--json", "-"});
+        QVERIFY(bad.waitForFinished(60000));
+        QVERIFY(bad.exitCode() != 0);
     }
 
     // Real TF profile: the steps are the group ids that the GPU planes' "Steps" lines and their
@@ -306,6 +480,24 @@ private slots:
             QCOMPARE(d.idlePs, last - v[0].first - busy);
             QCOMPARE(d.events, uint64_t(v.size()));
         }
+    }
+
+    // PyTorch (Kineto importer): the ProfilerStep#N annotations are the steps. The numbers and
+    // durations were read from the trace with Python's gzip + json (the "ProfilerStep#" events'
+    // names and "dur"), independently of the importer.
+    void realKineto() {
+        const std::string path = kRealData + "/kineto/worker0.1623143089861.pt.trace.json.gz";
+        if (!std::filesystem::exists(path)) QSKIP("../shared/realdata is absent");
+        LoadResult r = loadPath(path);
+        if (!r.ok()) QSKIP("this build does not read Kineto traces");
+        const StepAnalysis a = analyzeSteps(*r.profile);
+        QCOMPARE(a.source, StepSource::ProfilerSteps);
+        const std::map<int64_t, int64_t> expected = {{5, 176078}, {6, 173992}, {7, 176918},
+                                                     {8, 181259}, {9, 176468}, {10, 164261}};
+        std::map<int64_t, int64_t> found;
+        for (const StepRecord& s : a.steps)
+            found[s.number] = s.durationPs / 1000000; // µs, as "dur"
+        QCOMPARE(found, expected);
     }
 
     // Raw JAX profiles: no group ids and no step markers, so no steps (never invented), but GPU

@@ -318,7 +318,8 @@ private slots:
         const RemoteCaptureResult r = captureRemote(options({http.address()}, "http"), Progress());
         QVERIFY(secondsSince(start) < 4.0);
         QVERIFY(!r.ok());
-        QVERIFY2(QString::fromStdString(r.error).startsWith(QString::fromStdString(http.address())),
+        QVERIFY2(QString::fromStdString(r.error).startsWith(QString::fromStdString(
+                     http.address() + " is not a profiler service: it does not speak gRPC")),
                  r.error.c_str());
     }
 

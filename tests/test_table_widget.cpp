@@ -3,10 +3,15 @@
 // and the op/kernel stats views on a fixture and on the real BERT profile. With
 // STEPSCOPE_SCREENSHOT_DIR set, the real-profile views are also saved there as PNGs.
 #include <QAbstractItemModelTester>
+#include <QClipboard>
 #include <QHeaderView>
 #include <QLineEdit>
+#include <QMenu>
+#include <QSettings>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QtTest>
 #include <filesystem>
 #include <fstream>
@@ -83,13 +88,19 @@ void saveIfAsked(QWidget& w, const char* name) {
     QVERIFY(w.grab().save(QString::fromUtf8(dir) + "/" + name));
 }
 
-// No header label may be cut: every column is at least as wide as its label.
+// No header label may be cut: it fits its column on the header's lines, wrapped at spaces.
 void checkHeadersFit(const DataTableView& v) {
     const QHeaderView* header = v.tableView()->horizontalHeader();
     const QFontMetrics fm(header->font());
+    const int lines = (header->height() - 8) / fm.height();
+    QVERIFY(lines >= 1 && lines <= 3);
     for (int c = 0; c < header->count(); ++c) {
         const QString label = v.tableView()->model()->headerData(c, Qt::Horizontal).toString();
-        QVERIFY2(header->sectionSize(c) >= fm.horizontalAdvance(label), qPrintable(label));
+        const QRect wrapped =
+            fm.boundingRect(QRect(0, 0, header->sectionSize(c), 1000), Qt::TextWordWrap, label);
+        QVERIFY2(wrapped.width() <= header->sectionSize(c) &&
+                     wrapped.height() <= lines * fm.height(),
+                 qPrintable(label));
     }
 }
 } // namespace
@@ -236,6 +247,210 @@ private slots:
         const EventIndex e = jump.at(0).at(0).value<EventIndex>();
         QCOMPARE(profile->name(e), std::string_view("volta_h884gemm_64x64"));
         QCOMPARE(profile->duration(e), 4 * us); // the longest of 2, 3 and 4 µs
+    }
+
+    void numberColumnsSortLargestFirstOnFirstClick() {
+        DataTableView v;
+        v.setTable(numbersTable());
+        v.resize(800, 300);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        QHeaderView* header = v.tableView()->horizontalHeader();
+        auto clickHeader = [&](int c) {
+            const int x = header->sectionViewportPosition(c) + header->sectionSize(c) / 2;
+            QTest::mouseClick(header->viewport(), Qt::LeftButton, {}, QPoint(x, 5));
+        };
+        clickHeader(2); // time: 100, 10, 9, then the missing value
+        QCOMPARE(column(v, 2), (std::vector<std::string>{"100", "10", "9", ""}));
+        clickHeader(2); // again: reversed
+        QCOMPARE(column(v, 2), (std::vector<std::string>{"", "9", "10", "100"}));
+        clickHeader(3); // count, a new column: largest first again
+        QCOMPARE(column(v, 3), (std::vector<std::string>{"100", "7", "3", "-2"}));
+        clickHeader(0); // text: A to Z on the first click
+        QCOMPARE(column(v, 0),
+                 (std::vector<std::string>{"alpha_gemm", "beta_relu", "delta", "Gamma_gemm"}));
+    }
+
+    void rowMenuCopiesFiltersAndActs() {
+        DataTableView v;
+        v.setTable(numbersTable());
+        v.setRowActionText("Show longest instance");
+        QSignalSpy activated(&v, &DataTableView::rowActivated);
+        QAbstractItemModel* m = v.tableView()->model();
+        // On a number cell of row 2 (Gamma_gemm): filter falls back to the first text column.
+        std::unique_ptr<QMenu> menu(v.rowMenu(m->index(2, 2)));
+        QStringList texts;
+        for (QAction* a : menu->actions()) texts << a->text();
+        QCOMPARE(texts,
+                 (QStringList{"Copy", "Filter to kernel “Gamma_gemm”", "Show longest instance"}));
+        menu->actions()[0]->trigger();
+        QCOMPARE(QApplication::clipboard()->text(),
+                 QString("Gamma_gemm\tdense_1/MatMul\t100\t-2\n"));
+        menu->actions()[2]->trigger();
+        QCOMPARE(activated.count(), 1);
+        QCOMPARE(activated.at(0).at(0).toInt(), 2);
+        menu->actions()[1]->trigger();
+        QCOMPARE(column(v, 0), (std::vector<std::string>{"Gamma_gemm"}));
+        // On a text cell: that column.
+        v.filterEdit()->clear();
+        menu.reset(v.rowMenu(m->index(1, 1)));
+        QCOMPARE(menu->actions()[1]->text(), QString("Filter to op “relu”"));
+        menu->actions()[1]->trigger();
+        QCOMPARE(column(v, 0), (std::vector<std::string>{"beta_relu"}));
+        // Without a row action the menu has none.
+        DataTableView plain;
+        plain.setTable(numbersTable());
+        menu.reset(plain.rowMenu(plain.tableView()->model()->index(0, 0)));
+        QCOMPARE(menu->actions().size(), 2);
+        menu.reset(); // before its parent goes
+    }
+
+    void filterToBeforeTheTableArrives() {
+        // "Show in op stats" can reach a view whose analysis is still running.
+        DataTableView v;
+        v.filterTo("op", "MatMul");
+        v.setTable(numbersTable());
+        QCOMPARE(column(v, 0), (std::vector<std::string>{"alpha_gemm", "Gamma_gemm"}));
+    }
+
+    void columnChooserHidesAndRemembers() {
+        QTemporaryDir dir;
+        QSettings settings(dir.filePath("s.ini"), QSettings::IniFormat);
+        DataTableView::setSettings(&settings);
+        {
+            DataTableView v;
+            v.setExportFileName("numbers.csv");
+            v.setTable(numbersTable());
+            std::unique_ptr<QMenu> menu(v.columnMenu());
+            QCOMPARE(menu->actions()[1]->text(), QString("op"));
+            QVERIFY(menu->actions()[1]->isChecked());
+            menu->actions()[1]->setChecked(false);
+            QVERIFY(v.isColumnHidden("op"));
+            QVERIFY(v.tableView()->isColumnHidden(1));
+        }
+        {
+            DataTableView again; // a new session of the same table
+            again.setExportFileName("numbers.csv");
+            again.setTable(numbersTable());
+            QVERIFY(again.tableView()->isColumnHidden(1));
+            QVERIFY(!again.tableView()->isColumnHidden(0));
+            DataTableView other; // another table keeps all its columns
+            other.setExportFileName("other.csv");
+            other.setTable(numbersTable());
+            QVERIFY(!other.tableView()->isColumnHidden(1));
+            // The last shown column cannot be hidden.
+            for (const char* c : {"kernel", "time (µs)"}) again.setColumnHidden(c, true);
+            std::unique_ptr<QMenu> menu(again.columnMenu());
+            QVERIFY(menu->actions()[3]->isChecked()); // count, the only one shown
+            QVERIFY(!menu->actions()[3]->isEnabled());
+            int enabledChecked = 0;
+            for (QAction* a : menu->actions())
+                enabledChecked += a->isCheckable() && a->isChecked() && a->isEnabled() ? 1 : 0;
+            QCOMPARE(enabledChecked, 0);
+        }
+        DataTableView::setSettings(nullptr);
+    }
+
+    void numbersStayInViewWhenNamesAreLong() {
+        // Kernel names of 300 characters at 1280x720 with the side panel: every number column
+        // lies inside the viewport; the names give up width, elided.
+        Table t;
+        t.addColumn("Kernel name", Table::Type::Text);
+        t.addColumn("Op name", Table::Type::Text);
+        t.addColumn("#Occurrences", Table::Type::Int);
+        t.addColumn("Total duration (µs)", Table::Type::Double, ColumnFormat::Microseconds);
+        t.addColumn("Average duration (µs)", Table::Type::Double, ColumnFormat::Microseconds);
+        for (int i = 0; i < 20; ++i)
+            t.addRow({"void Eigen::internal::EigenMetaKernel<" + std::string(260, 'x') +
+                          std::to_string(i) + ">",
+                      "model/bert/encoder/layer_" + std::to_string(i) + "/" + std::string(120, 'y'),
+                      int64_t(i), 1000.5 * i, 10.25 * i});
+        DataTableView v;
+        v.resize(1280 - 260 - 16, 500);
+        v.setTable(t);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        QTableView* view = v.tableView();
+        const int width = view->viewport()->width();
+        for (int c = 2; c < 5; ++c)
+            QVERIFY2(view->columnViewportPosition(c) + view->columnWidth(c) <= width,
+                     qPrintable(QString::number(c)));
+        QVERIFY(view->columnWidth(0) >= v.fontMetrics().horizontalAdvance('x') * 16);
+        // A wider window gives the names their width back.
+        v.resize(2400, 500);
+        QTRY_VERIFY(view->columnWidth(0) > 300);
+    }
+
+    void opStatsDoubleClickShowsLongestInstance() {
+        TfStatsView view;
+        view.resize(1400, 900);
+        auto profile = gpuFixture();
+        view.setProfile(profile);
+        QTRY_VERIFY(view.isReady());
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QSignalSpy jump(&view, &ToolView::showEventRequested);
+        QTableView* t = view.tableView()->tableView();
+        auto doubleClick = [&](int row) {
+            const QRect cell = t->visualRect(t->model()->index(row, 2));
+            QTest::mouseClick(t->viewport(), Qt::LeftButton, {}, cell.center());
+            QTest::mouseDClick(t->viewport(), Qt::LeftButton, {}, cell.center());
+        };
+        doubleClick(0); // device dense/MatMul: its kernels of 2, 3 and 4 µs
+        QCOMPARE(jump.count(), 1);
+        EventIndex e = jump.at(0).at(0).value<EventIndex>();
+        QCOMPARE(profile->name(e), std::string_view("volta_h884gemm_64x64"));
+        QCOMPARE(profile->start(e), 30 * us);
+        QCOMPARE(profile->duration(e), 4 * us);
+        doubleClick(2); // host dense/MatMul: two of 10 µs, the first is shown
+        QCOMPARE(jump.count(), 2);
+        e = jump.at(1).at(0).value<EventIndex>();
+        QCOMPARE(profile->name(e), std::string_view("dense/MatMul:MatMul"));
+        QCOMPARE(profile->start(e), int64_t(0));
+        // IDLE has no instance.
+        view.setIncludeIdle(true);
+        const Table& table = view.tableView()->table();
+        for (int r = 0; r < int(table.rowCount()); ++r)
+            if (table.text(size_t(r), 2) == "IDLE") emit view.tableView()->rowActivated(r);
+        QCOMPARE(jump.count(), 2);
+    }
+
+    void showNameFiltersTheTables() {
+        TfStatsView ops;
+        ops.setProfile(gpuFixture());
+        QVERIFY(ops.showName("relu"));
+        QTRY_VERIFY(ops.isReady());
+        const DataTableView& t = *ops.tableView();
+        QCOMPARE(t.visibleRows().size(), size_t(1));
+        QCOMPARE(t.table().text(t.visibleRows()[0], 2), std::string("relu"));
+        KernelStatsView kernels;
+        kernels.setProfile(gpuFixture());
+        QTRY_VERIFY(kernels.isReady());
+        QVERIFY(kernels.showName("volta_h884gemm_64x64"));
+        QCOMPARE(kernels.tableView()->visibleRows().size(), size_t(1));
+    }
+
+    void narrowOpStatsStacksPies() {
+        TfStatsView view;
+        view.setProfile(gpuFixture());
+        QTRY_VERIFY(view.isReady());
+        view.resize(1600, 900);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(!view.piesInTabs());
+        QVERIFY2(view.minimumSizeHint().width() <= 1024 - 260,
+                 qPrintable(QString::number(view.minimumSizeHint().width())));
+        // Too narrow for four pies of 300 px: one at a time, in tabs, inside the window.
+        view.resize(1000, 600);
+        QTRY_VERIFY(view.piesInTabs());
+        QCOMPARE(view.visiblePieCount(), 4);
+        auto* tabs = view.findChild<QTabWidget*>();
+        QCOMPARE(tabs->count(), 4);
+        QCOMPARE(tabs->tabText(1), QString("Device self-time by op type"));
+        QVERIFY(tabs->geometry().right() <= view.width());
+        view.resize(1600, 900);
+        QTRY_VERIFY(!view.piesInTabs());
+        for (PieChart* pie : view.findChildren<PieChart*>()) QVERIFY(pie->isVisible());
     }
 
     void realProfileViews() {

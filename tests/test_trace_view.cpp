@@ -1,11 +1,16 @@
 // The trace viewer driven like a user: keys, mouse, search box, details pane, aggregate.
 #include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QDialog>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTextBrowser>
 #include <QThreadPool>
+#include <QToolButton>
 #include <QWheelEvent>
 
 #include "model/ProfileBuilder.h"
@@ -159,18 +164,261 @@ private slots:
         QVERIFY(!canvas->frameDeviceActivity());
     }
 
-    void wheelZoomsAtTheCursor() {
+    void ctrlWheelZoomsAtTheCursor() {
         const QRect area = TimelineRenderer::timelineRect(canvas->size());
         const QPoint at(area.left() + area.width() / 4, area.top() + 30);
         const int64_t before =
             TimelineRenderer::timeAt(at.x(), {canvas->size(), canvas->visibleRange(), 0});
         QWheelEvent wheel(at, canvas->mapToGlobal(at), QPoint(), QPoint(0, 240), Qt::NoButton,
-                          Qt::NoModifier, Qt::NoScrollPhase, false);
+                          Qt::ControlModifier, Qt::NoScrollPhase, false);
         QApplication::sendEvent(canvas, &wheel);
         QVERIFY(canvas->visibleRange().span() < fx.profile->durationPs());
         const int64_t after =
             TimelineRenderer::timeAt(at.x(), {canvas->size(), canvas->visibleRange(), 0});
         QVERIFY(std::abs(after - before) < canvas->visibleRange().span() / 1000);
+    }
+
+    void plainWheelScrollsShiftWheelPans() {
+        // 60 threads: more rows than fit.
+        ProfileBuilder b;
+        const uint32_t host = b.addHost("h", "");
+        const uint32_t cpu = b.addPlane(host, 1, "/host:CPU");
+        const uint32_t m = b.addMetadata(cpu, 1, "work", "");
+        b.setTimeBase(0);
+        for (int i = 0; i < 60; ++i)
+            b.addEvent(b.addTrack(cpu, i + 1, "thread " + std::to_string(i)), 0, 1'000'000'000, m);
+        view->setProfile(std::shared_ptr<const Profile>(b.finish()));
+        QVERIFY(canvas->maxScrollY() > 0);
+        const TimeRange whole = canvas->visibleRange();
+        const QPoint at = TimelineRenderer::timelineRect(canvas->size()).center();
+        auto wheel = [&](QPoint delta, Qt::KeyboardModifiers mods) {
+            QWheelEvent e(at, canvas->mapToGlobal(at), QPoint(), delta, Qt::NoButton, mods,
+                          Qt::NoScrollPhase, false);
+            QApplication::sendEvent(canvas, &e);
+        };
+        wheel({0, -240}, Qt::NoModifier); // two notches down
+        QCOMPARE(canvas->scrollY(), 120);
+        QCOMPARE(canvas->visibleRange(), whole);
+        wheel({0, 120}, Qt::NoModifier);
+        QCOMPARE(canvas->scrollY(), 60);
+        wheel({0, 240}, Qt::ControlModifier);
+        const TimeRange zoomed = canvas->visibleRange();
+        QVERIFY(zoomed.span() < whole.span());
+        QCOMPARE(canvas->scrollY(), 60);
+        wheel({0, -240}, Qt::ShiftModifier); // pans right
+        QVERIFY(canvas->visibleRange().start > zoomed.start);
+        QCOMPARE(canvas->visibleRange().span(), zoomed.span());
+        QCOMPARE(canvas->scrollY(), 60);
+    }
+
+    void sectionHeaderStaysPinned() {
+        // 60 threads in one section: scrolled down, its header is still drawn at the top and
+        // still folds the section.
+        ProfileBuilder b;
+        const uint32_t host = b.addHost("h", "");
+        const uint32_t cpu = b.addPlane(host, 1, "/host:CPU");
+        const uint32_t m = b.addMetadata(cpu, 1, "work", "");
+        b.setTimeBase(0);
+        for (int i = 0; i < 60; ++i)
+            b.addEvent(b.addTrack(cpu, i + 1, "thread " + std::to_string(i)), 0, 1'000'000'000, m);
+        view->setProfile(std::shared_ptr<const Profile>(b.finish()));
+        const int headerY = TimelineRenderer::kAxisHeight + TimelineLayout::kSectionHeight / 2;
+        auto headerPixel = [&] {
+            canvas->repaint();
+            return canvas->grab().toImage().pixelColor(TimelineRenderer::kGutterWidth + 200,
+                                                       headerY);
+        };
+        const QColor band = headerPixel(); // unscrolled: the real header is there
+        canvas->setScrollY(400);
+        QCOMPARE(canvas->scrollY(), 400);
+        QCOMPARE(headerPixel(), band);
+        QVERIFY(canvas->hitAt(QPoint(400, headerY)).onHeader);
+        QCOMPARE(canvas->hitAt(QPoint(400, headerY)).section, 0);
+        QTest::mouseClick(canvas, Qt::LeftButton, {}, QPoint(400, headerY));
+        QVERIFY(canvas->layout()->sections()[0].collapsed);
+    }
+
+    void keysWorkAfterUsingOtherWidgets() {
+        // A checkbox and a tool button of the toolbar, then the selection table: the timeline's
+        // keys still work. In the search box they are text.
+        QCheckBox* flows = nullptr;
+        for (QCheckBox* c : view->findChildren<QCheckBox*>())
+            if (c->text() == "Flows") flows = c;
+        QVERIFY(flows);
+        QTest::mouseClick(flows, Qt::LeftButton);
+        QVERIFY(!flows->isChecked());
+        flows->setFocus();
+        QTRY_VERIFY(flows->hasFocus());
+        const TimeRange whole = canvas->visibleRange();
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_W);
+        QVERIFY(canvas->visibleRange().span() < whole.span());
+        QVERIFY(!flows->isChecked()); // the key went to the timeline, not to the box
+        QToolButton* pan = nullptr;
+        for (QToolButton* b : view->findChildren<QToolButton*>())
+            if (b->text() == "Pan") pan = b;
+        QVERIFY(pan);
+        pan->setFocus();
+        QTest::mouseClick(pan, Qt::LeftButton);
+        QCOMPARE(canvas->tool(), TimelineCanvas::Tool::Pan);
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_1);
+        QCOMPARE(canvas->tool(), TimelineCanvas::Tool::Select);
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_0);
+        QCOMPARE(canvas->visibleRange(), whole);
+        view->searchBox()->setFocus();
+        QTest::keyClicks(view->searchBox(), "ws");
+        QCOMPARE(view->searchBox()->text(), QString("ws"));
+        QCOMPARE(canvas->visibleRange(), whole);
+    }
+
+    void questionMarkShowsTheShortcutSheet() {
+        QTest::keyClick(canvas, Qt::Key_Question, Qt::ShiftModifier);
+        auto* sheet = view->window()->findChild<QDialog*>("shortcutSheet");
+        QVERIFY(sheet);
+        QVERIFY(sheet->isVisible());
+        const QString text = sheet->findChild<QTextBrowser*>()->toPlainText();
+        QVERIFY(text.contains("Ctrl+wheel"));
+        QVERIFY(text.contains("Zoom at the cursor"));
+        sheet->hide();
+    }
+
+    void eventContextMenu() {
+        QMenu* menu = view->contextMenu(canvas->pointOf(fx.kernel));
+        std::unique_ptr<QMenu> owned(menu);
+        QStringList texts;
+        for (QAction* a : menu->actions())
+            if (!a->isSeparator()) texts << a->text();
+        QCOMPARE(texts,
+                 (QStringList{"Copy name", "Find all with this name", "Zoom to it",
+                              "Show op fused_attention in op stats", "Show in kernel stats"}));
+        auto action = [&](const QString& text) {
+            for (QAction* a : menu->actions())
+                if (a->text() == text) return a;
+            return static_cast<QAction*>(nullptr);
+        };
+        action("Copy name")->trigger();
+        QCOMPARE(QApplication::clipboard()->text(), QString("fused_attention"));
+        // No kernel details in this fixture: nothing to show in kernel stats.
+        QVERIFY(!action("Show in kernel stats")->isEnabled());
+        QSignalSpy show(view.get(), &ToolView::showNameRequested);
+        action("Show op fused_attention in op stats")->trigger();
+        QCOMPARE(show.count(), 1);
+        QCOMPARE(show.at(0).at(0).toString(), QString("tf_stats"));
+        QCOMPARE(show.at(0).at(1).toString(), QString("fused_attention"));
+        // Zoom: the 2 ms kernel fills a third of a 6 ms window, kept inside the profile.
+        action("Zoom to it")->trigger();
+        QCOMPARE(canvas->selectedEvent(), fx.kernel);
+        QCOMPARE(canvas->visibleRange(), (TimeRange{6'000'000'000, 12'000'000'000}));
+    }
+
+    void findAllWithThisName() {
+        // The 200 launches, found by their exact name.
+        canvas->setVisibleRange({0, 200'000'000});
+        const EventIndex launch = fx.profile->eventsByName("cudaLaunchKernel")[0];
+        std::unique_ptr<QMenu> menu(view->contextMenu(canvas->pointOf(launch)));
+        QSignalSpy done(view.get(), &TraceView::searchFinished);
+        menu->actions()[1]->trigger();
+        QVERIFY(done.wait(5000));
+        QCOMPARE(view->searchHits().size(), size_t(200));
+        QCOMPARE(view->searchBox()->text(), QString("^cudaLaunchKernel$"));
+    }
+
+    void trackContextMenuHidesAndCollapses() {
+        const int streamRow = canvas->layout()->rowOfTrack(fx.stream);
+        const TimelineFrame f{canvas->size(), canvas->visibleRange(), canvas->scrollY()};
+        const int y =
+            TimelineRenderer::canvasY(canvas->layout()->rows()[size_t(streamRow)].y, f) + 5;
+        std::unique_ptr<QMenu> menu(view->contextMenu(QPoint(40, y)));
+        QStringList texts;
+        for (QAction* a : menu->actions()) texts << a->text();
+        QCOMPARE(texts, (QStringList{"Collapse other sections", "Hide Stream #134 (Compute)"}));
+        menu->actions()[1]->trigger();
+        QCOMPARE(canvas->layout()->rowOfTrack(fx.stream), -1);
+        QCOMPARE(canvas->layout()->hiddenTrackCount(), size_t(1));
+        // The header now says so, and any header offers to show it again.
+        QVERIFY(canvas->layout()->rows()[0].label.find("1 hidden") != std::string::npos);
+        menu.reset(view->contextMenu(QPoint(40, TimelineRenderer::kAxisHeight + 5)));
+        QCOMPARE(menu->actions().back()->text(), QString("Show 1 hidden track(s)"));
+        menu->actions().back()->trigger();
+        QVERIFY(canvas->layout()->rowOfTrack(fx.stream) >= 0);
+        // Collapse the others: the host section folds, the device section stays open.
+        menu.reset(view->contextMenu(QPoint(40, TimelineRenderer::kAxisHeight + 5)));
+        menu->actions()[0]->trigger();
+        QVERIFY(!canvas->layout()->sections()[0].collapsed);
+        QVERIFY(canvas->layout()->sections()[1].collapsed);
+        // Selecting an event of a hidden track shows it again.
+        canvas->setTrackHidden(fx.stream, true);
+        view->focusEvent(fx.kernel);
+        QVERIFY(canvas->layout()->rowOfTrack(fx.stream) >= 0);
+    }
+
+    void flowsUncheckedDrawNoArrows() {
+        // A launch and its kernel; the strip between the stream's lane and the thread's lane
+        // holds nothing but the arrow.
+        canvas->setVisibleRange({0, 100'000'000});
+        const EventIndex gemm = fx.profile->eventsByName("volta_sgemm")[0];
+        const EventIndex launch = fx.profile->launchesOf(gemm)[0];
+        const int top = canvas->pointOf(gemm).y() + TimelineLayout::kLaneHeight / 2 + 2;
+        const int bottom = canvas->pointOf(launch).y() - TimelineLayout::kLaneHeight / 2 - 2;
+        QVERIFY(bottom > top);
+        const QRect strip(TimelineRenderer::kGutterWidth, top,
+                          canvas->width() - TimelineRenderer::kGutterWidth, bottom - top);
+        auto grabStrip = [&] {
+            canvas->repaint();
+            return canvas->grab().toImage().copy(strip);
+        };
+        canvas->selectEvent(kNoIndex, TimelineCanvas::Framing::None);
+        canvas->setShowFlows(false);
+        const QImage nothing = grabStrip();
+        canvas->selectEvent(launch, TimelineCanvas::Framing::None);
+        const QImage selectedWithoutFlows = grabStrip();
+        canvas->setShowFlows(true);
+        const QImage selectedWithFlows = grabStrip();
+        QVERIFY(selectedWithFlows != nothing);   // the arrow is drawn with flows on
+        QCOMPARE(selectedWithoutFlows, nothing); // and not at all with flows off
+    }
+
+    void searchKeepsTheZoomWhenTheHitFits() {
+        QSignalSpy done(view.get(), &TraceView::searchFinished);
+        QTest::keyClicks(view->searchBox(), "cuda");
+        QVERIFY(done.wait(5000));
+        // 1 ms holds launches 0..19 (every 50 µs): the first two hits keep the view.
+        const TimeRange oneMs{0, 1'000'000'000};
+        canvas->setVisibleRange(oneMs);
+        QTest::keyClick(view->searchBox(), Qt::Key_Return);
+        QCOMPARE(canvas->selectedEvent(), view->searchHits()[0]);
+        QCOMPARE(canvas->visibleRange(), oneMs);
+        QTest::keyClick(view->searchBox(), Qt::Key_Return);
+        QCOMPARE(canvas->visibleRange(), oneMs);
+        // The last hit (at 9.95 ms) is off screen: same zoom, centred on it.
+        QTest::keyClick(view->searchBox(), Qt::Key_Return, Qt::ShiftModifier);
+        QTest::keyClick(view->searchBox(), Qt::Key_Return, Qt::ShiftModifier);
+        QCOMPARE(canvas->selectedEvent(), view->searchHits()[199]);
+        const int64_t centre = int64_t(199) * 50'000'000 + 2'500'000;
+        QCOMPARE(canvas->visibleRange(), (TimeRange{centre - 500'000'000, centre + 500'000'000}));
+        // A hit longer than the view: framed with its own length either side.
+        view->searchBox()->setText("attention");
+        QVERIFY(done.wait(5000));
+        canvas->setVisibleRange({0, 1'000'000});
+        QTest::keyClick(view->searchBox(), Qt::Key_Return);
+        QCOMPARE(canvas->selectedEvent(), fx.kernel);
+        QCOMPARE(canvas->visibleRange(), (TimeRange{6'000'000'000, 12'000'000'000}));
+    }
+
+    void contextFramingShowsNeighbours() {
+        // A 5 µs launch is framed in at least 20 µs, never alone in a 1 µs window.
+        const EventIndex launch = fx.profile->eventsByName("cudaLaunchKernel")[10];
+        view->focusEvent(launch);
+        const int64_t centre = fx.profile->start(launch) + 2'500'000;
+        QCOMPARE(canvas->visibleRange(), (TimeRange{centre - 10'000'000, centre + 10'000'000}));
+    }
+
+    void smallWindow() {
+        QVERIFY2(view->minimumSizeHint().width() <= 1024 - 260,
+                 qPrintable(QString::number(view->minimumSizeHint().width())));
+        view->resize(1024 - 260, 560);
+        QTRY_COMPARE(view->width(), 1024 - 260);
+        QVERIFY(view->searchBox()->isVisible());
+        QVERIFY(view->searchBox()->geometry().right() <= view->width());
     }
 
     void toolKeys() {
@@ -205,7 +453,8 @@ private slots:
         const TimeRange framed = canvas->visibleRange();
         QVERIFY(framed.start <= fx.profile->start(fx.kernel));
         QVERIFY(framed.end >= fx.profile->end(fx.kernel));
-        QCOMPARE(framed.span(), 2 * fx.profile->duration(fx.kernel));
+        // Thrice its length (6 ms) around it, moved back inside the 12 ms profile: 6 to 12 ms.
+        QCOMPARE(framed, (TimeRange{6'000'000'000, 12'000'000'000}));
         QTest::keyClick(canvas, Qt::Key_M);
         QVERIFY(canvas->zoom().hasMark());
         QTest::keyClick(canvas, Qt::Key_Escape);
@@ -372,7 +621,9 @@ private slots:
     void focusEventFramesAndShowsDetails() {
         view->focusEvent(fx.kernel);
         QCOMPARE(canvas->selectedEvent(), fx.kernel);
-        QVERIFY(canvas->visibleRange().span() <= 2 * fx.profile->duration(fx.kernel));
+        // The 2 ms kernel (10 to 12 ms) fills a third of a 6 ms view, which ends with the
+        // profile at 12 ms.
+        QCOMPARE(canvas->visibleRange(), (TimeRange{6'000'000'000, 12'000'000'000}));
         QVERIFY(view->detailsPane()->toPlainText().contains("fused_attention"));
     }
 

@@ -114,6 +114,16 @@ private slots:
         s = chooseTimeAxis({0, 2000000}, 1000, 7);
         QCOMPARE(s.stepPs, int64_t(200000));
         QCOMPARE(QString::fromStdString(s.label(400000)), QStringLiteral("0.4 µs"));
+        // Zoomed in 1.806 s into the profile: offsets from a base shown once, not
+        // "1805980 µs". 100 µs on 1000 px: 10 µs steps, base at the last 100 µs boundary.
+        s = chooseTimeAxis({1805974000000, 1806074000000}, 1000, 7);
+        QCOMPARE(s.stepPs, int64_t(10000000));
+        QCOMPARE(s.basePs, int64_t(1805900000000));
+        QCOMPARE(QString::fromStdString(s.baseLabel()), QStringLiteral("1.8059 s"));
+        QCOMPARE(QString::fromStdString(s.label(1805980000000)), QStringLiteral("+80 µs"));
+        QCOMPARE(QString::fromStdString(s.label(1806070000000)), QStringLiteral("+170 µs"));
+        // Near the start no base is needed.
+        QCOMPARE(chooseTimeAxis({0, 100000000}, 1000, 7).basePs, int64_t(0));
         // Ticks never crowd: at least 60 px apart.
         for (int64_t span : {int64_t(1000), int64_t(123456789), int64_t(98765432109876)}) {
             const TimeAxisScale a = chooseTimeAxis({0, span}, 1600, 7);

@@ -27,7 +27,9 @@
 #include "ui/MessageBanner.h"
 #include "ui/ProfileLoadTracker.h"
 #include "ui/WelcomePage.h"
+#include "ui/widgets/DataTableView.h"
 #include "views/ToolView.h"
+#include "views/trace/ShortcutSheet.h"
 
 // The icons are compiled into the static stepscope_ui library, whose resource initializer the
 // linker would drop without a reference; Q_INIT_RESOURCE must be called outside any namespace.
@@ -62,6 +64,7 @@ MainWindow::MainWindow(QSettings* settings, QWidget* parent)
     setWindowTitle(tr("Stepscope"));
     setWindowIcon(QIcon(":/stepscope.svg"));
     setAcceptDrops(true);
+    DataTableView::setSettings(settings_); // tables remember their hidden columns
 
     banner_ = new MessageBanner(this);
     welcome_ = new WelcomePage(this);
@@ -118,7 +121,7 @@ MainWindow::~MainWindow() = default;
 QWidget* MainWindow::buildSidePanel() {
     auto* panel = new QFrame(this);
     panel->setObjectName("sidePanel");
-    panel->setFixedWidth(260);
+    panel->setFixedWidth(220);
     panel->setStyleSheet("#sidePanel { background: palette(alternate-base);"
                          " border-right: 1px solid palette(midlight); }");
 
@@ -200,7 +203,19 @@ void MainWindow::buildMenus() {
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    sidePanelAction_ = view->addAction(tr("&Side Panel"));
+    sidePanelAction_->setObjectName("sidePanelAction");
+    sidePanelAction_->setCheckable(true);
+    sidePanelAction_->setChecked(true);
+    sidePanelAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+    connect(sidePanelAction_, &QAction::toggled, this,
+            [this](bool on) { sidePanel_->setVisible(on && profile_); });
+
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* keys =
+        help->addAction(tr("&Keyboard Shortcuts"), this, [this] { showShortcutSheet(this); });
+    keys->setShortcut(QKeySequence::HelpContents);
     help->addAction(tr("&About Stepscope"), this, [this] {
         QMessageBox::about(this, tr("About Stepscope"),
                            tr("<b>Stepscope %1</b><p>A native profiler for GPU training jobs: "
@@ -315,7 +330,7 @@ void MainWindow::showProfile(const LoadOutcome& outcome) {
         welcome_->setRecentPaths(recent_.paths());
     }
     for (auto& [id, view] : views_) view->setProfile(profile_);
-    sidePanel_->show();
+    sidePanel_->setVisible(sidePanelAction_->isChecked());
     fillSelectors(shown_);
     fillToolSelector();
     updateTitleAndStatus();
@@ -407,6 +422,17 @@ void MainWindow::showTool(const QString& id) {
             if (!selectTool(kTraceViewerId)) return;
             if (ToolView* trace = currentView()) trace->focusEvent(e);
         });
+        connect(view, &ToolView::showRangeRequested, this, [this](qint64 b, qint64 e) {
+            if (!selectTool(kTraceViewerId)) return;
+            if (ToolView* trace = currentView()) trace->focusRange(b, e);
+        });
+        connect(view, &ToolView::showToolRequested, this,
+                [this](const QString& tool) { selectTool(tool); });
+        connect(view, &ToolView::showNameRequested, this,
+                [this](const QString& tool, const QString& name) {
+                    if (!selectTool(tool)) return;
+                    if (ToolView* target = currentView()) target->showName(name);
+                });
     }
     stack_->setCurrentWidget(view);
 }

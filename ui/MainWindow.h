@@ -118,6 +118,7 @@ private:
     QMenu* recentMenu_;
     QAction* exportChromeAction_ = nullptr;
     ChromeTraceExport* chromeExport_ = nullptr;
+    QAction* sidePanelAction_ = nullptr;
     // Shown in the banner once the next load succeeds (a capture's warnings).
     QString pendingNoticeTitle_, pendingNoticeDetail_;
 };

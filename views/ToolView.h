@@ -18,12 +18,29 @@ public:
     virtual void setProfile(std::shared_ptr<const Profile> profile) = 0;
     // Brings one event into view, where the tool shows single events (the trace viewer does).
     virtual void focusEvent(EventIndex event) { Q_UNUSED(event); }
+    // Shows a time range (ps from the profile start), where the tool shows time (trace viewer).
+    virtual void focusRange(int64_t beginPs, int64_t endPs) {
+        Q_UNUSED(beginPs);
+        Q_UNUSED(endPs);
+    }
+    // Narrows the tool's table to the rows of one name (op stats: an op; kernel stats: a kernel),
+    // for "show in …" from another tool. False where the tool has no such table.
+    virtual bool showName(const QString& name) {
+        Q_UNUSED(name);
+        return false;
+    }
     // True once what the view shows for the current profile is complete (used by --screenshot).
     virtual bool isReady() const { return true; }
 
 signals:
     // Asks the window to show this event in the trace viewer.
     void showEventRequested(stepscope::EventIndex event);
+    // Asks the window to show this time range in the trace viewer.
+    void showRangeRequested(qint64 beginPs, qint64 endPs);
+    // Asks the window to switch to another tool (its id, as in the registry).
+    void showToolRequested(const QString& toolId);
+    // Asks the window to switch to the tool `toolId` and call its showName(name).
+    void showNameRequested(const QString& toolId, const QString& name);
     // Emitted when isReady() turns true.
     void ready();
 };

@@ -2,12 +2,14 @@
 // running TensorFlow / JAX profiler servers into a TensorBoard log directory (capture/).
 // Prints the written files, one per line; progress and warnings go to stderr. Ctrl+C cancels.
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <string>
 
 #include "app/cli/Arguments.h"
 #include "app/cli/Commands.h"
+#include "capture/ProgramLauncher.h"
 #include "capture/RemoteCapture.h"
 
 namespace stepscope::cli {
@@ -25,7 +27,15 @@ constexpr const char* kCaptureUsage =
     "Defaults as TensorBoard's Capture Profile: --duration-ms 1000 --retries 3 --delay-ms 0\n"
     "--host-tracer-level 2 --device-tracer-level 1 --python-tracer-level 0; RUN is the local\n"
     "time (YYYY_MM_DD_HH_MM_SS). The servers write the files themselves, so DIR must be a\n"
-    "folder they can reach under the same path.\n";
+    "folder they can reach under the same path.\n"
+    "\n"
+    "       stepscope-cli capture --logdir DIR [--run NAME] [--duration S]\n"
+    "           [--kernels] [--memcpy] [--memory] [--api] [--nvtx] -- PROGRAM [ARGS...]\n"
+    "\n"
+    "Runs PROGRAM with Stepscope's CUPTI collector injected (all record kinds unless some are\n"
+    "named), stops it after S seconds if given, and writes one host per process:\n"
+    "DIR/plugins/profile/RUN/<hostname>_<pid>.xplane.pb. Needs a CUDA driver and a build that\n"
+    "found CUPTI.\n";
 
 int usage(const std::string& message) {
     std::fprintf(stderr, "stepscope-cli capture: %s\n\n%s", message.c_str(), kCaptureUsage);
@@ -40,7 +50,60 @@ extern "C" void onInterrupt(int) {
 
 } // namespace
 
+// `capture --logdir DIR [--run NAME] [--duration S] [--kernels --memcpy --memory --api --nvtx]
+// -- PROGRAM ARGS...`: local capture with CUPTI.
+static int runLocalCapture(const std::vector<std::string>& args, size_t programAt) {
+    capture::LaunchOptions o;
+#ifdef STEPSCOPE_CUPTI_LIBRARY
+    o.injectionLibrary = STEPSCOPE_CUPTI_LIBRARY;
+    o.cuptiLibrary = STEPSCOPE_LIBCUPTI;
+#endif
+    std::string kinds;
+    for (size_t i = 0; i + 1 < programAt; ++i) {
+        const std::string& a = args[i];
+        if (a == "--kernels" || a == "--memcpy" || a == "--memory" || a == "--api" ||
+            a == "--nvtx") {
+            kinds += (kinds.empty() ? "" : ",") + a.substr(2);
+            continue;
+        }
+        if (i + 2 >= programAt) return usage("'" + a + "' needs a value or is unknown");
+        const std::string& v = args[++i];
+        if (a == "--logdir") {
+            o.logDir = v;
+        } else if (a == "--run") {
+            o.runName = v;
+        } else if (a == "--duration") {
+            const auto n = parseCount(v, 1, 24 * 3600);
+            if (!n) return usage("--duration must be a whole number of seconds, 1 to 86400");
+            o.stopAfterMs = *n * 1000;
+        } else {
+            return usage("unknown option '" + a + "' for launching a program");
+        }
+    }
+    o.kinds = kinds;
+    o.argv.assign(args.begin() + long(programAt), args.end());
+    if (o.argv.empty()) return usage("no program after --");
+    if (o.logDir.empty()) return usage("no --logdir given");
+
+    Progress progress;
+    g_interruptible = &progress;
+    std::signal(SIGINT, onInterrupt);
+    const capture::LaunchResult r = capture::launchAndCapture(o, progress);
+    std::signal(SIGINT, SIG_DFL);
+    g_interruptible = nullptr;
+    for (const std::string& n : r.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
+    for (const std::string& w : r.run.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    if (!r.ok()) {
+        std::fprintf(stderr, "stepscope-cli capture: %s\n", r.error.c_str());
+        return 1;
+    }
+    for (const std::string& f : r.run.files) std::printf("%s\n", f.c_str());
+    return 0;
+}
+
 int runCapture(const std::vector<std::string>& args) {
+    const auto dashes = std::find(args.begin(), args.end(), "--");
+    if (dashes != args.end()) return runLocalCapture(args, size_t(dashes - args.begin()) + 1);
     capture::RemoteCaptureOptions o;
     std::string services;
     for (size_t i = 0; i < args.size(); ++i) {
@@ -49,7 +112,6 @@ int runCapture(const std::vector<std::string>& args) {
             std::fputs(kCaptureUsage, stdout);
             return 0;
         }
-        if (a == "--") return usage("launching a program (local CUPTI capture) is not built yet");
         if (i + 1 >= args.size()) return usage("'" + a + "' needs a value or is unknown");
         const std::string& v = args[++i];
         const auto number = [&](uint64_t min, uint64_t max) { return parseCount(v, min, max); };

@@ -34,6 +34,9 @@ struct GpuTimeRow {
     int64_t computePs = 0;
     int64_t collectivesPs = 0, collectivesExposedPs = 0;
     int64_t memoryPs = 0, memoryExposedPs = 0;
+    // Memory time overlapped by neither computation nor collectives: computation + exposed
+    // collectives + this + idle = span (the page's stacked bar).
+    int64_t memoryOnlyPs = 0;
     // The busy union's intervals, in time order (for idle gaps and utilization windows).
     std::vector<GpuIdleGap> busy;
 

@@ -21,6 +21,12 @@ std::string oneDigit(double v) {
     return buf;
 }
 
+std::string threeDigits(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", v);
+    return buf;
+}
+
 double share(double part, double whole) {
     return whole > 0 ? 100.0 * part / whole : 0.0;
 }
@@ -40,7 +46,9 @@ std::string level(double percent, double moderate, double high) {
     return percent >= high ? "high" : percent >= moderate ? "moderate" : "no";
 }
 
-Bottleneck classify(const StepAnalysis& steps) {
+} // namespace
+
+Bottleneck classifyBottleneck(const StepAnalysis& steps) {
     Bottleneck b;
     double total = 0;
     std::array<double, kStepCategoryCount> sum{};
@@ -96,6 +104,8 @@ Bottleneck classify(const StepAnalysis& steps) {
     return b;
 }
 
+namespace {
+
 struct Extent {
     int64_t begin = 0, end = 0;
 };
@@ -136,25 +146,26 @@ bool isSyncCopyApi(std::string_view n) {
 
 HostApiTime hostApiTime(const Profile& p) {
     HostApiTime t;
+    // 0: neither, 1: synchronization call, 2: synchronous copy or set; decided per metadata.
+    std::vector<uint8_t> kind(p.metadata().size(), 0xFF);
     bool any = false;
     for (const Track& track : p.tracks()) {
         if (track.derived || p.planes()[track.plane].kind != PlaneKind::Host) continue;
         if (track.eventCount == 0) continue;
-        if (!any) {
-            t.first = track.minStartPs;
-            t.last = track.maxEndPs;
-            any = true;
-        }
-        t.first = std::min(t.first, track.minStartPs);
-        t.last = std::max(t.last, track.maxEndPs);
+        t.first = any ? std::min(t.first, track.minStartPs) : track.minStartPs;
+        t.last = any ? std::max(t.last, track.maxEndPs) : track.maxEndPs;
+        any = true;
         const EventIndex end = track.firstEvent + track.eventCount;
         for (EventIndex e = track.firstEvent; e < end; ++e) {
-            const std::string_view n = p.name(e);
-            if (n.size() < 4 || (n[0] != 'c' && n[0] != 'h')) continue;
-            if (isSyncApi(n)) {
+            uint8_t& k = kind[p.metadataOf(e)];
+            if (k == 0xFF) {
+                const std::string_view n = p.name(e);
+                k = isSyncApi(n) ? 1 : isSyncCopyApi(n) ? 2 : 0;
+            }
+            if (k == 1) {
                 t.syncPs += p.duration(e);
                 ++t.syncCalls;
-            } else if (isSyncCopyApi(n)) {
+            } else if (k == 2) {
                 t.syncCopyPs += p.duration(e);
                 ++t.syncCopyCalls;
             }
@@ -292,11 +303,11 @@ void recommend(const Profile& p, Overview& o, const TfOpStats& ops) {
             idlest = d.device;
         }
         const double exposed = share(double(d.memoryExposedPs), double(d.busyPs));
-        if (exposed >= kExposedCopyPercent)
+        if (exposed >= kExposedCopyPercent && d.memoryExposedPs >= kMinExposedCopyPs)
             add("exposed_copies", "moderate",
                 d.device + ": " + oneDigit(exposed) +
                     "% of its busy time is copies or sets that no computation overlaps (" +
-                    oneDigit(double(d.memoryExposedPs) / kPsPerMs) + " ms).",
+                    threeDigits(double(d.memoryExposedPs) / kPsPerMs) + " ms).",
                 exposed, "trace_viewer", d.firstPs, d.lastPs);
         for (const GpuIdleGap& g : idleGaps(d, kStarvationPs))
             add("gpu_starvation", "moderate",
@@ -386,7 +397,7 @@ Overview computeOverview(const Profile& p, std::string_view stepPattern, const P
     }
     o.stepTimeMs = summarize(times);
     for (size_t c = 0; c < kStepCategoryCount; ++c) o.categoryMs[c] = summarize(cats[c]);
-    o.bottleneck = classify(o.steps);
+    o.bottleneck = classifyBottleneck(o.steps);
     o.compute16Percent = compute > 0 ? share(compute16, compute) : Table::missing();
     if (progress) progress->report("GPU time", 0.6);
     o.gpu = computeGpuTime(p, progress);

@@ -21,7 +21,7 @@ public:
     RowSink(OpSide side, std::vector<TfOpStatsRow>& rows)
         : side_(side)
         , rows_(rows) {}
-    TfOpStatsRow& add(uint32_t op, int64_t totalPs, int64_t selfPs) {
+    TfOpStatsRow& add(uint32_t op, EventIndex event, int64_t totalPs, int64_t selfPs) {
         if (op >= rowOf_.size()) rowOf_.resize(op + 1, kNone);
         uint32_t& r = rowOf_[op];
         if (r == kNone) {
@@ -30,6 +30,13 @@ public:
         }
         TfOpStatsRow& row = rows_[r];
         ++row.occurrences;
+        // Events arrive in time order per line: strictly longer replaces, so ties keep the first
+        // of a line.
+        if (row.longest == kNoIndex || totalPs > longestPs_[r]) {
+            if (longestPs_.size() <= r) longestPs_.resize(r + 1, -1);
+            row.longest = event;
+            longestPs_[r] = totalPs;
+        }
         row.totalPs += totalPs;
         row.selfPs += selfPs;
         return row;
@@ -39,6 +46,7 @@ private:
     OpSide side_;
     std::vector<TfOpStatsRow>& rows_;
     std::vector<uint32_t> rowOf_;
+    std::vector<int64_t> longestPs_; // by row of rows_
 };
 
 // The time of each op event's child ops on one track. `opOf[i]` is the op of the track's i-th
@@ -183,7 +191,7 @@ TfOpStats computeTfOpStats(const Profile& p, const Progress* progress) {
                 const int64_t dur = p.duration(e);
                 const int64_t self = nests ? std::max<int64_t>(0, dur - children.childPs(i)) : dur;
                 lineSelfPs += self;
-                TfOpStatsRow& row = (host ? hostRows : deviceRows).add(opOf[i], dur, self);
+                TfOpStatsRow& row = (host ? hostRows : deviceRows).add(opOf[i], e, dur, self);
                 if (host) continue;
                 ++deviceOpCount[uint64_t(opOf[i]) << 32 | p.nameId(e)];
                 if (kernels.at(e)) {
@@ -324,6 +332,37 @@ PieData tfOpStatsPie(const TfOpStats& stats, OpSide side, OpGrouping grouping, b
     std::stable_sort(slices.begin(), slices.end(),
                      [](const PieSlice& a, const PieSlice& b) { return a.value > b.value; });
     return slices;
+}
+
+const TfOpStatsRow* findTfOpStatsRow(const TfOpStats& stats, OpSide side, std::string_view type,
+                                     std::string_view name) {
+    for (const TfOpStatsRow& r : stats.rows)
+        if (r.side == side && stats.ops[r.op].name == name && stats.ops[r.op].type == type)
+            return &r;
+    return nullptr;
+}
+
+std::optional<OpIdentity> tfOpOfEvent(const Profile& p, EventIndex e) {
+    if (e >= p.eventCount()) return std::nullopt;
+    const Track& t = p.tracks()[p.trackOf(e)];
+    const Plane& plane = p.planes()[t.plane];
+    const bool host = plane.kind == PlaneKind::Host;
+    if (!host && plane.kind != PlaneKind::Gpu && plane.kind != PlaneKind::Tpu) return std::nullopt;
+    if (host ? t.derived : !t.deviceOps) return std::nullopt;
+    // The same rules as computeTfOpStats, for one event.
+    OpCatalog catalog(p);
+    const StringId* fw = p.frameworkOps().find(e);
+    uint32_t op;
+    if (host) {
+        const bool runtime = p.correlationIds().find(e) || p.memoryEvents().find(e);
+        op = catalog.hostOp(e, fw ? *fw : 0, runtime);
+    } else {
+        const StringId* hlo = p.hloOps().find(e);
+        op = fw || hlo ? catalog.deviceOp(e, fw ? *fw : 0, hlo ? *hlo : 0) : OpCatalog::kNoOp;
+        if (op == OpCatalog::kNoOp) op = catalog.unclaimedOp(e);
+    }
+    if (op == OpCatalog::kNoOp) return std::nullopt;
+    return catalog.op(op);
 }
 
 bool hasTfOpStats(const Profile& p) {

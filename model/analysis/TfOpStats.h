@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "model/Profile.h"
@@ -57,6 +59,7 @@ struct TfOpStatsRow {
     int64_t selfPs = 0;
     int64_t kernelPs = 0;           // device: time of its events that are kernels
     int64_t tensorCoreKernelPs = 0; // device: of which in kernels that use Tensor Cores
+    EventIndex longest = kNoIndex;  // the op's longest event (the earliest of equals)
 };
 
 struct TfOpStats {
@@ -83,6 +86,15 @@ Table tfOpStatsTable(const TfOpStats& stats, bool includeIdle);
 // slice when includeIdle. Empty when the side has no ops.
 enum class OpGrouping : uint8_t { ByOp, ByType };
 PieData tfOpStatsPie(const TfOpStats& stats, OpSide side, OpGrouping grouping, bool includeIdle);
+
+// The row of `stats` for the op (side, type, name) as the table shows it; null when none (IDLE).
+const TfOpStatsRow* findTfOpStatsRow(const TfOpStats& stats, OpSide side, std::string_view type,
+                                     std::string_view name);
+
+// The op whose row an event's time counts in, by the rules above (host events: the op the
+// event is; device op events: their framework op, else their own name as an "Unknown" op);
+// nullopt for events the tool counts nowhere (host runtime events, other lines).
+std::optional<OpIdentity> tfOpOfEvent(const Profile& profile, EventIndex event);
 
 // Whether the profile has any op the tool would show (for the Tool selector); cheap.
 bool hasTfOpStats(const Profile& profile);

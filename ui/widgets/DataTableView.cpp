@@ -8,21 +8,50 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QResizeEvent>
+#include <QSettings>
 #include <QShortcut>
 #include <QSortFilterProxyModel>
+#include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <map>
 
 #include "model/Csv.h"
 #include "ui/widgets/TableModel.h"
 
 namespace stepscope {
+
+namespace {
+QSettings* gSettings = nullptr;
+
+// Re-lays the columns out whenever the table's viewport changes width.
+class ViewportWidth : public QObject {
+public:
+    ViewportWidth(QObject* parent, std::function<void()> changed)
+        : QObject(parent)
+        , changed_(std::move(changed)) {}
+
+protected:
+    bool eventFilter(QObject* o, QEvent* e) override {
+        if (e->type() == QEvent::Resize) {
+            auto* r = static_cast<QResizeEvent*>(e);
+            if (r->size().width() != r->oldSize().width()) changed_();
+        }
+        return QObject::eventFilter(o, e);
+    }
+
+private:
+    std::function<void()> changed_;
+};
+} // namespace
 
 // Filters on the table's text directly (lower-cased once per table), so typing stays quick on
 // tables of hundreds of thousands of rows.
@@ -98,6 +127,10 @@ DataTableView::DataTableView(QWidget* parent)
     view_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
     view_->horizontalHeader()->setResizeContentsPrecision(200);
     view_->horizontalHeader()->setStretchLastSection(false);
+    view_->setContextMenuPolicy(Qt::CustomContextMenu);
+    view_->horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
+    view_->horizontalHeader()->setToolTip(tr("Right click to choose the columns"));
+    view_->viewport()->installEventFilter(new ViewportWidth(this, [this] { layoutColumns(); }));
 
     filter_->setPlaceholderText(tr("Filter (substring, any case)"));
     filter_->setClearButtonEnabled(true);
@@ -113,6 +146,11 @@ DataTableView::DataTableView(QWidget* parent)
     bar->addWidget(filterColumn_);
     bar->addWidget(count_);
     bar->addStretch();
+    exported_ = new QLabel(this);
+    exported_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // A long path must not widen the window: the label takes what is left (full text on hover).
+    exported_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    bar->addWidget(exported_, 1);
     bar->addWidget(exportButton);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -126,6 +164,19 @@ DataTableView::DataTableView(QWidget* parent)
         const QModelIndex source = proxy_->mapToSource(index);
         if (source.isValid()) emit rowActivated(source.row());
     });
+    connect(view_, &QWidget::customContextMenuRequested, this, [this](QPoint pos) {
+        const QModelIndex index = view_->indexAt(pos);
+        if (!index.isValid()) return;
+        QMenu* menu = rowMenu(index);
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->popup(view_->viewport()->mapToGlobal(pos));
+    });
+    connect(view_->horizontalHeader(), &QWidget::customContextMenuRequested, this,
+            [this](QPoint pos) {
+                QMenu* menu = columnMenu();
+                menu->setAttribute(Qt::WA_DeleteOnClose);
+                menu->popup(view_->horizontalHeader()->mapToGlobal(pos));
+            });
     auto* copy = new QShortcut(QKeySequence::Copy, view_, nullptr, nullptr, Qt::WidgetShortcut);
     connect(copy, &QShortcut::activated, this,
             [this] { QApplication::clipboard()->setText(selectionAsTsv()); });
@@ -151,10 +202,123 @@ void DataTableView::setTable(Table table) {
     for (size_t c = 0; c < t.columnCount(); ++c)
         if (t.column(c).type == Table::Type::Text)
             filterColumn_->addItem(QString::fromStdString(t.column(c).name), int(c));
-    const int keep = filterColumn_->findText(column);
+    const int keep =
+        filterColumn_->findText(pendingFilterColumn_.isEmpty() ? column : pendingFilterColumn_);
+    if (keep > 0) pendingFilterColumn_.clear();
     filterColumn_->setCurrentIndex(keep > 0 ? keep : 0);
     applyFilters();
+    for (int c = 0; c < int(t.columnCount()); ++c)
+        view_->setColumnHidden(
+            c, hiddenColumns_.contains(QString::fromStdString(t.column(size_t(c)).name)));
     fitColumns();
+}
+
+void DataTableView::setSettings(QSettings* settings) {
+    gSettings = settings;
+}
+
+void DataTableView::setExportFileName(const QString& name) {
+    exportFileName_ = name;
+    loadHiddenColumns();
+}
+
+void DataTableView::loadHiddenColumns() {
+    hiddenColumns_ =
+        gSettings ? gSettings->value("tables/" + exportFileName_ + "/hiddenColumns").toStringList()
+                  : QStringList();
+    const Table& t = model_->table();
+    for (int c = 0; c < int(t.columnCount()); ++c)
+        view_->setColumnHidden(
+            c, hiddenColumns_.contains(QString::fromStdString(t.column(size_t(c)).name)));
+    layoutColumns();
+}
+
+void DataTableView::saveHiddenColumns() const {
+    if (gSettings)
+        gSettings->setValue("tables/" + exportFileName_ + "/hiddenColumns", hiddenColumns_);
+}
+
+bool DataTableView::isColumnHidden(const QString& columnName) const {
+    const int c = model_->table().columnIndex(columnName.toStdString());
+    return c >= 0 ? view_->isColumnHidden(c) : hiddenColumns_.contains(columnName);
+}
+
+void DataTableView::setColumnHidden(const QString& columnName, bool hidden) {
+    hiddenColumns_.removeAll(columnName);
+    if (hidden) hiddenColumns_ << columnName;
+    saveHiddenColumns();
+    const int c = model_->table().columnIndex(columnName.toStdString());
+    if (c >= 0) view_->setColumnHidden(c, hidden);
+    layoutColumns();
+}
+
+void DataTableView::filterTo(const QString& columnName, const QString& text) {
+    for (const ColumnFilter& f : columnFilters_)
+        if (f.column == columnName) {
+            f.edit->setText(text);
+            return;
+        }
+    const int index = filterColumn_->findText(columnName);
+    if (index > 0) {
+        filterColumn_->setCurrentIndex(index);
+        pendingFilterColumn_.clear();
+    } else {
+        pendingFilterColumn_ = columnName;
+    }
+    filter_->setText(text);
+}
+
+QMenu* DataTableView::rowMenu(const QModelIndex& index) {
+    auto* menu = new QMenu(this);
+    const QModelIndex source = proxy_->mapToSource(index);
+    if (!source.isValid()) return menu;
+    if (!view_->selectionModel()->isRowSelected(index.row(), {})) view_->selectRow(index.row());
+    menu->addAction(tr("Copy"), this,
+                    [this] { QApplication::clipboard()->setText(selectionAsTsv()); });
+    // Filter on the clicked cell's text, or on the row's first shown text column.
+    const Table& t = model_->table();
+    int column = source.column();
+    if (t.column(size_t(column)).type != Table::Type::Text) {
+        column = -1;
+        for (size_t c = 0; c < t.columnCount() && column < 0; ++c)
+            if (t.column(c).type == Table::Type::Text && !view_->isColumnHidden(int(c)))
+                column = int(c);
+    }
+    if (column >= 0) {
+        const QString name = QString::fromStdString(t.column(size_t(column)).name);
+        const QString text = QString::fromStdString(t.text(size_t(source.row()), size_t(column)));
+        const QString shown = fontMetrics().elidedText(text, Qt::ElideMiddle, 300);
+        menu->addAction(tr("Filter to %1 “%2”").arg(name, shown), this,
+                        [this, name, text] { filterTo(name, text); });
+    }
+    if (!rowActionText_.isEmpty()) {
+        const int row = source.row();
+        menu->addAction(rowActionText_, this, [this, row] { emit rowActivated(row); });
+    }
+    return menu;
+}
+
+QMenu* DataTableView::columnMenu() {
+    auto* menu = new QMenu(this);
+    const Table& t = model_->table();
+    int shown = 0;
+    for (int c = 0; c < int(t.columnCount()); ++c) shown += view_->isColumnHidden(c) ? 0 : 1;
+    for (int c = 0; c < int(t.columnCount()); ++c) {
+        const QString name = QString::fromStdString(t.column(size_t(c)).name);
+        QAction* a = menu->addAction(name);
+        a->setCheckable(true);
+        a->setChecked(!view_->isColumnHidden(c));
+        a->setEnabled(view_->isColumnHidden(c) || shown > 1); // never hide the last column
+        connect(a, &QAction::toggled, this, [this, name](bool on) { setColumnHidden(name, !on); });
+    }
+    menu->addSeparator();
+    menu->addAction(tr("Show all columns"), this, [this] {
+        hiddenColumns_.clear();
+        saveHiddenColumns();
+        for (int c = 0; c < model_->columnCount(); ++c) view_->setColumnHidden(c, false);
+        layoutColumns();
+    });
+    return menu;
 }
 
 const Table& DataTableView::table() const {
@@ -184,14 +348,97 @@ void DataTableView::applyFilters() {
     updateCount();
 }
 
+int DataTableView::headerWidth(int column, int* paddingOut) const {
+    // The label on at most kHeaderLines lines, split at the spaces that make the widest line
+    // narrowest, plus the room the style takes around it (margins and the sort arrow).
+    const QHeaderView* header = view_->horizontalHeader();
+    const QFontMetrics fm(header->font());
+    const QString label = model_->headerData(column, Qt::Horizontal, Qt::DisplayRole).toString();
+    const QStringList words = label.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    const int n = int(words.size());
+    auto span = [&](int from, int to) { // words [from, to) on one line
+        return fm.horizontalAdvance(words.mid(from, to - from).join(QLatin1Char(' ')));
+    };
+    int best = fm.horizontalAdvance(label);
+    for (int a = 1; a < n; ++a) {
+        best = std::min(best, std::max(span(0, a), span(a, n)));
+        for (int b = a + 1; b < n; ++b)
+            best = std::min(best, std::max({span(0, a), span(a, b), span(b, n)}));
+    }
+    const int padding = header->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, header) * 2 +
+                        header->style()->pixelMetric(QStyle::PM_HeaderMarkSize, nullptr, header) +
+                        6;
+    if (paddingOut) *paddingOut = padding;
+    return best + padding;
+}
+
 void DataTableView::fitColumns() {
-    // Numbers and short text get their full width (and never less than the header); long text
-    // such as kernel names is capped and elided in the middle.
+    // Every column as wide as its cells and its header on two lines; long text such as kernel
+    // names is capped, and gives up more width when the columns do not fit (layoutColumns).
     const int maxText = std::max(240, fontMetrics().horizontalAdvance(QLatin1Char('x')) * 70);
-    view_->resizeColumnsToContents();
-    for (int c = 0; c < model_->columnCount(); ++c)
-        if (!model_->isNumeric(c) && view_->columnWidth(c) > maxText)
-            view_->setColumnWidth(c, maxText);
+    naturalWidths_.assign(size_t(model_->columnCount()), 0);
+    int headerLines = 1;
+    for (int c = 0; c < model_->columnCount(); ++c) {
+        const int cells = static_cast<const QAbstractItemView*>(view_)->sizeHintForColumn(c);
+        int padding = 0;
+        const int header = headerWidth(c, &padding);
+        const int width = std::max(cells, header);
+        naturalWidths_[size_t(c)] = model_->isNumeric(c) ? width : std::min(width, maxText);
+        // The lines the label takes at that width (wider cells leave it fewer).
+        const QFontMetrics fm(view_->horizontalHeader()->font());
+        const QString label = model_->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
+        const int height =
+            fm.boundingRect(QRect(0, 0, std::max(1, naturalWidths_[size_t(c)] - padding), 10000),
+                            Qt::TextWordWrap, label)
+                .height();
+        headerLines =
+            std::clamp((height + fm.height() - 1) / fm.height(), headerLines, kHeaderLines);
+    }
+    QHeaderView* header = view_->horizontalHeader();
+    header->setMinimumHeight(headerLines * header->fontMetrics().height() + 8);
+    layoutColumns();
+}
+
+void DataTableView::layoutColumns() {
+    const int n = model_->columnCount();
+    if (int(naturalWidths_.size()) != n || n == 0) return;
+    // The widest text column is narrowed first, down to minText, until the shown columns fit:
+    // the largest cap L with numbers + sum(min(text width, L)) <= the viewport's width.
+    const int minText = fontMetrics().horizontalAdvance(QLatin1Char('x')) * 16;
+    const int avail = view_->viewport()->width();
+    int fixed = 0, widest = 0;
+    for (int c = 0; c < n; ++c) {
+        if (view_->isColumnHidden(c)) continue;
+        if (model_->isNumeric(c))
+            fixed += naturalWidths_[size_t(c)];
+        else
+            widest = std::max(widest, naturalWidths_[size_t(c)]);
+    }
+    auto total = [&](int cap) {
+        int sum = fixed;
+        for (int c = 0; c < n; ++c)
+            if (!view_->isColumnHidden(c) && !model_->isNumeric(c))
+                sum += std::min(naturalWidths_[size_t(c)], cap);
+        return sum;
+    };
+    int cap = widest;
+    if (total(widest) > avail) {
+        int lo = minText, hi = widest;
+        while (lo < hi) {
+            const int mid = (lo + hi + 1) / 2;
+            if (total(mid) <= avail)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        cap = lo;
+    }
+    for (int c = 0; c < n; ++c)
+        view_->setColumnWidth(
+            c, model_->isNumeric(c)
+                   ? naturalWidths_[size_t(c)]
+                   : std::min(naturalWidths_[size_t(c)],
+                              std::max(cap, std::min(minText, naturalWidths_[size_t(c)]))));
 }
 
 void DataTableView::updateCount() {
@@ -259,7 +506,12 @@ void DataTableView::exportClicked() {
                                                       tr("CSV files (*.csv);;All files (*)"));
     if (path.isEmpty()) return;
     QString error;
-    if (!exportCsv(path, &error)) QMessageBox::warning(this, tr("Export CSV"), error);
+    if (!exportCsv(path, &error)) {
+        QMessageBox::warning(this, tr("Export CSV"), error);
+        return;
+    }
+    exported_->setText(tr("Wrote %1 rows to %2").arg(proxy_->rowCount()).arg(path));
+    exported_->setToolTip(exported_->text());
 }
 
 } // namespace stepscope

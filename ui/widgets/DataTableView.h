@@ -9,6 +9,8 @@
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QMenu;
+class QSettings;
 class QTableView;
 
 namespace stepscope {
@@ -20,10 +22,16 @@ class TableFilterProxy;
 //   - a filter box: case-insensitive substring match over all text columns, or over the column
 //     picked beside it; addColumnFilter() adds more boxes bound to one column each (all must
 //     match);
-//   - a QTableView sortable by any column (numbers sort as numbers), long text elided in the
-//     middle with the full text in the tooltip, columns sized to their content;
+//   - a QTableView sortable by any column (numbers sort as numbers, largest first on the first
+//     click), long text elided in the middle with the full text in the tooltip, columns sized
+//     to their content; when they do not fit, long text columns give up width first so the
+//     numbers stay in view;
+//   - a column chooser (right click on the header), remembered per table (setSettings);
+//   - a row menu (right click): copy, filter to this cell's text, and the owner's row action
+//     (setRowActionText), which emits rowActivated as a double-click does;
 //   - Ctrl+C copies the selected cells as tab-separated text (full-precision numbers);
-//   - "Export CSV…" writes the rows as currently filtered and sorted (model/Csv.h rules).
+//   - "Export CSV…" writes the rows as currently filtered and sorted (model/Csv.h rules) and
+//     says where it wrote.
 // setTable() shows a new table in its own row order (no sort column) and keeps the filters.
 class DataTableView : public QWidget {
     Q_OBJECT
@@ -35,8 +43,25 @@ public:
 
     // An extra filter box on the column named `columnName` (ignored if the table lacks it).
     void addColumnFilter(const QString& columnName, const QString& placeholder);
-    // File name offered by "Export CSV…" (without directory).
-    void setExportFileName(const QString& name) { exportFileName_ = name; }
+    // File name offered by "Export CSV…" (without directory); also names the table in the
+    // settings (hidden columns).
+    void setExportFileName(const QString& name);
+    // Where every table remembers its hidden columns; null (the default) remembers nothing.
+    static void setSettings(QSettings* settings);
+    // Names the row action of the row menu ("Show longest instance in the trace viewer");
+    // empty (the default) leaves it out.
+    void setRowActionText(const QString& text) { rowActionText_ = text; }
+
+    // Shows only rows whose `columnName` contains `text` (the column's own filter box when it
+    // has one, else the main box bound to that column); kept until the user changes it.
+    void filterTo(const QString& columnName, const QString& text);
+    // Hides or shows a column by name (remembered).
+    void setColumnHidden(const QString& columnName, bool hidden);
+    bool isColumnHidden(const QString& columnName) const;
+    // The menus as a right click opens them, for tests: on a cell (view index of the proxy)
+    // and on the header.
+    QMenu* rowMenu(const QModelIndex& index);
+    QMenu* columnMenu();
 
     // Source rows in on-screen order (after filtering and sorting).
     std::vector<size_t> visibleRows() const;
@@ -55,6 +80,15 @@ signals:
 private:
     void applyFilters();
     void fitColumns();
+    void layoutColumns();
+    // Header labels wrap at spaces onto up to three lines, so that long labels ("Op is
+    // TensorCore eligible") do not make number columns wide.
+    static constexpr int kHeaderLines = 3;
+    // The narrowest width that shows a column's label on kHeaderLines lines, with the style's
+    // padding (also returned in *padding).
+    int headerWidth(int column, int* padding) const;
+    void loadHiddenColumns();
+    void saveHiddenColumns() const;
     void updateCount();
     void exportClicked();
 
@@ -64,12 +98,17 @@ private:
     QLineEdit* filter_;
     QComboBox* filterColumn_;
     QLabel* count_;
+    QLabel* exported_ = nullptr;
     struct ColumnFilter {
         QString column;
         QLineEdit* edit;
     };
     std::vector<ColumnFilter> columnFilters_;
     QString exportFileName_ = "table.csv";
+    QString rowActionText_;
+    QString pendingFilterColumn_;    // filterTo() before the table had that column
+    QStringList hiddenColumns_;      // by name, as remembered
+    std::vector<int> naturalWidths_; // per column: content width (long text capped)
 };
 
 } // namespace stepscope

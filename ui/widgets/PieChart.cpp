@@ -40,7 +40,7 @@ PieChart::PieChart(QWidget* parent)
     series_->setPieSize(0.9);
     setChart(chart);
     setRenderHint(QPainter::Antialiasing);
-    setMinimumSize(300, 200);
+    setMinimumSize(240, 200);
 }
 
 void PieChart::setTitle(const QString& title) {

@@ -60,9 +60,15 @@ QVariant TableModel::headerData(int section, Qt::Orientation orientation, int ro
         return QString::fromStdString(col.name);
     case Qt::ToolTipRole:
         return QString::fromStdString(col.tooltip.empty() ? col.name : col.tooltip);
+    case Qt::InitialSortOrderRole:
+        // The first click on a number column shows the largest first; text sorts A to Z.
+        return QVariant::fromValue(
+            int(isNumeric(section) ? Qt::DescendingOrder : Qt::AscendingOrder));
     case Qt::TextAlignmentRole:
-        return QVariant::fromValue(Qt::Alignment(
-            (isNumeric(section) ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter));
+        // Headers wrap onto two lines, so long labels do not make number columns wide.
+        return QVariant::fromValue(
+            Qt::Alignment((isNumeric(section) ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter |
+                          Qt::TextWordWrap));
     default:
         return {};
     }

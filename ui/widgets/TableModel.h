@@ -13,7 +13,9 @@ namespace stepscope {
 //                          numbers; NaN sorts below every number), the text for text columns
 //   Qt::ToolTipRole        header: Column::tooltip (or the name); text cells: the full text
 //                          (long kernel names are elided on screen); numbers: full precision
-//   Qt::TextAlignmentRole  numbers right-aligned, text left-aligned
+//   Qt::TextAlignmentRole  numbers right-aligned, text left-aligned; headers word-wrapped
+//   Qt::InitialSortOrderRole  header: descending for numbers (a first click sorts the largest
+//                          first), ascending for text
 class TableModel : public QAbstractTableModel {
     Q_OBJECT
 public:

@@ -20,6 +20,7 @@ KernelStatsView::KernelStatsView(QWidget* parent)
     table_->setExportFileName("kernel_stats.csv");
     table_->addColumnFilter("Kernel name", tr("Kernel name"));
     table_->addColumnFilter("Op name", tr("Op name"));
+    table_->setRowActionText(tr("Show longest instance in the trace viewer"));
     table_->tableView()->setToolTip(tr("Double-click a row to show its longest instance in the "
                                        "trace viewer"));
 
@@ -39,6 +40,11 @@ KernelStatsView::KernelStatsView(QWidget* parent)
             emit showEventRequested(stats_->longestInstance[size_t(row)]);
     });
     setProfile(nullptr);
+}
+
+bool KernelStatsView::showName(const QString& name) {
+    table_->filterTo(QStringLiteral("Kernel name"), name);
+    return true;
 }
 
 void KernelStatsView::setProfile(std::shared_ptr<const Profile> profile) {

@@ -23,6 +23,7 @@ public:
 
     void setProfile(std::shared_ptr<const Profile> profile) override;
     bool isReady() const override { return ready_; }
+    bool showName(const QString& name) override;
 
     DataTableView* tableView() const { return table_; }
     PieChart* pie() const { return pie_; }

@@ -3,7 +3,11 @@
 #include <QCheckBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QResizeEvent>
 #include <QSplitter>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QTableView>
 #include <QVBoxLayout>
 
 #include "ui/widgets/DataTableView.h"
@@ -39,13 +43,21 @@ TfStatsView::TfStatsView(QWidget* parent)
     top->addWidget(status_, 1);
     top->addWidget(includeIdle_);
 
-    pieRow_->setMinimumHeight(260);
-    auto* pieLayout = new QHBoxLayout(pieRow_);
-    pieLayout->setContentsMargins(0, 0, 0, 0);
+    // The row's width follows the window; arrangePies() puts the pies side by side or in tabs
+    // to fit it, so their minimum widths must not hold the window wide.
+    pieRow_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    auto* pieRowLayout = new QVBoxLayout(pieRow_);
+    pieRowLayout->setContentsMargins(0, 0, 0, 0);
+    pieSideBySide_ = new QWidget(pieRow_);
+    pieGrid_ = new QHBoxLayout(pieSideBySide_);
+    pieGrid_->setContentsMargins(0, 0, 0, 0);
+    pieTabs_ = new QTabWidget(pieRow_);
+    pieTabs_->setDocumentMode(true);
+    pieRowLayout->addWidget(pieSideBySide_);
+    pieRowLayout->addWidget(pieTabs_);
     for (size_t i = 0; i < pies_.size(); ++i) {
-        pies_[i] = new PieChart(pieRow_);
+        pies_[i] = new PieChart(pieSideBySide_);
         pies_[i]->setTitle(tr(kPies[i].title));
-        pieLayout->addWidget(pies_[i]);
     }
 
     auto* splitter = new QSplitter(Qt::Vertical, this);
@@ -60,17 +72,75 @@ TfStatsView::TfStatsView(QWidget* parent)
     layout->addWidget(splitter, 1);
 
     connect(includeIdle_, &QCheckBox::toggled, this, [this] { showStats(); });
+    table_->setRowActionText(tr("Show longest instance in the trace viewer"));
+    table_->tableView()->setToolTip(tr("Double-click a row to show the op's longest instance in "
+                                       "the trace viewer"));
+    connect(table_, &DataTableView::rowActivated, this, [this](int row) {
+        if (!stats_) return;
+        const Table& t = table_->table();
+        const int side = t.columnIndex("Host/device"), type = t.columnIndex("Type"),
+                  op = t.columnIndex("Operation");
+        if (row < 0 || size_t(row) >= t.rowCount() || side < 0 || type < 0 || op < 0) return;
+        const TfOpStatsRow* r = findTfOpStatsRow(
+            *stats_, t.text(size_t(row), size_t(side)) == "Host" ? OpSide::Host : OpSide::Device,
+            t.text(size_t(row), size_t(type)), t.text(size_t(row), size_t(op)));
+        if (r && r->longest != kNoIndex) emit showEventRequested(r->longest);
+    });
     setProfile(nullptr);
+}
+
+bool TfStatsView::showName(const QString& name) {
+    table_->filterTo(QStringLiteral("Operation"), name);
+    return true;
 }
 
 void TfStatsView::setIncludeIdle(bool include) {
     includeIdle_->setChecked(include);
 }
 
+void TfStatsView::resizeEvent(QResizeEvent* e) {
+    ToolView::resizeEvent(e);
+    arrangePies();
+}
+
+void TfStatsView::arrangePies() {
+    // Side by side while each pie gets kPieWidth (its legend needs the room); else one pie at a
+    // time in tabs, each as wide as the window.
+    constexpr int kPieWidth = 300;
+    std::vector<size_t> shown;
+    for (size_t i = 0; i < pies_.size(); ++i)
+        if (hasData_[i]) shown.push_back(i);
+    const bool tabs = shown.size() > 1 && width() < int(shown.size()) * kPieWidth;
+    const QSignalBlocker block(pieTabs_);
+    while (pieTabs_->count() > 0) pieTabs_->removeTab(0);
+    for (PieChart* pie : pies_) {
+        pieGrid_->removeWidget(pie);
+        pie->setParent(pieSideBySide_);
+        pie->hide();
+    }
+    for (size_t i : shown) {
+        if (tabs) {
+            pieTabs_->addTab(pies_[i], tr(kPies[i].title));
+        } else {
+            pieGrid_->addWidget(pies_[i]);
+            pies_[i]->show();
+        }
+    }
+    pieTabs_->setVisible(tabs);
+    pieSideBySide_->setVisible(!tabs);
+    pieRow_->setVisible(!shown.empty());
+    pieRow_->setMinimumHeight(shown.empty()
+                                  ? 0
+                                  : pies_[0]->minimumHeight() +
+                                        (tabs ? pieTabs_->tabBar()->sizeHint().height() : 0));
+}
+
 int TfStatsView::visiblePieCount() const {
-    int n = 0;
-    for (const PieChart* pie : pies_) n += pie->isVisibleTo(this) ? 1 : 0;
-    return n;
+    return int(std::count(hasData_.begin(), hasData_.end(), true));
+}
+
+bool TfStatsView::piesInTabs() const {
+    return !pieTabs_->isHidden();
 }
 
 void TfStatsView::setProfile(std::shared_ptr<const Profile> profile) {
@@ -106,7 +176,8 @@ void TfStatsView::showStats() {
     const bool idle = includeIdle_->isChecked();
     if (!stats_) {
         table_->setTable(Table());
-        for (PieChart* pie : pies_) pie->setVisible(false);
+        hasData_.fill(false);
+        arrangePies();
         return;
     }
     const TfOpStats& s = *stats_;
@@ -115,9 +186,10 @@ void TfStatsView::showStats() {
     for (size_t i = 0; i < pies_.size(); ++i) {
         const PieData data = tfOpStatsPie(s, kPies[i].side, kPies[i].grouping, idle);
         pies_[i]->setSlices(data, QStringLiteral("µs"));
-        pies_[i]->setVisible(!data.empty());
+        hasData_[i] = !data.empty();
         shown += data.empty() ? 0 : 1;
     }
+    arrangePies();
     size_t hostOps = 0, deviceOps = 0;
     for (const TfOpStatsRow& r : s.rows) (r.side == OpSide::Host ? hostOps : deviceOps)++;
     status_->setText(shown ? tr("%1 device ops, %2 host ops. Percentages are of each side's "

@@ -32,11 +32,25 @@ TimeAxisScale scaleForStep(int64_t step) {
 
 std::string TimeAxisScale::label(int64_t t) const {
     char buf[64];
+    if (basePs != 0) {
+        TimeAxisScale offset = *this;
+        offset.basePs = 0;
+        return "+" + offset.label(t - basePs);
+    }
     if (decimals == 0 || unitPs == 1) {
         std::snprintf(buf, sizeof buf, "%lld %s", static_cast<long long>(t / unitPs), unit);
     } else {
         std::snprintf(buf, sizeof buf, "%.*f %s", decimals, double(t) / double(unitPs), unit);
     }
+    return buf;
+}
+
+std::string TimeAxisScale::baseLabel() const {
+    if (basePs == 0) return {};
+    int decimals = 0;
+    for (int64_t q = 1000000000000; q > stepPs * 10 && decimals < 12; q /= 10) ++decimals;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f s", decimals, double(basePs) / 1e12);
     return buf;
 }
 
@@ -55,6 +69,11 @@ TimeAxisScale chooseTimeAxis(TimeRange visible, double widthPx, double charWidth
         for (int64_t m : {1, 2, 5}) {
             const int64_t step = m * mag;
             TimeAxisScale s = scaleForStep(step);
+            // Where absolute labels would take five digits or more, a base every ten steps:
+            // labels from "+0" up to about twenty steps.
+            const int64_t baseStep = step * 10;
+            if (visible.end / s.unitPs >= 10000 && visible.start >= baseStep)
+                s.basePs = visible.start / baseStep * baseStep;
             const double labelPx = double(s.label(visible.end).size() + 3) * charWidthPx;
             if (double(step) * pxPerPs >= std::max(60.0, labelPx)) return s;
         }

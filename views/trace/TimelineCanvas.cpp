@@ -1,5 +1,6 @@
 #include "views/trace/TimelineCanvas.h"
 
+#include <QContextMenuEvent>
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QLocale>
@@ -91,7 +92,7 @@ void TimelineCanvas::setTool(Tool t) {
     emit toolChanged(int(t));
 }
 
-void TimelineCanvas::selectEvent(EventIndex e, bool frameIt) {
+void TimelineCanvas::selectEvent(EventIndex e, Framing framing) {
     if (!profile_ || (e != kNoIndex && e >= profile_->eventCount())) e = kNoIndex;
     selected_ = e;
     overlay_.selected = e;
@@ -102,13 +103,33 @@ void TimelineCanvas::selectEvent(EventIndex e, bool frameIt) {
             layout_->setCollapsed(uint32_t(section), false);
             ++layoutVersion_;
         }
-        if (frameIt) {
-            zoom_.frame({profile_->start(e), profile_->end(e)}, 0.5);
-            ensureTrackVisible(track);
+        if (layout_->rowOfTrack(track) < 0) {
+            layout_->setTrackHidden(track, false);
+            ++layoutVersion_;
         }
+        frameEvent(e, framing);
     }
     changed();
     emit eventSelected(e);
+}
+
+void TimelineCanvas::frameEvent(EventIndex e, Framing framing) {
+    if (!profile_ || e >= profile_->eventCount() || framing == Framing::None) return;
+    const TimeRange event{profile_->start(e), profile_->end(e)};
+    const TimeRange view = zoom_.visibleRange();
+    const int64_t centre = event.start + event.span() / 2;
+    if (framing == Framing::Reveal && event.span() <= view.span()) {
+        // Fits: keep the zoom, and pan only when part of it is off screen.
+        if (event.start < view.start || event.end > view.end)
+            zoom_.setVisibleRange(
+                {centre - view.span() / 2, centre - view.span() / 2 + view.span()});
+    } else {
+        // The event fills the middle third: margins of its own length on each side.
+        const int64_t span = std::max(event.span() * 3, kMinContextPs);
+        zoom_.setVisibleRange({centre - span / 2, centre - span / 2 + span});
+    }
+    ensureTrackVisible(profile_->trackOf(e));
+    changed();
 }
 
 void TimelineCanvas::selectRange(TimeRange r, std::vector<Lane> lanes) {
@@ -143,8 +164,8 @@ bool TimelineCanvas::frameDeviceActivity() {
 void TimelineCanvas::frameSelection() {
     if (!profile_) return;
     if (selected_ != kNoIndex) {
-        zoom_.frame({profile_->start(selected_), profile_->end(selected_)}, 0.5);
-        ensureTrackVisible(profile_->trackOf(selected_));
+        frameEvent(selected_, Framing::Context);
+        return;
     } else if (overlay_.hasRange) {
         zoom_.frame(overlay_.range, 0.05);
     } else {
@@ -221,6 +242,27 @@ void TimelineCanvas::ensureTrackVisible(uint32_t track) {
 void TimelineCanvas::toggleSection(uint32_t section) {
     if (!layout_ || section >= layout_->sections().size()) return;
     layout_->toggleCollapsed(section);
+    ++layoutVersion_;
+    changed();
+}
+
+void TimelineCanvas::collapseAllBut(uint32_t section) {
+    if (!layout_ || section >= layout_->sections().size()) return;
+    layout_->collapseAllBut(section);
+    ++layoutVersion_;
+    changed();
+}
+
+void TimelineCanvas::setTrackHidden(uint32_t track, bool hidden) {
+    if (!layout_) return;
+    layout_->setTrackHidden(track, hidden);
+    ++layoutVersion_;
+    changed();
+}
+
+void TimelineCanvas::showAllTracks() {
+    if (!layout_) return;
+    layout_->showAllTracks();
     ++layoutVersion_;
     changed();
 }
@@ -306,13 +348,16 @@ void TimelineCanvas::resizeEvent(QResizeEvent*) {
 }
 
 void TimelineCanvas::wheelEvent(QWheelEvent* e) {
+    // As Perfetto: the wheel scrolls, Ctrl+wheel zooms at the cursor, Shift+wheel pans.
     const QPoint delta = e->angleDelta();
-    if (e->modifiers() & Qt::ShiftModifier) {
-        setScrollY(scrollY_ - (delta.y() != 0 ? delta.y() : delta.x()) / 2);
-    } else if (std::abs(delta.x()) > std::abs(delta.y())) {
-        panBy(-double(delta.x()) / 1200.0);
+    const int vertical = delta.y() != 0 ? delta.y() : delta.x();
+    if (e->modifiers() & Qt::ControlModifier) {
+        if (vertical != 0)
+            zoomBy(std::pow(1.0015, double(vertical)), anchorFractionAt(e->position().toPoint()));
+    } else if ((e->modifiers() & Qt::ShiftModifier) || std::abs(delta.x()) > std::abs(delta.y())) {
+        panBy(-double(vertical) / 1200.0);
     } else if (delta.y() != 0) {
-        zoomBy(std::pow(1.0015, double(delta.y())), anchorFractionAt(e->position().toPoint()));
+        setScrollY(scrollY_ - delta.y() / 2);
     }
     e->accept();
 }
@@ -351,23 +396,22 @@ void TimelineCanvas::mouseReleaseEvent(QMouseEvent* e) {
     const TimelineFrame f = frame();
     const QRect area = TimelineRenderer::timelineRect(size());
     if (!dragMoved_) {
+        const int pinned = renderer_->pinnedSectionAt(f, pos.y());
+        if (pinned >= 0) {
+            toggleSection(uint32_t(pinned));
+            return;
+        }
         const LayoutHit hit = layout_->hitTest(TimelineRenderer::layoutY(pos.y(), f));
         if (pos.y() >= TimelineRenderer::kAxisHeight && hit.section) {
             toggleSection(layout_->rows()[size_t(hit.row)].section);
             return;
         }
         if (tool_ == Tool::Pan || !area.contains(pos)) return;
-        EventIndex picked = kNoIndex;
-        if (hit.track != kNoIndex && hit.inLane) {
-            const int64_t t = TimelineRenderer::timeAt(pos.x(), f);
-            const int64_t tolerance =
-                std::llround(kPickTolerancePx * double(f.visible.span()) / area.width());
-            picked = TimelineLayout::eventAt(*profile_, hit.track, hit.depth, t, tolerance);
-        }
+        const EventIndex picked = pickEvent(pos, hit);
         if (picked == kNoIndex)
             clearSelection();
         else
-            selectEvent(picked, false);
+            selectEvent(picked, Framing::None);
         return;
     }
     const int x0 = std::clamp(std::min(pressPos_.x(), pos.x()), area.left(), area.right() + 1);
@@ -389,8 +433,53 @@ void TimelineCanvas::mouseReleaseEvent(QMouseEvent* e) {
     update();
 }
 
+EventIndex TimelineCanvas::pickEvent(QPoint pos, const LayoutHit& hit) const {
+    const TimelineFrame f = frame();
+    const QRect area = TimelineRenderer::timelineRect(size());
+    if (!area.contains(pos) || hit.track == kNoIndex || !hit.inLane) return kNoIndex;
+    const int64_t t = TimelineRenderer::timeAt(pos.x(), f);
+    const int64_t tolerance =
+        std::llround(kPickTolerancePx * double(f.visible.span()) / area.width());
+    return TimelineLayout::eventAt(*profile_, hit.track, hit.depth, t, tolerance);
+}
+
+TimelineCanvas::PointHit TimelineCanvas::hitAt(QPoint pos) const {
+    PointHit result;
+    if (!layout_ || pos.y() < TimelineRenderer::kAxisHeight) return result;
+    const int pinned = renderer_->pinnedSectionAt(frame(), pos.y());
+    if (pinned >= 0) {
+        result.section = pinned;
+        result.onHeader = true;
+        return result;
+    }
+    const LayoutHit hit = layout_->hitTest(TimelineRenderer::layoutY(pos.y(), frame()));
+    if (hit.row < 0) return result;
+    const TimelineRow& row = layout_->rows()[size_t(hit.row)];
+    result.section = int(row.section);
+    result.track = hit.track;
+    result.onHeader = hit.section || pos.x() < TimelineRenderer::kGutterWidth;
+    if (!result.onHeader) result.event = pickEvent(pos, hit);
+    return result;
+}
+
+void TimelineCanvas::contextMenuEvent(QContextMenuEvent* e) {
+    if (!layout_) return;
+    emit contextMenuRequested(hitAt(e->pos()), e->globalPos());
+    e->accept();
+}
+
 void TimelineCanvas::keyPressEvent(QKeyEvent* e) {
-    if (!layout_) return QWidget::keyPressEvent(e);
+    if (!handleKey(e)) QWidget::keyPressEvent(e);
+}
+
+bool TimelineCanvas::handleKey(QKeyEvent* e) {
+    if (e->modifiers() & (Qt::ControlModifier | Qt::AltModifier | Qt::MetaModifier)) return false;
+    if (e->key() == Qt::Key_Question) {
+        emit shortcutsRequested();
+        e->accept();
+        return true;
+    }
+    if (!layout_) return false;
     // Keys zoom at the mouse when it is over the canvas, as the wheel does.
     const double anchor = rect().contains(hover_) ? anchorFractionAt(hover_) : 0.5;
     switch (e->key()) {
@@ -434,9 +523,10 @@ void TimelineCanvas::keyPressEvent(QKeyEvent* e) {
         clearSelection();
         break;
     default:
-        return QWidget::keyPressEvent(e);
+        return false;
     }
     e->accept();
+    return true;
 }
 
 void TimelineCanvas::leaveEvent(QEvent*) {

@@ -17,11 +17,13 @@ namespace stepscope {
 // It owns the zoom state and the selection; painting goes through TimelineRenderer, whose base
 // pass is cached as an image so that selecting or hovering redraws only the overlay.
 //
-// Mouse: the wheel zooms at the cursor (Shift+wheel scrolls rows, a horizontal wheel pans); a
-// drag pans (pan tool), selects a box of events (select tool), zooms to the dragged span (zoom
-// tool) or selects a time range (timing tool); a click selects the event under the cursor, or
-// on a section header folds it. Keys as in the Chrome trace viewer: W/S zoom, A/D pan,
-// 1-4 tools, F frame the selection, M mark it, 0 show all, G fit the GPUs' activity, Esc clear.
+// Mouse, as in Perfetto: the wheel scrolls rows, Ctrl+wheel zooms at the cursor, Shift+wheel
+// and a horizontal wheel pan; a drag pans (pan tool), selects a box of events (select tool),
+// zooms to the dragged span (zoom tool) or selects a time range (timing tool); a click selects
+// the event under the cursor, or on a section header folds it; a right click opens the event's
+// or the track's menu (contextMenuRequested). Keys as in the Chrome trace viewer: W/S zoom, A/D
+// pan, 1-4 tools, F frame the selection, M mark it, 0 show all, G fit the GPUs' activity, Esc
+// clear, ? the shortcut sheet (shortcutsRequested).
 class TimelineCanvas : public QWidget {
     Q_OBJECT
 public:
@@ -45,8 +47,20 @@ public:
     void setTool(Tool t);
 
     EventIndex selectedEvent() const { return selected_; }
-    // Selects an event (kNoIndex clears it), unfolding its section; frames it when asked.
-    void selectEvent(EventIndex e, bool frame);
+    // How selectEvent() brings the event into view.
+    enum class Framing {
+        None,    // leave the view as it is
+        Reveal,  // keep the zoom when the event fits the view (panning only when it is off
+                 // screen); otherwise as Context
+        Context, // zoom so the event fills the middle third, at least kMinContextPs wide
+    };
+    // The narrowest window Context framing shows: a sub-microsecond kernel is shown with its
+    // neighbours, not alone in a 1 µs window.
+    static constexpr int64_t kMinContextPs = 20'000'000; // 20 µs
+
+    // Selects an event (kNoIndex clears it), unfolding its section and showing its track.
+    void selectEvent(EventIndex e, Framing framing);
+    void frameEvent(EventIndex e, Framing framing);
     bool hasRangeSelection() const { return overlay_.hasRange; }
     TimeRange rangeSelection() const { return overlay_.range; }
     void selectRange(TimeRange r, std::vector<Lane> lanes);
@@ -68,6 +82,22 @@ public:
     // Scrolls so that a track's row is in view.
     void ensureTrackVisible(uint32_t track);
     void toggleSection(uint32_t section);
+    void collapseAllBut(uint32_t section);
+    void setTrackHidden(uint32_t track, bool hidden);
+    void showAllTracks();
+
+    // Handles a timeline key (the keys listed above, without Ctrl/Alt/Meta); false for any other
+    // key. The trace viewer forwards keys typed while another of its widgets has focus.
+    bool handleKey(QKeyEvent* e);
+
+    // What a canvas point is over, for context menus and tests.
+    struct PointHit {
+        EventIndex event = kNoIndex; // the event under the point
+        uint32_t track = kNoIndex;   // the track row (label or lanes) under the point
+        int section = -1;            // the section of that row, or of the header
+        bool onHeader = false;       // on a section header or a track label
+    };
+    PointHit hitAt(QPoint canvasPos) const;
 
     // The canvas point at the middle of an event's visible part; (-1, -1) when not shown.
     QPoint pointOf(EventIndex e) const;
@@ -80,6 +110,9 @@ signals:
     void rangeCleared();
     void viewChanged(); // visible range, scroll or layout changed
     void toolChanged(int tool);
+    // A right click: the window shows the menu for what is under `pos` (canvas coordinates).
+    void contextMenuRequested(stepscope::TimelineCanvas::PointHit hit, QPoint globalPos);
+    void shortcutsRequested();
 
 protected:
     void paintEvent(QPaintEvent*) override;
@@ -89,12 +122,14 @@ protected:
     void mouseMoveEvent(QMouseEvent* e) override;
     void mouseReleaseEvent(QMouseEvent* e) override;
     void keyPressEvent(QKeyEvent* e) override;
+    void contextMenuEvent(QContextMenuEvent* e) override;
     void leaveEvent(QEvent* e) override;
     bool event(QEvent* e) override;
 
 private:
     TimelineFrame frame() const;
     double anchorFractionAt(QPoint p) const;
+    EventIndex pickEvent(QPoint pos, const LayoutHit& hit) const;
     std::vector<Lane> lanesBetween(int canvasY0, int canvasY1) const;
     void changed();
     void clampScroll();

@@ -129,6 +129,7 @@ TimelineLayout::TimelineLayout(const Profile& profile)
             s.label = profile.hosts()[plane.host].name + " · " + s.label;
         sections_.push_back(std::move(s));
     }
+    hidden_.assign(tracks.size(), false);
     buildRows();
 }
 
@@ -137,6 +138,7 @@ void TimelineLayout::buildRows() {
     rows_.clear();
     rowOfTrack_.assign(tracks.size(), -1);
     sectionOfTrack_.assign(tracks.size(), -1);
+    sectionRow_.assign(sections_.size(), -1);
     int y = 0;
     for (uint32_t si = 0; si < sections_.size(); ++si) {
         const TimelineSection& s = sections_[si];
@@ -145,12 +147,17 @@ void TimelineLayout::buildRows() {
         header.section = si;
         header.y = y;
         header.height = kSectionHeight;
+        sectionRow_[si] = int(rows_.size());
         header.label = s.label;
+        size_t hiddenHere = 0;
+        for (uint32_t t : s.tracks) hiddenHere += hidden_[t] ? 1 : 0;
+        if (hiddenHere > 0) header.label += " · " + std::to_string(hiddenHere) + " hidden";
         rows_.push_back(std::move(header));
         y += kSectionHeight;
         for (uint32_t t : s.tracks) sectionOfTrack_[t] = int(si);
         if (s.collapsed) continue;
         for (uint32_t t : s.tracks) {
+            if (hidden_[t]) continue;
             TimelineRow r;
             r.kind = TimelineRow::Kind::Track;
             r.section = si;
@@ -175,6 +182,24 @@ void TimelineLayout::setCollapsed(uint32_t section, bool collapsed) {
 
 void TimelineLayout::setAllCollapsed(bool collapsed) {
     for (TimelineSection& s : sections_) s.collapsed = collapsed;
+    buildRows();
+}
+
+void TimelineLayout::collapseAllBut(uint32_t section) {
+    for (uint32_t i = 0; i < sections_.size(); ++i) sections_[i].collapsed = i != section;
+    buildRows();
+}
+
+void TimelineLayout::setTrackHidden(uint32_t track, bool hidden) {
+    if (track >= hidden_.size() || hidden_[track] == hidden) return;
+    hidden_[track] = hidden;
+    hiddenCount_ = hidden ? hiddenCount_ + 1 : hiddenCount_ - 1;
+    buildRows();
+}
+
+void TimelineLayout::showAllTracks() {
+    hidden_.assign(hidden_.size(), false);
+    hiddenCount_ = 0;
     buildRows();
 }
 

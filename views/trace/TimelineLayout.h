@@ -54,6 +54,12 @@ public:
     void setCollapsed(uint32_t section, bool collapsed);
     void toggleCollapsed(uint32_t section) { setCollapsed(section, !sections_[section].collapsed); }
     void setAllCollapsed(bool collapsed);
+    // Collapses every section but `section`, which is expanded.
+    void collapseAllBut(uint32_t section);
+    // A hidden track has no row until shown again; its section stays (its header counts them).
+    void setTrackHidden(uint32_t track, bool hidden);
+    void showAllTracks();
+    size_t hiddenTrackCount() const { return hiddenCount_; }
 
     // The first row whose bottom lies below y (rows are sorted by y); rows().size() if none.
     size_t firstRowBelow(int y) const;
@@ -64,6 +70,8 @@ public:
     int rowOfTrack(uint32_t track) const {
         return track < rowOfTrack_.size() ? rowOfTrack_[track] : -1;
     }
+    // The row of a section's header.
+    int sectionRow(uint32_t section) const { return sectionRow_[section]; }
     // The section showing a track, or -1.
     int sectionOfTrack(uint32_t track) const {
         return track < sectionOfTrack_.size() ? sectionOfTrack_[track] : -1;
@@ -84,7 +92,10 @@ private:
     std::vector<TimelineRow> rows_;
     std::vector<int> rowOfTrack_;
     std::vector<int> sectionOfTrack_;
+    std::vector<int> sectionRow_; // by section
     std::vector<std::string> trackLabels_;
+    std::vector<bool> hidden_; // by track
+    size_t hiddenCount_ = 0;
     int totalHeight_ = 0;
 };
 

@@ -90,28 +90,7 @@ void TimelineRenderer::paintBase(QPainter& p, const TimelineFrame& f) {
         const TimelineRow& row = rows[i];
         const int top = canvasY(row.y, f);
         if (row.kind == TimelineRow::Kind::Section) {
-            p.fillRect(QRect(0, top, f.size.width(), row.height), kSectionBand);
-            p.fillRect(QRect(0, top + row.height - 1, f.size.width(), 1), kSeparator);
-            // Disclosure triangle, then the label across the full width: device labels are long.
-            const bool collapsed = layout_.sections()[row.section].collapsed;
-            const QPointF c(12, top + row.height / 2.0);
-            QPolygonF tri;
-            if (collapsed)
-                tri << c + QPointF(-3, -5) << c + QPointF(4, 0) << c + QPointF(-3, 5);
-            else
-                tri << c + QPointF(-5, -3) << c + QPointF(5, -3) << c + QPointF(0, 4);
-            p.setRenderHint(QPainter::Antialiasing, true);
-            p.setPen(Qt::NoPen);
-            p.setBrush(kAxisText);
-            p.drawPolygon(tri);
-            p.setRenderHint(QPainter::Antialiasing, false);
-            p.setFont(boldFont_);
-            p.setPen(kLabelText);
-            QString text = QString::fromStdString(row.label);
-            const auto& sec = layout_.sections()[row.section];
-            if (collapsed) text += QStringLiteral("   (%1 tracks)").arg(sec.tracks.size());
-            p.drawText(QRect(24, top, f.size.width() - 28, row.height),
-                       Qt::AlignVCenter | Qt::AlignLeft, text);
+            paintSectionHeader(p, f, row, top);
             continue;
         }
         if (i % 2 == 0) p.fillRect(QRect(kGutterWidth, top, area.width(), row.height), kAltRow);
@@ -132,8 +111,69 @@ void TimelineRenderer::paintBase(QPainter& p, const TimelineFrame& f) {
         p.fillRect(QRect(0, top + row.height - 1, f.size.width(), 1), kSeparator);
         p.fillRect(QRect(kGutterWidth - 1, top, 1, row.height), kSeparator);
     }
+    // The header of the section at the top stays pinned while its tracks scroll; the next
+    // header pushes it up.
+    int pinnedTop = 0;
+    const int pinned = pinnedSection(f, &pinnedTop);
+    if (pinned >= 0) {
+        const TimelineRow& header = rows[size_t(layout_.sectionRow(uint32_t(pinned)))];
+        paintSectionHeader(p, f, header, pinnedTop);
+    }
     p.setClipping(false);
     paintAxis(p, f);
+}
+
+int TimelineRenderer::pinnedSection(const TimelineFrame& f, int* canvasTop) const {
+    const auto& rows = layout_.rows();
+    const size_t first = layout_.firstRowBelow(f.scrollY);
+    if (first >= rows.size()) return -1;
+    const TimelineRow& row = rows[first];
+    // Its own header is the top row and fully shown: nothing to pin.
+    if (row.kind == TimelineRow::Kind::Section && row.y >= f.scrollY) return -1;
+    int top = kAxisHeight;
+    for (size_t i = first + 1;
+         i < rows.size() && rows[i].y < f.scrollY + 2 * TimelineLayout::kSectionHeight; ++i)
+        if (rows[i].kind == TimelineRow::Kind::Section) {
+            top = std::min(top, canvasY(rows[i].y, f) - TimelineLayout::kSectionHeight);
+            break;
+        }
+    if (canvasTop) *canvasTop = top;
+    return int(row.section);
+}
+
+int TimelineRenderer::pinnedSectionAt(const TimelineFrame& f, int y) const {
+    int top = 0;
+    const int section = pinnedSection(f, &top);
+    return section >= 0 && y >= std::max(top, kAxisHeight) &&
+                   y < top + TimelineLayout::kSectionHeight
+               ? section
+               : -1;
+}
+
+void TimelineRenderer::paintSectionHeader(QPainter& p, const TimelineFrame& f,
+                                          const TimelineRow& row, int top) {
+    p.fillRect(QRect(0, top, f.size.width(), row.height), kSectionBand);
+    p.fillRect(QRect(0, top + row.height - 1, f.size.width(), 1), kSeparator);
+    // Disclosure triangle, then the label across the full width: device labels are long.
+    const bool collapsed = layout_.sections()[row.section].collapsed;
+    const QPointF c(12, top + row.height / 2.0);
+    QPolygonF tri;
+    if (collapsed)
+        tri << c + QPointF(-3, -5) << c + QPointF(4, 0) << c + QPointF(-3, 5);
+    else
+        tri << c + QPointF(-5, -3) << c + QPointF(5, -3) << c + QPointF(0, 4);
+    p.setRenderHint(QPainter::Antialiasing, true);
+    p.setPen(Qt::NoPen);
+    p.setBrush(kAxisText);
+    p.drawPolygon(tri);
+    p.setRenderHint(QPainter::Antialiasing, false);
+    p.setFont(boldFont_);
+    p.setPen(kLabelText);
+    QString text = QString::fromStdString(row.label);
+    const auto& sec = layout_.sections()[row.section];
+    if (collapsed) text += QStringLiteral("   (%1 tracks)").arg(sec.tracks.size());
+    p.drawText(QRect(24, top, f.size.width() - 28, row.height), Qt::AlignVCenter | Qt::AlignLeft,
+               text);
 }
 
 void TimelineRenderer::paintLanes(QPainter& p, const TimelineFrame& f, const TimelineRow& row,
@@ -210,9 +250,13 @@ void TimelineRenderer::paintAxis(QPainter& p, const TimelineFrame& f) {
     }
     p.fillRect(QRect(0, 0, kGutterWidth, kAxisHeight - 1), kGutter);
     p.setPen(kAxisText);
+    const QString base =
+        axis.basePs == 0
+            ? QStringLiteral("Time from start")
+            : QStringLiteral("From start + %1").arg(QString::fromStdString(axis.baseLabel()));
     p.drawText(QRect(8, 0, kGutterWidth - 12, kAxisHeight - 1), Qt::AlignVCenter | Qt::AlignLeft,
-               QStringLiteral("Time from start · view %1")
-                   .arg(QString::fromStdString(formatDuration(f.visible.span()))));
+               QStringLiteral("%1 · view %2")
+                   .arg(base, QString::fromStdString(formatDuration(f.visible.span()))));
 }
 
 QRectF TimelineRenderer::eventRect(const TimelineFrame& f, EventIndex e) const {
@@ -281,7 +325,7 @@ void TimelineRenderer::paintFlows(QPainter& p, const TimelineFrame& f, const Tim
             for (auto [b, e] : spans)
                 for (size_t k = b; k < e; ++k) arrow(flows[k], false);
     }
-    if (o.selected != kNoIndex) {
+    if (o.showFlows && o.selected != kNoIndex) {
         for (const Flow& fl : profile_.flowsFrom(o.selected)) arrow(fl, true);
         for (EventIndex launch : profile_.launchesOf(o.selected)) arrow({launch, o.selected}, true);
     }

@@ -76,11 +76,18 @@ public:
     // when its track is hidden.
     QRectF eventRect(const TimelineFrame& frame, EventIndex e) const;
 
+    // The section whose header is pinned at the top of the timeline (its header has scrolled
+    // away while some of its tracks are in view), with the header's canvas top; -1 when none.
+    int pinnedSection(const TimelineFrame& frame, int* canvasTop = nullptr) const;
+    // The pinned section when canvas y lies on its header, else -1.
+    int pinnedSectionAt(const TimelineFrame& frame, int canvasY) const;
+
     // Blocks the last base pass drew (merged blocks count once); for the benchmark.
     size_t lastBlockCount() const { return lastBlocks_; }
 
 private:
     void paintAxis(QPainter& p, const TimelineFrame& f);
+    void paintSectionHeader(QPainter& p, const TimelineFrame& f, const TimelineRow& row, int top);
     void paintLanes(QPainter& p, const TimelineFrame& f, const TimelineRow& row, int top);
     void paintFlows(QPainter& p, const TimelineFrame& f, const TimelineOverlay& o);
     bool flowEnd(const TimelineFrame& f, EventIndex e, QPointF& out) const;

@@ -1,11 +1,18 @@
 #include "views/trace/TraceView.h"
 
+#include <QAbstractSpinBox>
+#include <QApplication>
 #include <QButtonGroup>
 #include <QCheckBox>
+#include <QClipboard>
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
+#include <QPlainTextEdit>
+#include <QRegularExpression>
 #include <QScrollBar>
 #include <QSplitter>
 #include <QTabWidget>
@@ -14,8 +21,10 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "model/analysis/TfOpStats.h"
 #include "ui/widgets/DataTableView.h"
 #include "views/trace/EventDetails.h"
+#include "views/trace/ShortcutSheet.h"
 #include "views/trace/TimeAxis.h"
 #include "views/trace/TimelineCanvas.h"
 
@@ -48,6 +57,15 @@ protected:
 private:
     std::function<void(bool)> step_;
 };
+
+// Where typed letters are text, not timeline keys.
+bool isTextInput(const QWidget* w) {
+    if (qobject_cast<const QLineEdit*>(w) || qobject_cast<const QAbstractSpinBox*>(w)) return true;
+    if (auto* t = qobject_cast<const QTextEdit*>(w)) return !t->isReadOnly();
+    if (auto* t = qobject_cast<const QPlainTextEdit*>(w)) return !t->isReadOnly();
+    if (auto* c = qobject_cast<const QComboBox*>(w)) return c->isEditable();
+    return false;
+}
 } // namespace
 
 TraceView::TraceView(QWidget* parent)
@@ -94,12 +112,14 @@ TraceView::TraceView(QWidget* parent)
     search_->setToolTip(tr("Substring (case-insensitive) or regular expression over every event "
                            "name of the profile. Enter: next match, Shift+Enter: previous."));
     search_->setClearButtonEnabled(true);
-    search_->setMinimumWidth(320);
+    search_->setMinimumWidth(140);
     bar->addWidget(search_);
     regex_ = new QCheckBox(tr("Regex"), this);
     bar->addWidget(regex_);
     searchCount_ = new QLabel(this);
-    searchCount_->setMinimumWidth(140);
+    // Counts and messages are elided by the layout, never widen the window (full text on hover).
+    searchCount_->setMinimumWidth(60);
+    searchCount_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     bar->addWidget(searchCount_);
     auto* prev = new QToolButton(this);
     prev->setArrowType(Qt::UpArrow);
@@ -152,6 +172,14 @@ TraceView::TraceView(QWidget* parent)
             [this](int id) { canvas_->setTool(TimelineCanvas::Tool(id)); });
     connect(canvas_, &TimelineCanvas::toolChanged, this, &TraceView::syncToolButtons);
     connect(showAll, &QToolButton::clicked, canvas_, &TimelineCanvas::showAll);
+    connect(canvas_, &TimelineCanvas::shortcutsRequested, this,
+            [this] { showShortcutSheet(this); });
+    connect(canvas_, &TimelineCanvas::contextMenuRequested, this,
+            [this](TimelineCanvas::PointHit, QPoint global) {
+                QMenu* menu = contextMenu(canvas_->mapFromGlobal(global));
+                menu->setAttribute(Qt::WA_DeleteOnClose);
+                menu->popup(global);
+            });
     connect(fitDevices_, &QToolButton::clicked, canvas_, &TimelineCanvas::frameDeviceActivity);
     connect(flows_, &QCheckBox::toggled, canvas_, &TimelineCanvas::setShowFlows);
     connect(canvas_, &TimelineCanvas::viewChanged, this, &TraceView::syncScrollBar);
@@ -179,6 +207,69 @@ TraceView::TraceView(QWidget* parent)
     search_->installEventFilter(new SearchKeys(this, [this](bool f) { stepSearch(f); }));
     connect(prev, &QToolButton::clicked, this, [this] { stepSearch(false); });
     connect(next, &QToolButton::clicked, this, [this] { stepSearch(true); });
+    qApp->installEventFilter(this);
+}
+
+bool TraceView::eventFilter(QObject* watched, QEvent* event) {
+    if (event->type() != QEvent::KeyPress || !watched->isWidgetType() || !isVisible())
+        return ToolView::eventFilter(watched, event);
+    auto* w = static_cast<QWidget*>(watched);
+    if (w == canvas_ || w->window() != window() || isTextInput(w))
+        return ToolView::eventFilter(watched, event);
+    return canvas_->handleKey(static_cast<QKeyEvent*>(event)) ||
+           ToolView::eventFilter(watched, event);
+}
+
+QMenu* TraceView::contextMenu(QPoint pos) {
+    auto* menu = new QMenu(this);
+    if (!profile_) return menu;
+    const TimelineCanvas::PointHit hit = canvas_->hitAt(pos);
+    if (hit.event != kNoIndex) {
+        const EventIndex e = hit.event;
+        const std::string_view nameView = profile_->name(e);
+        const QString name = QString::fromUtf8(nameView.data(), qsizetype(nameView.size()));
+        menu->addAction(tr("Copy name"), this,
+                        [name] { QApplication::clipboard()->setText(name); });
+        menu->addAction(tr("Find all with this name"), this, [this, name] {
+            const QSignalBlocker block(regex_);
+            regex_->setChecked(true);
+            search_->setText(QStringLiteral("^%1$").arg(QRegularExpression::escape(name)));
+            startSearch();
+        });
+        menu->addAction(tr("Zoom to it"), this,
+                        [this, e] { canvas_->selectEvent(e, TimelineCanvas::Framing::Context); });
+        menu->addSeparator();
+        const std::optional<OpIdentity> op = tfOpOfEvent(*profile_, e);
+        QAction* opStats = menu->addAction(
+            op ? tr("Show op %1 in op stats").arg(QString::fromStdString(op->name).left(60))
+               : tr("Show in op stats"),
+            this, [this, op] {
+                if (op)
+                    emit showNameRequested(QStringLiteral("tf_stats"),
+                                           QString::fromStdString(op->name));
+            });
+        opStats->setEnabled(op.has_value());
+        QAction* kernelStats = menu->addAction(tr("Show in kernel stats"), this, [this, name] {
+            emit showNameRequested(QStringLiteral("kernel_stats"), name);
+        });
+        kernelStats->setEnabled(profile_->kernels().find(e) != nullptr);
+        return menu;
+    }
+    const TimelineLayout* layout = canvas_->layout();
+    if (hit.section >= 0) {
+        const uint32_t section = uint32_t(hit.section);
+        menu->addAction(tr("Collapse other sections"), this,
+                        [this, section] { canvas_->collapseAllBut(section); });
+    }
+    if (hit.track != kNoIndex) {
+        const uint32_t track = hit.track;
+        menu->addAction(tr("Hide %1").arg(QString::fromStdString(layout->trackLabel(track))), this,
+                        [this, track] { canvas_->setTrackHidden(track, true); });
+    }
+    if (layout && layout->hiddenTrackCount() > 0)
+        menu->addAction(tr("Show %n hidden track(s)", nullptr, int(layout->hiddenTrackCount())),
+                        this, [this] { canvas_->showAllTracks(); });
+    return menu;
 }
 
 // The jobs cancel their runs; a worker keeps its own reference to the profile.
@@ -213,7 +304,12 @@ void TraceView::setProfile(std::shared_ptr<const Profile> profile) {
 
 void TraceView::focusEvent(EventIndex event) {
     if (!profile_ || event >= profile_->eventCount()) return;
-    canvas_->selectEvent(event, true);
+    canvas_->selectEvent(event, TimelineCanvas::Framing::Context);
+}
+
+void TraceView::focusRange(int64_t beginPs, int64_t endPs) {
+    if (!profile_ || endPs <= beginPs) return;
+    canvas_->setVisibleRange({beginPs, endPs});
 }
 
 void TraceView::syncScrollBar() {
@@ -301,7 +397,7 @@ void TraceView::stepSearch(bool forward) {
     searchCount_->setText(tr("%1 of %2")
                               .arg(QLocale().toString(currentHit_ + 1))
                               .arg(QLocale().toString(qulonglong(hits.size()))));
-    canvas_->selectEvent(hits[size_t(currentHit_)], true);
+    canvas_->selectEvent(hits[size_t(currentHit_)], TimelineCanvas::Framing::Reveal);
 }
 
 void TraceView::showDetails(EventIndex e) {

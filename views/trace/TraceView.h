@@ -11,6 +11,7 @@
 class QCheckBox;
 class QLabel;
 class QLineEdit;
+class QMenu;
 class QScrollBar;
 class QTabWidget;
 class QTextBrowser;
@@ -34,6 +35,7 @@ public:
 
     void setProfile(std::shared_ptr<const Profile> profile) override;
     void focusEvent(EventIndex event) override;
+    void focusRange(int64_t beginPs, int64_t endPs) override;
     bool isReady() const override { return ready_; }
 
     TimelineCanvas* canvas() const { return canvas_; }
@@ -46,8 +48,19 @@ public:
     bool searchRunning() const { return searching_; }
     bool aggregateRunning() const { return aggregating_; }
 
-    // Steps to the next (or previous) search hit, selecting and framing it.
+    // Steps to the next (or previous) search hit, selecting it; the zoom stays when the hit fits.
     void stepSearch(bool forward);
+
+    // The menu a right click on the timeline opens for what is under canvas point `pos`: an
+    // event's (copy name, find all with this name, zoom to it, show in op stats / kernel stats)
+    // or a track's (collapse other sections, hide the track, show hidden tracks). The caller
+    // owns it.
+    QMenu* contextMenu(QPoint pos);
+
+protected:
+    // The timeline's keys work wherever focus is in the trace viewer's window, except in text
+    // fields: forwarded here from any widget of the window while the viewer is showing.
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 signals:
     void searchFinished();

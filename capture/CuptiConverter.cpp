@@ -1,0 +1,345 @@
+#include "capture/CuptiConverter.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "capture/RecordFile.h"
+#include "model/xspace/XSpaceWriter.h"
+
+namespace stepscope::capture {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Metadata ids of one plane, numbered 1, 2, ... in order of first use.
+class PlaneNames {
+public:
+    explicit PlaneNames(XPlaneWriter& plane)
+        : plane_(plane) {}
+    int64_t event(const std::string& name) {
+        auto [it, added] = events_.try_emplace(name, int64_t(events_.size() + 1));
+        if (added) plane_.addEventMetadata(it->second, name);
+        return it->second;
+    }
+    int64_t stat(const std::string& name) {
+        auto [it, added] = stats_.try_emplace(name, int64_t(stats_.size() + 1));
+        if (added) plane_.addStatMetadata(it->second, name);
+        return it->second;
+    }
+
+private:
+    XPlaneWriter& plane_;
+    std::unordered_map<std::string, int64_t> events_, stats_;
+};
+
+const char* copyName(MemcpyKind kind) {
+    switch (kind) {
+    case MemcpyKind::HtoD:
+    case MemcpyKind::AtoD:
+        return "MemcpyH2D";
+    case MemcpyKind::DtoH:
+    case MemcpyKind::DtoA:
+        return "MemcpyD2H";
+    case MemcpyKind::DtoD:
+    case MemcpyKind::AtoA:
+        return "MemcpyD2D";
+    case MemcpyKind::PtoP:
+        return "MemcpyP2P";
+    case MemcpyKind::HtoH:
+        return "MemcpyH2H";
+    case MemcpyKind::HtoA:
+        return "MemcpyH2A";
+    case MemcpyKind::AtoH:
+        return "MemcpyA2H";
+    case MemcpyKind::Unknown:
+        break;
+    }
+    return "Memcpy";
+}
+
+// The `kind:` word of memcpy_details, as model/DeviceDetails reads copy names.
+const char* copyKindWord(MemcpyKind kind) {
+    switch (kind) {
+    case MemcpyKind::HtoD:
+    case MemcpyKind::AtoD:
+        return "HtoD";
+    case MemcpyKind::DtoH:
+    case MemcpyKind::DtoA:
+        return "DtoH";
+    case MemcpyKind::DtoD:
+    case MemcpyKind::AtoA:
+        return "DtoD";
+    case MemcpyKind::PtoP:
+        return "PtoP";
+    default:
+        return "Unknown";
+    }
+}
+
+struct StreamKey {
+    uint32_t device, stream;
+    bool operator<(const StreamKey& o) const {
+        return device != o.device ? device < o.device : stream < o.stream;
+    }
+};
+
+} // namespace
+
+std::string processHostName(const std::vector<Record>& records) {
+    for (const Record& r : records)
+        if (const auto* p = std::get_if<ProcessRecord>(&r)) {
+            std::string host =
+                (p->hostname.empty() ? "localhost" : p->hostname) + "_" + std::to_string(p->pid);
+            std::replace(host.begin(), host.end(), ':', '_');
+            std::replace(host.begin(), host.end(), '/', '_');
+            return host;
+        }
+    return "unknown_process";
+}
+
+std::vector<uint8_t> convertToXSpace(const ConversionInput& input) {
+    const std::vector<Record>& records = input.records;
+    ProcessRecord process;
+    std::map<uint32_t, std::string> threadNames;
+    std::map<uint32_t, DeviceRecord> devices;
+    uint64_t dropped = 0;
+    uint64_t minNs = std::numeric_limits<uint64_t>::max();
+    const auto seen = [&minNs](uint64_t t) { minNs = std::min(minNs, t); };
+    for (const Record& r : records) {
+        std::visit(
+            [&](const auto& x) {
+                using R = std::decay_t<decltype(x)>;
+                if constexpr (std::is_same_v<R, ProcessRecord>) {
+                    process = x;
+                    seen(x.cuptiStartNs);
+                } else if constexpr (std::is_same_v<R, ThreadRecord>) {
+                    threadNames[x.tid] = x.name;
+                } else if constexpr (std::is_same_v<R, DeviceRecord>) {
+                    devices[x.id] = x;
+                } else if constexpr (std::is_same_v<R, DroppedRecord>) {
+                    dropped += x.count;
+                } else if constexpr (std::is_same_v<R, MemoryRecord>) {
+                    seen(x.timestampNs);
+                } else {
+                    seen(x.startNs);
+                }
+            },
+            r);
+    }
+    if (minNs == std::numeric_limits<uint64_t>::max()) minNs = process.cuptiStartNs;
+    // Every line starts at the earliest record; its wall time follows from the process record.
+    const int64_t baseWallNs =
+        process.wallStartNs - (int64_t(process.cuptiStartNs) - int64_t(minNs));
+    const auto ps = [minNs](uint64_t t) { return int64_t(t - minNs) * 1000; };
+    const auto durPs = [](uint64_t start, uint64_t end) {
+        return end > start ? int64_t(end - start) * 1000 : 0;
+    };
+
+    XSpaceWriter space;
+    if (!process.hostname.empty()) space.addHostname(process.hostname);
+    if (dropped > 0)
+        space.addError("CUPTI dropped " + std::to_string(dropped) +
+                       " activity records (its buffers were full): the profile is incomplete");
+    if (!input.truncation.empty())
+        space.addError("the record file ends early (" + input.truncation +
+                       "): the program probably crashed; everything before is shown");
+
+    // ---- host plane
+    XPlaneWriter& host = space.addPlane(0, "/host:CPU");
+    PlaneNames hostNames(host);
+    std::map<uint32_t, XLineWriter*> threadLines;
+    const auto threadLine = [&](uint32_t tid) -> XLineWriter& {
+        XLineWriter*& line = threadLines[tid];
+        if (!line) {
+            const auto it = threadNames.find(tid);
+            line = &host.addLine(tid,
+                                 it != threadNames.end() && !it->second.empty()
+                                     ? it->second
+                                     : "Thread " + std::to_string(tid),
+                                 baseWallNs);
+        }
+        return *line;
+    };
+    XLineWriter* memoryLine = nullptr;
+    XLineWriter* overheadLine = nullptr;
+    const int64_t corrKey = hostNames.stat("correlation_id");
+    struct DeviceMemory {
+        int64_t inUse = 0, peak = 0;
+        std::unordered_map<uint64_t, uint64_t> live; // address -> bytes
+    };
+    std::map<uint32_t, DeviceMemory> memory;
+
+    // ---- device planes and their stream lines
+    std::map<uint32_t, XPlaneWriter*> devicePlanes;
+    std::map<uint32_t, PlaneNames> deviceNames;
+    std::map<StreamKey, std::set<std::string>> streamKinds;
+    for (const Record& r : records) {
+        if (const auto* k = std::get_if<KernelRecord>(&r))
+            streamKinds[{k->deviceId, k->streamId}].insert("Kernel");
+        else if (const auto* c = std::get_if<MemcpyRecord>(&r))
+            streamKinds[{c->deviceId, c->streamId}].insert(copyName(c->kind));
+        else if (const auto* m = std::get_if<MemsetRecord>(&r))
+            streamKinds[{m->deviceId, m->streamId}].insert("Memset");
+    }
+    for (const auto& [key, kinds] : streamKinds) devices.try_emplace(key.device);
+    for (auto& [id, d] : devices) {
+        XPlaneWriter& plane = space.addPlane(int64_t(id) + 1, "/device:GPU:" + std::to_string(id));
+        devicePlanes[id] = &plane;
+        PlaneNames& names = deviceNames.emplace(id, PlaneNames(plane)).first->second;
+        if (d.smCount == 0 && d.name.empty()) continue; // properties not recorded
+        static const std::string vendor = "Nvidia";
+        plane.addStat(WireStat::str(names.stat("device_vendor"), vendor));
+        plane.addStat(WireStat::int64(names.stat("clock_rate"), int64_t(d.clockRateKHz)));
+        plane.addStat(WireStat::int64(names.stat("core_count"), int64_t(d.smCount)));
+        plane.addStat(WireStat::uint64(names.stat("memory_size"), d.memoryBytes));
+        plane.addStat(
+            WireStat::uint64(names.stat("memory_bandwidth"), d.memoryBandwidthBytesPerSecond));
+        plane.addStat(
+            WireStat::int64(names.stat("compute_cap_major"), int64_t(d.computeCapabilityMajor)));
+        plane.addStat(
+            WireStat::int64(names.stat("compute_cap_minor"), int64_t(d.computeCapabilityMinor)));
+        if (!d.name.empty()) plane.addStat(WireStat::str(names.stat("device_name"), d.name));
+    }
+    std::map<StreamKey, XLineWriter*> streamLines;
+    for (const auto& [key, kinds] : streamKinds) {
+        std::string label;
+        for (const std::string& k : kinds) label += (label.empty() ? "" : ",") + k;
+        streamLines[key] = &devicePlanes[key.device]->addLine(
+            key.stream, "Stream #" + std::to_string(key.stream) + "(" + label + ")", baseWallNs);
+    }
+
+    std::string text; // stat text lives until the event is added
+    for (const Record& r : records) {
+        if (const auto* a = std::get_if<ApiRecord>(&r)) {
+            const WireStat stats[] = {WireStat::uint64(corrKey, a->correlationId)};
+            threadLine(a->tid).addEvent(hostNames.event(a->name), ps(a->startNs),
+                                        durPs(a->startNs, a->endNs), stats);
+        } else if (const auto* n = std::get_if<NvtxRangeRecord>(&r)) {
+            threadLine(n->tid).addEvent(hostNames.event(n->name), ps(n->startNs),
+                                        durPs(n->startNs, n->endNs));
+        } else if (const auto* o = std::get_if<OverheadRecord>(&r)) {
+            if (!overheadLine) overheadLine = &host.addLine(-1, "CUPTI overhead", baseWallNs);
+            overheadLine->addEvent(hostNames.event("CUPTI overhead: " + o->kind), ps(o->startNs),
+                                   durPs(o->startNs, o->endNs));
+        } else if (const auto* m = std::get_if<MemoryRecord>(&r)) {
+            if (!memoryLine) memoryLine = &host.addLine(-2, "CUDA memory", baseWallNs);
+            DeviceMemory& dm = memory[m->deviceId];
+            uint64_t bytes = m->bytes;
+            if (m->allocation) {
+                dm.live[m->address] = bytes;
+                dm.inUse += int64_t(bytes);
+            } else {
+                const auto it = dm.live.find(m->address);
+                if (it != dm.live.end()) {
+                    if (bytes == 0) bytes = it->second;
+                    dm.live.erase(it);
+                }
+                dm.inUse = std::max<int64_t>(0, dm.inUse - int64_t(bytes));
+            }
+            dm.peak = std::max(dm.peak, dm.inUse);
+            text = "GPU_" + std::to_string(m->deviceId) + "_cuda";
+            const WireStat stats[] = {
+                WireStat::str(hostNames.stat("allocator_name"), text),
+                WireStat::int64(hostNames.stat("bytes_allocated"), dm.inUse),
+                WireStat::int64(hostNames.stat("peak_bytes_in_use"), dm.peak),
+                WireStat::int64(hostNames.stat("allocation_bytes"), int64_t(bytes)),
+                WireStat::int64(hostNames.stat("requested_bytes"), int64_t(bytes)),
+                WireStat::uint64(hostNames.stat("addr"), m->address),
+                WireStat::uint64(corrKey, m->correlationId)};
+            memoryLine->addEvent(
+                hostNames.event(m->allocation ? "MemoryAllocation" : "MemoryDeallocation"),
+                ps(m->timestampNs), 0, stats);
+        } else if (const auto* k = std::get_if<KernelRecord>(&r)) {
+            PlaneNames& names = deviceNames.at(k->deviceId);
+            text = "regs:" + std::to_string(k->registersPerThread) +
+                   " static_shared:" + std::to_string(k->staticSharedBytes) +
+                   " dynamic_shared:" + std::to_string(k->dynamicSharedBytes) +
+                   " grid:" + std::to_string(k->grid[0]) + "," + std::to_string(k->grid[1]) + "," +
+                   std::to_string(k->grid[2]) + " block:" + std::to_string(k->block[0]) + "," +
+                   std::to_string(k->block[1]) + "," + std::to_string(k->block[2]);
+            std::vector<WireStat> stats = {
+                WireStat::uint64(names.stat("correlation_id"), k->correlationId),
+                WireStat::str(names.stat("kernel_details"), text)};
+            if (k->graphId != 0) {
+                stats.push_back(WireStat::uint64(names.stat("cuda_graph_id"), k->graphId));
+                stats.push_back(WireStat::uint64(names.stat("cuda_graph_node_id"), k->graphNodeId));
+            }
+            streamLines.at({k->deviceId, k->streamId})
+                ->addEvent(names.event(k->name), ps(k->startNs), durPs(k->startNs, k->endNs),
+                           stats);
+        } else if (const auto* c = std::get_if<MemcpyRecord>(&r)) {
+            PlaneNames& names = deviceNames.at(c->deviceId);
+            text = std::string("kind:") + copyKindWord(c->kind) +
+                   " size:" + std::to_string(c->bytes) + " dest:" +
+                   std::to_string(c->kind == MemcpyKind::PtoP ? c->dstDeviceId : c->deviceId) +
+                   " async:1";
+            const WireStat stats[] = {
+                WireStat::uint64(names.stat("correlation_id"), c->correlationId),
+                WireStat::str(names.stat("memcpy_details"), text)};
+            streamLines.at({c->deviceId, c->streamId})
+                ->addEvent(names.event(copyName(c->kind)), ps(c->startNs),
+                           durPs(c->startNs, c->endNs), stats);
+        } else if (const auto* s = std::get_if<MemsetRecord>(&r)) {
+            PlaneNames& names = deviceNames.at(s->deviceId);
+            text = "size:" + std::to_string(s->bytes) + " value:" + std::to_string(s->value);
+            const WireStat stats[] = {
+                WireStat::uint64(names.stat("correlation_id"), s->correlationId),
+                WireStat::str(names.stat("memset_details"), text)};
+            streamLines.at({s->deviceId, s->streamId})
+                ->addEvent(names.event("Memset"), ps(s->startNs), durPs(s->startNs, s->endNs),
+                           stats);
+        }
+    }
+    return space.finish();
+}
+
+CaptureRunResult writeCaptureRun(const std::vector<std::string>& recordFiles,
+                                 const std::string& logDir, const std::string& run) {
+    CaptureRunResult result;
+    const fs::path runDir = fs::path(logDir) / "plugins" / "profile" / run;
+    std::error_code ec;
+    fs::create_directories(runDir, ec);
+    if (ec) {
+        result.error = "cannot create " + runDir.string() + " (" + ec.message() + ")";
+        return result;
+    }
+    for (const std::string& path : recordFiles) {
+        RecordFileContents contents = readRecordFile(path);
+        if (!contents.ok()) {
+            result.warnings.push_back(contents.error);
+            continue;
+        }
+        if (!contents.problem.empty())
+            result.warnings.push_back(path + ": " + contents.problem + "; " +
+                                      std::to_string(contents.bytesIgnored) +
+                                      " bytes after the last whole frame were ignored");
+        if (contents.records.empty()) {
+            result.warnings.push_back(path + " holds no records");
+            continue;
+        }
+        ConversionInput input{std::move(contents.records), contents.problem};
+        const std::vector<uint8_t> bytes = convertToXSpace(input);
+        const fs::path out = runDir / (processHostName(input.records) + ".xplane.pb");
+        std::ofstream file(out, std::ios::binary | std::ios::trunc);
+        file.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+        file.close();
+        if (!file) {
+            result.error = "cannot write " + out.string();
+            return result;
+        }
+        result.files.push_back(out.string());
+    }
+    if (result.files.empty()) {
+        result.error = "no profile was recorded";
+        fs::remove(runDir, ec);
+    }
+    return result;
+}
+
+} // namespace stepscope::capture

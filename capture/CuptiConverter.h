@@ -1,0 +1,52 @@
+#pragma once
+
+// Turns the records of one profiled process into an XSpace laid out as TensorFlow's GPU tracer
+// lays it out, so Stepscope's tools and TensorBoard read it like a TensorFlow profile:
+//   - "/host:CPU": a line per thread (id = tid, its name when recorded) with the CUDA runtime and
+//     driver API calls (stat `correlation_id`) and NVTX ranges; a line "CUDA memory" with
+//     `MemoryAllocation` / `MemoryDeallocation` events carrying the allocator stats the memory
+//     profile reads (allocator_name "GPU_<id>_cuda", bytes_allocated = bytes in use after the
+//     event, peak_bytes_in_use, allocation_bytes, requested_bytes, addr); a line "CUPTI overhead".
+//   - "/device:GPU:<id>" per device, with the device properties as plane stats (clock_rate in
+//     kHz, core_count = SMs, memory_size, memory_bandwidth in bytes/s, compute_cap_major/minor,
+//     device_vendor "Nvidia") and a line per stream, "Stream #<id>(<kinds>)" (Kernel,
+//     MemcpyH2D, MemcpyD2H, MemcpyD2D, MemcpyP2P, Memset, comma-separated as they occur).
+//     Kernels carry `correlation_id` and `kernel_details` ("regs:.. static_shared:..
+//     dynamic_shared:.. grid:x,y,z block:x,y,z"), and, when launched from a CUDA graph,
+//     `cuda_graph_id` / `cuda_graph_node_id`; copies carry `correlation_id` and
+//     `memcpy_details` ("kind:.. size:.. dest:.. async:1"); memsets `correlation_id` and
+//     `memset_details` ("size:.. value:..").
+// Dropped records and a truncated record file go to XSpace.errors, so the profile says so.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "capture/CuptiRecords.h"
+
+namespace stepscope::capture {
+
+struct ConversionInput {
+    std::vector<Record> records;
+    std::string truncation; // the record file's problem (a crash mid-write), "" when whole
+};
+
+// The XSpace bytes for one process.
+std::vector<uint8_t> convertToXSpace(const ConversionInput& input);
+
+// The host name a process's file is named by: "<hostname>_<pid>" (':' as '_').
+std::string processHostName(const std::vector<Record>& records);
+
+struct CaptureRunResult {
+    std::string error;                 // nothing could be written
+    std::vector<std::string> files;    // one .xplane.pb per process
+    std::vector<std::string> warnings; // truncated record files, dropped records, unusable files
+    bool ok() const { return error.empty() && !files.empty(); }
+};
+
+// Reads each record file, converts it and writes
+// `logDir/plugins/profile/<run>/<hostname>_<pid>.xplane.pb`, one file (one host) per process.
+CaptureRunResult writeCaptureRun(const std::vector<std::string>& recordFiles,
+                                 const std::string& logDir, const std::string& run);
+
+} // namespace stepscope::capture

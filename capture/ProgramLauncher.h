@@ -1,0 +1,47 @@
+#pragma once
+
+// Local capture: starts a program with libstepscope_cupti.so injected (CUDA_INJECTION64_PATH),
+// waits for it (or stops it on cancel), and converts the record files its processes wrote into
+// one run of a TensorBoard log directory (capture/CuptiConverter.h). Qt-free.
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "capture/CuptiConverter.h"
+#include "model/Progress.h"
+
+namespace stepscope::capture {
+
+struct LaunchOptions {
+    std::vector<std::string> argv; // the program and its arguments
+    std::string logDir;
+    std::string runName;          // empty: the local time, YYYY_MM_DD_HH_MM_SS
+    std::string workingDirectory; // empty: the current one
+    std::vector<std::pair<std::string, std::string>> environment; // added to the program's
+    std::string kinds; // STEPSCOPE_CUPTI_KINDS: kernels,memcpy,memory,api,nvtx ("" = all)
+    std::string injectionLibrary; // libstepscope_cupti.so
+    std::string cuptiLibrary;     // libcupti.so, NVTX's injection (ranges as CUPTI markers)
+    uint64_t stopAfterMs = 0; // stop the program (SIGTERM) after this long; 0: wait for its exit
+    // Check for the CUDA driver before starting (tests of the other paths turn it off).
+    bool requireDriver = true;
+};
+
+struct LaunchResult {
+    std::string error;              // nothing was captured; says why
+    std::vector<std::string> notes; // how the program ended, when not plainly
+    int exitCode = -1;              // the program's, when it exited
+    int signal = 0;                 // the signal that killed it, when one did
+    std::string runName;
+    CaptureRunResult run; // files written and their warnings
+    bool cancelled = false;
+    bool ok() const { return error.empty() && run.ok(); }
+};
+
+// The CUDA driver's absence in words ("" when libcuda.so.1 loads).
+std::string cudaDriverProblem();
+
+LaunchResult launchAndCapture(const LaunchOptions& options, const Progress& progress);
+
+} // namespace stepscope::capture

@@ -1,0 +1,191 @@
+// Local capture's launcher and injection library on a machine without a GPU: every failure is a
+// plain message (missing library, no driver, program not found, exiting at once without
+// records); a program that crashes or is stopped keeps what it recorded (shell scripts stand in
+// for CUDA programs and drop a prepared record file where the injection library would write
+// it); the injection library loads and initialises cleanly where no driver exists.
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+
+#include "capture/ProgramLauncher.h"
+#include "capture/RecordFile.h"
+#include "model/LogDir.h"
+
+using namespace stepscope;
+using namespace stepscope::capture;
+
+class TestCuptiLauncher : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir dir_;
+    QString records_; // a record file of process 42 on "gpu-box" with one kernel
+
+    LaunchOptions options(const QStringList& argv, const QString& sub) const {
+        LaunchOptions o;
+        for (const QString& a : argv) o.argv.push_back(a.toStdString());
+        o.logDir = dir_.filePath(sub).toStdString();
+        o.runName = "run";
+        // Any readable file stands for the library where no program loads it.
+        o.injectionLibrary = records_.toStdString();
+        o.requireDriver = false;
+        return o;
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        records_ = dir_.filePath("prepared.rec");
+        RecordFileWriter w(records_.toStdString());
+        w.add(ProcessRecord{42, "gpu-box", "train", 1'000'000'000, 100});
+        KernelRecord k;
+        k.startNs = 200, k.endNs = 300, k.streamId = 7, k.name = "kernel";
+        w.add(k);
+        QVERIFY(w.flush());
+    }
+
+    void missingInjectionLibrary() {
+        LaunchOptions o = options({"true"}, "missing");
+        o.injectionLibrary = dir_.filePath("nope.so").toStdString();
+        const LaunchResult r = launchAndCapture(o, Progress());
+        QVERIFY(
+            QString::fromStdString(r.error).startsWith("the CUPTI injection library is missing"));
+        o.injectionLibrary.clear();
+        QVERIFY(
+            QString::fromStdString(launchAndCapture(o, Progress()).error).contains("not built"));
+    }
+
+    void noDriverIsSaidPlainly() {
+        if (cudaDriverProblem().empty()) QSKIP("this machine has a CUDA driver");
+        LaunchOptions o = options({"true"}, "nodriver");
+        o.requireDriver = true;
+        const LaunchResult r = launchAndCapture(o, Progress());
+        QVERIFY2(QString::fromStdString(r.error).startsWith("no CUDA driver on this machine"),
+                 r.error.c_str());
+        QVERIFY(!QFileInfo::exists(dir_.filePath("nodriver/plugins")));
+    }
+
+    void programNotFound() {
+        const LaunchResult r =
+            launchAndCapture(options({"no-such-program-stepscope"}, "notfound"), Progress());
+        QCOMPARE(r.error, std::string("program not found: no-such-program-stepscope"));
+    }
+
+    void programExitingAtOnceWithoutRecords() {
+        LaunchResult r = launchAndCapture(options({"true"}, "atonce"), Progress());
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(QString::fromStdString(r.error).startsWith("true recorded nothing"),
+                 r.error.c_str());
+        r = launchAndCapture(options({"sh", "-c", "exit 3"}, "atonce3"), Progress());
+        QCOMPARE(r.exitCode, 3);
+        QCOMPARE(r.notes, std::vector<std::string>{"sh exited with code 3"});
+        QVERIFY(!r.ok());
+        // No run folder and no record folder are left behind.
+        QVERIFY(QDir(dir_.filePath("atonce3/plugins/profile"))
+                    .entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden)
+                    .isEmpty());
+    }
+
+    void crashKeepsWhatWasRecorded() {
+        const QString envOut = dir_.filePath("env.txt");
+        const QString script =
+            QString("cp '%1' \"$STEPSCOPE_CUPTI_DIR/42.rec\"; "
+                    "echo \"$CUDA_INJECTION64_PATH|$STEPSCOPE_CUPTI_KINDS|$EXTRA\" "
+                    "> '%2'; kill -SEGV $$")
+                .arg(records_, envOut);
+        LaunchOptions o = options({"sh", "-c", script}, "crash");
+        o.kinds = "kernels,nvtx";
+        o.environment = {{"EXTRA", "yes"}};
+        const LaunchResult r = launchAndCapture(o, Progress());
+        QVERIFY2(r.ok(), r.error.c_str());
+        QCOMPARE(r.signal, SIGSEGV);
+        QCOMPARE(r.notes, std::vector<std::string>{
+                              "sh was killed by SIGSEGV; what was recorded until then is kept"});
+        QCOMPARE(r.run.files.size(), size_t(1));
+        QVERIFY(QString::fromStdString(r.run.files.front())
+                    .endsWith("/plugins/profile/run/gpu-box_42.xplane.pb"));
+        QFile env(envOut);
+        QVERIFY(env.open(QIODevice::ReadOnly));
+        QCOMPARE(env.readAll().trimmed(), (records_ + "|kernels,nvtx|yes").toUtf8());
+        // The record folder is gone; the run is what TensorBoard lists.
+        const Discovery d = discoverProfiles(o.logDir);
+        QVERIFY(d.ok());
+        QCOMPARE(d.runs.size(), size_t(1));
+    }
+
+    void stopsAfterTheDurationAndOnCancel() {
+        const QString script =
+            QString("cp '%1' \"$STEPSCOPE_CUPTI_DIR/42.rec\"; exec sleep 30").arg(records_);
+        LaunchOptions o = options({"sh", "-c", script}, "stop");
+        o.stopAfterMs = 300;
+        auto start = std::chrono::steady_clock::now();
+        LaunchResult r = launchAndCapture(o, Progress());
+        QVERIFY(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+        QVERIFY2(r.ok(), r.error.c_str());
+        QCOMPARE(r.signal, SIGTERM);
+        QVERIFY(!r.cancelled);
+
+        o.stopAfterMs = 0;
+        o.logDir = dir_.filePath("cancel").toStdString();
+        Progress progress;
+        start = std::chrono::steady_clock::now();
+        std::thread stopper([&progress] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            progress.cancel();
+        });
+        r = launchAndCapture(o, progress);
+        stopper.join();
+        QVERIFY(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+        QVERIFY(r.cancelled);
+        QCOMPARE(r.run.files.size(), size_t(1)); // what was recorded before the stop is kept
+    }
+
+    // Loaded as the driver would load it, in a child process (it installs exit and signal
+    // handlers): without STEPSCOPE_CUPTI_DIR it records nothing; with it, where no driver
+    // exists, it starts or says why, and never takes the program down.
+    void injectionLibraryInitialisesCleanlyWithoutADriver() {
+#ifndef STEPSCOPE_CUPTI_LIBRARY
+        QSKIP("this build has no CUPTI (no CUDA toolkit found)");
+#else
+        for (const bool withDir : {false, true}) {
+            const QString out = dir_.filePath(withDir ? "inject" : "inject-none");
+            QDir().mkpath(out);
+            const pid_t pid = ::fork();
+            if (pid == 0) {
+                if (withDir)
+                    ::setenv("STEPSCOPE_CUPTI_DIR", out.toUtf8().constData(), 1);
+                else
+                    ::unsetenv("STEPSCOPE_CUPTI_DIR");
+                void* lib = ::dlopen(STEPSCOPE_CUPTI_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+                if (!lib) ::_exit(10);
+                auto* init = reinterpret_cast<int (*)()>(::dlsym(lib, "InitializeInjection"));
+                if (!init) ::_exit(11);
+                ::_exit(init() == 1 ? 0 : 12);
+            }
+            int status = 0;
+            QCOMPARE(::waitpid(pid, &status, 0), pid);
+            QVERIFY2(WIFEXITED(status), "the injection library crashed the process");
+            QCOMPARE(WEXITSTATUS(status), 0);
+            if (withDir) {
+                // It wrote its header and process record, or nothing where CUPTI could not start
+                // (no driver here: nothing).
+                const QStringList files = QDir(out).entryList({"*.rec"});
+                if (!capture::cudaDriverProblem().empty()) QVERIFY(files.isEmpty());
+                for (const QString& f : files) {
+                    const RecordFileContents c =
+                        readRecordFile(QDir(out).filePath(f).toStdString());
+                    QVERIFY2(c.ok() && c.problem.empty(), c.error.c_str());
+                }
+            }
+        }
+#endif
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCuptiLauncher)
+#include "test_cupti_launcher.moc"

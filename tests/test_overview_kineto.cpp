@@ -114,6 +114,40 @@ private slots:
         const Overview o = computeOverview(*p);
         QCOMPARE(o.bottleneck.input, std::string("host"));
     }
+
+    // A python event named "train.py(12): <module>" (no "/", no group id) around two
+    // ProfilerSteps: XProf takes train*/test* names as step markers only on events with a group
+    // id, so the ProfilerSteps are the steps. Host only: step 1 is 10..410 with aten::add 20..30
+    // (host compute 10, all others 390); step 2 is 500..900 with aten::mul 510..560 (50, 350).
+    void profilerStepsOverPythonNames() {
+        QTemporaryDir dir;
+        const auto p = loadTrace(
+            dir, hostEvent("python_function", "train.py(12): <module>", 1, 0, 1000) + ",\n" +
+                     hostEvent("user_annotation", "ProfilerStep#1", 1, 10, 400) + ",\n" +
+                     hostEvent("cpu_op", "aten::add", 1, 20, 10) + ",\n" +
+                     hostEvent("user_annotation", "ProfilerStep#2", 1, 500, 400) + ",\n" +
+                     hostEvent("cpu_op", "aten::mul", 1, 510, 50));
+        const StepAnalysis a = analyzeSteps(*p);
+        QCOMPARE(a.source, StepSource::ProfilerSteps);
+        QCOMPARE(a.steps.size(), size_t(2));
+        QCOMPARE(a.steps[0].number, int64_t(1));
+        QCOMPARE(a.steps[0].beginPs, 10 * us);
+        QCOMPARE(a.steps[0].durationPs, 400 * us);
+        QCOMPARE(a.steps[0].ps(StepCategory::HostCompute), 10 * us);
+        QCOMPARE(a.steps[0].ps(StepCategory::AllOthers), 390 * us);
+        QCOMPARE(a.steps[1].number, int64_t(2));
+        QCOMPARE(a.steps[1].beginPs, 500 * us);
+        QCOMPARE(a.steps[1].ps(StepCategory::HostCompute), 50 * us);
+        QCOMPARE(a.steps[1].ps(StepCategory::AllOthers), 350 * us);
+
+        // Keras- or Lightning-style names without a group id or step_num are not steps by
+        // themselves: no steps, never invented ones.
+        const auto q = loadTrace(dir, hostEvent("python_function", "train_step", 1, 0, 100) +
+                                          ",\n" + hostEvent("cpu_op", "aten::add", 1, 10, 10));
+        const StepAnalysis b = analyzeSteps(*q);
+        QCOMPARE(b.source, StepSource::None);
+        QVERIFY(b.steps.empty());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestOverviewKineto)

@@ -495,8 +495,13 @@ std::vector<Marker> findMarkers(const Profile& p, const StatKeys& keys, StepSour
                 bool match = false;
                 switch (source) {
                 case StepSource::HostMarkers:
+                    // XProf takes the train/test/TraceContext names as step markers only on
+                    // events with a group id (ConvertHostThreadsXPlaneToStepEvents,
+                    // xplane_to_step_events.cc); a bare name such as "train.py(12): <module>"
+                    // or "train_step" is no step.
                     number = keys.stepNum(e);
-                    match = number.has_value() || isExplicitHostStepMarker(name);
+                    match = number.has_value() ||
+                            (p.groupId(e) >= 0 && isExplicitHostStepMarker(name));
                     break;
                 case StepSource::ProfilerSteps:
                     number = profilerStepNumber(name);

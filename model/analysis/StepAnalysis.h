@@ -56,7 +56,8 @@ std::string_view stepCategoryName(StepCategory category);
 enum class StepSource : uint8_t {
     None,          // no steps: the page says so and offers a name pattern
     GroupedSteps,  // XProf's: the device "Steps" line and group_id stats
-    HostMarkers,   // step-marker TraceMe events (a step_num stat, or "train"/"test"/"TraceContext")
+    HostMarkers,   // step-marker TraceMe events (a step_num stat, or "train"/"test"/"TraceContext"
+                   // with a group_id)
     ProfilerSteps, // PyTorch's "ProfilerStep#N" annotations
     NamePattern,   // events whose name contains the user's pattern
 };

@@ -67,8 +67,10 @@ SampleSummary summarize(const std::vector<double>& samples) {
     }
     const double n = double(samples.size());
     s.average = sum / n;
-    // tsl::Stat: 0 when all samples are equal, else sqrt(E[x^2] - E[x]^2).
-    const double variance = s.minimum == s.maximum ? 0 : squares / n - s.average * s.average;
+    // tsl::Stat::sample_variance(): 0 when all samples are equal (so also for one sample), else
+    // (sum(x^2) - sum(x)^2 / n) / (n - 1).
+    const double variance =
+        s.minimum == s.maximum ? 0 : (squares - sum * sum / n) / (n - 1);
     s.stddev = variance > 0 ? std::sqrt(variance) : 0;
     return s;
 }

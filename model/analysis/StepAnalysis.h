@@ -110,8 +110,9 @@ struct StepAnalysis {
 StepAnalysis analyzeSteps(const Profile& profile, std::string_view namePattern = {},
                           const Progress* progress = nullptr);
 
-// XProf's sample statistics (tsl::Stat via GetStepSummaryForSampleStats): average, population
-// standard deviation, minimum, maximum; all 0 for no samples.
+// XProf's sample statistics (tsl::Stat via GetStepSummaryForSampleStats,
+// op_stats_to_input_pipeline_analysis.cc): average, sample standard deviation (n - 1; 0 when all
+// samples are equal), minimum, maximum; all 0 for no samples.
 struct SampleSummary {
     double average = 0, stddev = 0, minimum = 0, maximum = 0;
     size_t count = 0;

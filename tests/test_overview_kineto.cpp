@@ -148,6 +148,32 @@ private slots:
         QCOMPARE(b.source, StepSource::None);
         QVERIFY(b.steps.empty());
     }
+
+    // Input ops and a host-to-device copy but no enqueue op: the host breakdown is the ops' self
+    // time. ProfilerStep#1 0..1000; thread 2: Iterator::Prefetch 0..300 holding
+    // Iterator::Prefetch::Map 50..250 (self 100 and 200 µs, both preprocessing); a MemcpyH2D copy
+    // 10..110 gives the step 100 µs host to device.
+    void inputBreakdownWithCopy() {
+        QTemporaryDir dir;
+        const auto p = loadTrace(
+            dir, hostEvent("user_annotation", "ProfilerStep#1", 1, 0, 1000) + ",\n" +
+                     hostEvent("cpu_op", "Iterator::Prefetch", 2, 0, 300) + ",\n" +
+                     hostEvent("cpu_op", "Iterator::Prefetch::Map", 2, 50, 200) + ",\n" +
+                     hostEvent("cuda_runtime", "cudaMemcpyAsync", 1, 0, 10, 1) + ",\n" +
+                     gpuEvent("gpu_memcpy", "MemcpyH2D", 10, 100, 1) + ",\n" +
+                     hostEvent("cuda_runtime", "cudaLaunchKernel", 1, 110, 10, 2) + ",\n" +
+                     gpuEvent("kernel", "k", 120, 880, 2));
+        const InputPipeline ip = computeInputPipeline(*p);
+        QCOMPARE(ip.steps.steps.size(), size_t(1));
+        QCOMPARE(ip.steps.steps[0].hostToDevicePs, 100 * us);
+        QCOMPARE(ip.ops.size(), size_t(2));
+        QCOMPARE(ip.enqueueUs, 0.0);
+        QCOMPARE(ip.preprocessingUs, 300.0);
+        QCOMPARE(ip.demandedFileReadUs, 0.0);
+        QCOMPARE(ip.advancedFileReadUs, 0.0);
+        QCOMPARE(ip.otherUs, 0.0);
+        QVERIFY(ip.tfDataUsed);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestOverviewKineto)

@@ -114,7 +114,9 @@ InputPipeline computeInputPipeline(const Profile& profile, std::string_view step
     const double n = double(ip.steps.steps.size());
     const double ratio =
         ip.stepTimeMs.average > 0 ? std::min(1.0, (hostToDevice / n) / ip.stepTimeMs.average) : 0.0;
-    const double nonEnqueue = ratio != 0.0 ? enqueue * (1.0 - ratio) / ratio : fileAndPre;
+    // Departure (InputPipeline.h): the scaling only where there is enqueue time to scale.
+    const double nonEnqueue =
+        ratio != 0.0 && enqueue > 0 ? enqueue * (1.0 - ratio) / ratio : fileAndPre;
     auto scaled = [&](double v) { return fileAndPre > 0 ? nonEnqueue * v / fileAndPre : 0.0; };
     ip.enqueueUs = enqueue;
     ip.demandedFileReadUs = scaled(demanded);

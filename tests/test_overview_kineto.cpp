@@ -43,6 +43,12 @@ std::string gpuEvent(const std::string& cat, const std::string& name, int ts, in
            R"(,"args":{"device":)" + d + R"(,"stream":7,"correlation":)" +
            std::to_string(correlation) + R"(,"bytes":1000}})";
 }
+
+std::set<std::string> ids(const Overview& o) {
+    std::set<std::string> out;
+    for (const Recommendation& r : o.recommendations) out.insert(r.id);
+    return out;
+}
 } // namespace
 
 class TestOverviewKineto : public QObject {
@@ -173,6 +179,50 @@ private slots:
         QCOMPARE(ip.advancedFileReadUs, 0.0);
         QCOMPARE(ip.otherUs, 0.0);
         QVERIFY(ip.tfDataUsed);
+    }
+
+    // Tensor Core advice only for NVIDIA GPUs: an eligible op ("model/MatMul") whose kernel "k"
+    // is no Tensor Core kernel is 100% of kernel time off Tensor Cores on an A100 (cc 8.0); on an
+    // MI300X (gfx 9.4, written as computeMajor 9) the rule does not apply.
+    void tensorCoreAdviceNvidiaOnly() {
+        const std::string events =
+            hostEvent("user_annotation", "ProfilerStep#1", 1, 0, 1000) + ",\n" +
+            hostEvent("cpu_op", "model/MatMul", 1, 0, 20) + ",\n" +
+            hostEvent("cuda_runtime", "cudaLaunchKernel", 1, 5, 10, 1) + ",\n" +
+            R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":20,"dur":900,)"
+            R"("args":{"device":0,"stream":7,"correlation":1,"grid":[1,1,1],"block":[32,1,1]}})";
+        QTemporaryDir dir;
+        const Overview nvidia = computeOverview(*loadTrace(
+            dir, events,
+            R"("deviceProperties":[{"id":0,"name":"NVIDIA A100","computeMajor":8,"computeMinor":0}],)"));
+        QVERIFY(ids(nvidia).count("tensor_core"));
+        const Overview amd = computeOverview(*loadTrace(
+            dir, events,
+            R"("deviceProperties":[{"id":0,"name":"AMD Instinct MI300X","computeMajor":9,"computeMinor":4}],)"));
+        QCOMPARE(amd.devices.size(), size_t(1));
+        QCOMPARE(amd.devices[0].info.vendor, std::string("AMD"));
+        QVERIFY(!ids(amd).count("tensor_core"));
+    }
+
+    // Devices that ran no computation are no replicas. GPU 0: kernel 0..1000 µs; GPU 1: one HtoD
+    // copy 0..10 µs and nothing else; GPU 2: kernel 0..500 µs. Busy time differs by
+    // (1000 - 500) / 1000 = 50% between GPU 0 and GPU 2; GPU 1 (99% less busy) is not compared,
+    // and its 0.01 ms of exposed copies is below the 1 ms exposed-copies floor.
+    void deviceChecksSkipIdleDevices() {
+        QTemporaryDir dir;
+        const auto p = loadTrace(
+            dir, gpuEvent("kernel", "k", 0, 1000, 1, 0) + ",\n" +
+                     gpuEvent("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 0, 10, 2, 1) +
+                     ",\n" + gpuEvent("kernel", "k", 0, 500, 3, 2));
+        const Overview o = computeOverview(*p);
+        QCOMPARE(o.gpu.devices.size(), size_t(3));
+        QVERIFY(!ids(o).count("exposed_copies"));
+        const Recommendation* r = nullptr;
+        for (const Recommendation& x : o.recommendations)
+            if (x.id == "replica_imbalance") r = &x;
+        QVERIFY(r);
+        QCOMPARE(r->value, 50.0);
+        QVERIFY(r->text.find("/device:GPU:2 (least busy)") != std::string::npos);
     }
 };
 

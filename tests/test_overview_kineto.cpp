@@ -224,6 +224,24 @@ private slots:
         QCOMPARE(r->value, 50.0);
         QVERIFY(r->text.find("/device:GPU:2 (least busy)") != std::string::npos);
     }
+
+    // No steps: the step statistics are not recorded (null in the JSON), not 0; no input op: no
+    // host breakdown rows. A lone kernel 0..10 µs and no ProfilerStep.
+    void missingIsNotZero() {
+        QTemporaryDir dir;
+        const auto p = loadTrace(dir, gpuEvent("kernel", "k", 0, 10, 1));
+        const Overview o = computeOverview(*p);
+        QVERIFY(o.steps.steps.empty());
+        const std::string j = overviewJson(o);
+        QVERIFY(j.find(R"("step_time_ms":{"average":null,"stddev":null,"min":null,"max":null})") !=
+                std::string::npos);
+        QVERIFY(j.find(R"("input_percent":null)") != std::string::npos);
+        const InputPipeline ip = computeInputPipeline(*p);
+        QCOMPARE(inputBreakdownTable(ip).rowCount(), size_t(0));
+        const std::string k = inputPipelineJson(ip);
+        QVERIFY(k.find(R"("input_percent":null)") != std::string::npos);
+        QVERIFY(k.find(R"("step_time_ms":{"average":null)") != std::string::npos);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestOverviewKineto)

@@ -495,12 +495,15 @@ std::string overviewJson(const Overview& o) {
     j.field("count", uint64_t(o.steps.steps.size()));
     j.field("not_well_formed", uint64_t(o.steps.notWellFormed));
     j.endObject();
+    // No steps: every step statistic is "not recorded" (null), not 0.
+    const bool noSteps = o.steps.steps.empty();
+    auto orNull = [&](double v) { return noSteps ? Table::missing() : v; };
     auto summary = [&](const SampleSummary& s) {
         j.beginObject()
-            .field("average", s.average)
-            .field("stddev", s.stddev)
-            .field("min", s.minimum)
-            .field("max", s.maximum)
+            .field("average", orNull(s.average))
+            .field("stddev", orNull(s.stddev))
+            .field("min", orNull(s.minimum))
+            .field("max", orNull(s.maximum))
             .endObject();
     };
     j.key("summary").beginObject();
@@ -515,13 +518,13 @@ std::string overviewJson(const Overview& o) {
     const Bottleneck& b = o.bottleneck;
     j.key("bottleneck")
         .beginObject()
-        .field("input_percent", b.inputPercent)
-        .field("output_percent", b.outputPercent)
-        .field("compute_percent", b.computePercent)
-        .field("idle_percent", b.idlePercent)
-        .field("kernel_launch_percent", b.kernelLaunchPercent)
-        .field("all_other_percent", b.allOtherPercent)
-        .field("collectives_percent", b.collectivesPercent)
+        .field("input_percent", orNull(b.inputPercent))
+        .field("output_percent", orNull(b.outputPercent))
+        .field("compute_percent", orNull(b.computePercent))
+        .field("idle_percent", orNull(b.idlePercent))
+        .field("kernel_launch_percent", orNull(b.kernelLaunchPercent))
+        .field("all_other_percent", orNull(b.allOtherPercent))
+        .field("collectives_percent", orNull(b.collectivesPercent))
         .field("input", b.input)
         .field("kernel_launch", b.kernelLaunch)
         .field("all_other", b.allOther)

@@ -2,9 +2,11 @@
 // remembered values, progress and cancel, plain errors that keep the open profile, and File >
 // Capture Profile… opening the new run with it selected in the Run selector. With
 // STEPSCOPE_SCREENSHOT_DIR set, each state is also saved as a PNG there.
+#include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
@@ -176,13 +178,41 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(service.sawCancel.load(), 3000);
     }
 
-    void launchTabSaysWhatItWillDo() {
-        CaptureDialog d(nullptr, QString());
+    void launchTab() {
+        CaptureDialog d(nullptr, dir_.path() + "/launch");
         d.show();
         d.findChild<QTabWidget*>()->setCurrentIndex(1);
+#ifndef STEPSCOPE_CUPTI_LIBRARY
         QVERIFY(child<QLabel>(&d, "launchUnavailable")->text().contains("not part of this build"));
         QVERIFY(!child<QPushButton>(&d, "captureButton")->isEnabled());
         screenshot(&d, "launch-tab");
+#else
+        QVERIFY(child<QPushButton>(&d, "captureButton")->isEnabled());
+        d.startCapture();
+        QVERIFY2(d.errorText().startsWith("Program: give the program"), qPrintable(d.errorText()));
+        child<QLineEdit>(&d, "programEdit")->setText("no-such-program-stepscope");
+        child<QLineEdit>(&d, "argumentsEdit")->setText("--steps 'two words'");
+        child<QPlainTextEdit>(&d, "environmentEdit")->setPlainText("GOOD=1\nbad line");
+        d.startCapture();
+        QVERIFY2(d.errorText().contains("\"bad line\" is not NAME=VALUE"),
+                 qPrintable(d.errorText()));
+        child<QPlainTextEdit>(&d, "environmentEdit")->setPlainText("GOOD=1");
+        for (const char* k :
+             {"kind_kernels", "kind_memcpy", "kind_memory", "kind_api", "kind_nvtx"})
+            child<QCheckBox>(&d, k)->setChecked(false);
+        d.startCapture();
+        QVERIFY2(d.errorText().startsWith("Record: choose"), qPrintable(d.errorText()));
+        child<QCheckBox>(&d, "kind_kernels")->setChecked(true);
+        d.startCapture();
+        QTRY_VERIFY_WITH_TIMEOUT(!d.isCapturing(), kTimeoutMs);
+        // Without a driver the launcher says so first; with one, the program is not found.
+        const QString expected = capture::cudaDriverProblem().empty()
+                                     ? QString("program not found: no-such-program-stepscope")
+                                     : QString("no CUDA driver on this machine");
+        QVERIFY2(d.errorText().startsWith(expected), qPrintable(d.errorText()));
+        QVERIFY(d.isVisible());
+        screenshot(&d, "launch-tab");
+#endif
         d.findChild<QTabWidget*>()->setCurrentIndex(0);
         QVERIFY(child<QPushButton>(&d, "captureButton")->isEnabled());
     }

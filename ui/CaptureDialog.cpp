@@ -1,5 +1,6 @@
 #include "ui/CaptureDialog.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -8,10 +9,13 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QVBoxLayout>
 #include <QtConcurrent>
@@ -51,6 +55,22 @@ CaptureDialog::CaptureDialog(QSettings* settings, const QString& suggestedLogDir
     setWindowTitle(tr("Capture Profile"));
     setObjectName("captureDialog");
 
+    logDir_ = new QLineEdit(this);
+    logDir_->setObjectName("logDirEdit");
+    logDir_->setToolTip(tr("The run is written to LOGDIR/plugins/profile/RUN/. Remote servers "
+                           "write their files themselves, so for them this must be a folder "
+                           "they reach under the same path."));
+    browse_ = new QPushButton(tr("Browse…"), this);
+    connect(browse_, &QPushButton::clicked, this, [this] {
+        const QString dir =
+            QFileDialog::getExistingDirectory(this, tr("Log Directory"), logDir_->text());
+        if (!dir.isEmpty()) logDir_->setText(dir);
+    });
+    auto* logRow = new QHBoxLayout;
+    logRow->addWidget(new QLabel(tr("Log directory:"), this));
+    logRow->addWidget(logDir_, 1);
+    logRow->addWidget(browse_);
+
     tabs_ = new QTabWidget(this);
     tabs_->addTab(buildRemoteTab(), tr("Remote service"));
     tabs_->addTab(buildLaunchTab(), tr("Launch a program"));
@@ -85,10 +105,10 @@ CaptureDialog::CaptureDialog(QSettings* settings, const QString& suggestedLogDir
     connect(captureButton_, &QPushButton::clicked, this, &CaptureDialog::startCapture);
     connect(cancelButton_, &QPushButton::clicked, this, &CaptureDialog::cancelCapture);
     connect(closeButton_, &QPushButton::clicked, this, &CaptureDialog::reject);
-    connect(tabs_, &QTabWidget::currentChanged, this,
-            [this](int index) { captureButton_->setEnabled(index == 0 && !isCapturing()); });
+    connect(tabs_, &QTabWidget::currentChanged, this, [this] { setBusy(isCapturing()); });
 
     auto* column = new QVBoxLayout(this);
+    column->addLayout(logRow);
     column->addWidget(tabs_);
     column->addWidget(status_);
     auto* progressRow = new QHBoxLayout;
@@ -121,22 +141,6 @@ QWidget* CaptureDialog::buildRemoteTab() {
            "tf.profiler.experimental.server.start(PORT) or jax.profiler.start_server(PORT)."));
     form->addRow(tr("Profile service URL(s):"), services_);
 
-    logDir_ = new QLineEdit(page);
-    logDir_->setObjectName("logDirEdit");
-    logDir_->setToolTip(tr("The run is written to LOGDIR/plugins/profile/RUN/. The servers write "
-                           "their files themselves, so this must be a folder they reach under "
-                           "the same path."));
-    browse_ = new QPushButton(tr("Browse…"), page);
-    connect(browse_, &QPushButton::clicked, this, [this] {
-        const QString dir =
-            QFileDialog::getExistingDirectory(this, tr("Log Directory"), logDir_->text());
-        if (!dir.isEmpty()) logDir_->setText(dir);
-    });
-    auto* logRow = new QHBoxLayout;
-    logRow->addWidget(logDir_, 1);
-    logRow->addWidget(browse_);
-    form->addRow(tr("Log directory:"), logRow);
-
     duration_ = msBox(1, 1000, page, "durationSpin");
     form->addRow(tr("Profiling duration:"), duration_);
     retries_ = new QSpinBox(page);
@@ -159,13 +163,14 @@ QWidget* CaptureDialog::buildRemoteTab() {
 
 QWidget* CaptureDialog::buildLaunchTab() {
     auto* page = new QWidget(this);
+#ifndef STEPSCOPE_CUPTI_LIBRARY
     auto* column = new QVBoxLayout(page);
     auto* text = new QLabel(
         tr("<p><b>Local capture with CUPTI is not part of this build.</b></p>"
-           "<p>This tab will start a CUDA program or training script (program, arguments, "
-           "working directory, environment) under Stepscope's CUPTI collector, record every "
-           "kernel, copy, API call and NVTX range, and open the result. It needs the CUPTI "
-           "build of Stepscope and an NVIDIA driver.</p>"
+           "<p>This tab starts a CUDA program or training script under Stepscope's CUPTI "
+           "collector, records every kernel, copy, API call and NVTX range, and opens the "
+           "result. It needs a build that found the CUDA toolkit with CUPTI, and an NVIDIA "
+           "driver.</p>"
            "<p>To profile a TensorFlow or JAX job now, start its profiler server "
            "(<code>tf.profiler.experimental.server.start(6009)</code> or "
            "<code>jax.profiler.start_server(6009)</code>) and use the <i>Remote service</i> "
@@ -176,6 +181,49 @@ QWidget* CaptureDialog::buildLaunchTab() {
     text->setTextFormat(Qt::RichText);
     column->addWidget(text);
     column->addStretch();
+#else
+    launchAvailable_ = true;
+    auto* form = new QFormLayout(page);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    program_ = new QLineEdit(page);
+    program_->setObjectName("programEdit");
+    program_->setPlaceholderText(tr("python3, ./train, /usr/bin/my_cuda_app"));
+    form->addRow(tr("Program:"), program_);
+    arguments_ = new QLineEdit(page);
+    arguments_->setObjectName("argumentsEdit");
+    arguments_->setPlaceholderText(tr("train.py --steps 20 (quoted as in a shell)"));
+    form->addRow(tr("Arguments:"), arguments_);
+    workDir_ = new QLineEdit(page);
+    workDir_->setObjectName("workDirEdit");
+    workDir_->setPlaceholderText(tr("the current folder"));
+    form->addRow(tr("Working directory:"), workDir_);
+    environment_ = new QPlainTextEdit(page);
+    environment_->setObjectName("environmentEdit");
+    environment_->setPlaceholderText(tr("NAME=VALUE, one per line"));
+    environment_->setFixedHeight(56);
+    form->addRow(tr("Environment additions:"), environment_);
+    auto* kinds = new QHBoxLayout;
+    const std::pair<const char*, QString> kindNames[] = {{"kernels", tr("Kernels")},
+                                                         {"memcpy", tr("Copies")},
+                                                         {"memory", tr("Memory")},
+                                                         {"api", tr("API calls")},
+                                                         {"nvtx", tr("NVTX")}};
+    for (const auto& [key, label] : kindNames) {
+        auto* box = new QCheckBox(label, page);
+        box->setObjectName(QStringLiteral("kind_") + key);
+        box->setChecked(true);
+        kindBoxes_.push_back({key, box});
+        kinds->addWidget(box);
+    }
+    kinds->addStretch();
+    form->addRow(tr("Record:"), kinds);
+    stopAfter_ = new QSpinBox(page);
+    stopAfter_->setObjectName("stopAfterSpin");
+    stopAfter_->setRange(0, 24 * 3600);
+    stopAfter_->setSuffix(tr(" s"));
+    stopAfter_->setSpecialValueText(tr("when it exits"));
+    form->addRow(tr("Stop the program:"), stopAfter_);
+#endif
     return page;
 }
 
@@ -191,6 +239,17 @@ void CaptureDialog::loadSettings(const QString& suggestedLogDir) {
     hostLevel_->setCurrentIndex(std::clamp(value("hostTracerLevel", 2).toInt(), 0, 3));
     deviceLevel_->setCurrentIndex(std::clamp(value("deviceTracerLevel", 1).toInt(), 0, 1));
     pythonLevel_->setCurrentIndex(std::clamp(value("pythonTracerLevel", 0).toInt(), 0, 1));
+    if (launchAvailable_) {
+        program_->setText(value("program", QString()).toString());
+        arguments_->setText(value("arguments", QString()).toString());
+        workDir_->setText(value("workDir", QString()).toString());
+        environment_->setPlainText(value("environment", QString()).toString());
+        stopAfter_->setValue(value("stopAfterS", 0).toInt());
+        const QStringList kinds =
+            value("kinds", QString()).toString().split(',', Qt::SkipEmptyParts);
+        for (auto& [key, box] : kindBoxes_)
+            box->setChecked(kinds.isEmpty() || kinds.contains(QString::fromLatin1(key)));
+    }
 }
 
 void CaptureDialog::saveSettings() const {
@@ -203,6 +262,61 @@ void CaptureDialog::saveSettings() const {
     settings_->setValue("capture/hostTracerLevel", hostLevel_->currentIndex());
     settings_->setValue("capture/deviceTracerLevel", deviceLevel_->currentIndex());
     settings_->setValue("capture/pythonTracerLevel", pythonLevel_->currentIndex());
+    if (launchAvailable_) {
+        settings_->setValue("capture/program", program_->text());
+        settings_->setValue("capture/arguments", arguments_->text());
+        settings_->setValue("capture/workDir", workDir_->text());
+        settings_->setValue("capture/environment", environment_->toPlainText());
+        settings_->setValue("capture/stopAfterS", stopAfter_->value());
+        settings_->setValue("capture/kinds", launchKinds());
+    }
+}
+
+QString CaptureDialog::launchKinds() const {
+    QStringList kinds;
+    for (const auto& [key, box] : kindBoxes_)
+        if (box->isChecked()) kinds << QString::fromLatin1(key);
+    return kinds.join(',');
+}
+
+capture::LaunchOptions CaptureDialog::launchOptions(QString* error) const {
+    capture::LaunchOptions o;
+#ifdef STEPSCOPE_CUPTI_LIBRARY
+    o.injectionLibrary = STEPSCOPE_CUPTI_LIBRARY;
+    o.cuptiLibrary = STEPSCOPE_LIBCUPTI;
+#endif
+    const QString program = program_ ? program_->text().trimmed() : QString();
+    if (program.isEmpty()) {
+        *error = tr("Program: give the program to run");
+        return o;
+    }
+    o.argv.push_back(program.toStdString());
+    for (const QString& a : QProcess::splitCommand(arguments_->text()))
+        o.argv.push_back(a.toStdString());
+    const QString logDir = logDir_->text().trimmed();
+    if (logDir.isEmpty()) {
+        *error = tr("Log directory: give the folder the run is written to");
+        return o;
+    }
+    o.logDir = QDir::cleanPath(QDir(logDir).absolutePath()).toStdString();
+    o.workingDirectory = workDir_->text().trimmed().toStdString();
+    const QStringList lines = environment_->toPlainText().split('\n', Qt::SkipEmptyParts);
+    for (const QString& line : lines) {
+        const qsizetype eq = line.indexOf('=');
+        const QString name = line.left(eq).trimmed();
+        if (eq <= 0 || name.contains(' ')) {
+            *error = tr("Environment: \"%1\" is not NAME=VALUE").arg(line);
+            return o;
+        }
+        o.environment.emplace_back(name.toStdString(), line.mid(eq + 1).toStdString());
+    }
+    o.kinds = launchKinds().toStdString();
+    if (o.kinds.empty()) {
+        *error = tr("Record: choose at least one kind of record");
+        return o;
+    }
+    o.stopAfterMs = uint64_t(stopAfter_->value()) * 1000;
+    return o;
 }
 
 capture::RemoteCaptureOptions CaptureDialog::options(QString* error) const {
@@ -252,7 +366,14 @@ void CaptureDialog::setBusy(bool busy) {
          std::initializer_list<QWidget*>{services_, logDir_, browse_, duration_, retries_, delay_,
                                          hostLevel_, deviceLevel_, pythonLevel_})
         w->setEnabled(!busy);
-    captureButton_->setEnabled(!busy && tabs_->currentIndex() == 0);
+    if (launchAvailable_) {
+        for (QWidget* w : std::initializer_list<QWidget*>{program_, arguments_, workDir_,
+                                                          environment_, stopAfter_})
+            w->setEnabled(!busy);
+        for (auto& [key, box] : kindBoxes_) box->setEnabled(!busy);
+    }
+    tabs_->tabBar()->setEnabled(!busy);
+    captureButton_->setEnabled(!busy && (tabs_->currentIndex() == 0 || launchAvailable_));
     cancelButton_->setVisible(busy);
     cancelButton_->setEnabled(busy);
     progressBar_->setVisible(busy);
@@ -260,6 +381,10 @@ void CaptureDialog::setBusy(bool busy) {
 
 void CaptureDialog::startCapture() {
     if (isCapturing()) return;
+    if (tabs_->currentIndex() == 1) {
+        startLaunch();
+        return;
+    }
     QString error;
     const capture::RemoteCaptureOptions o = options(&error);
     if (!error.isEmpty()) {
@@ -298,6 +423,74 @@ void CaptureDialog::startCapture() {
     });
 }
 
+void CaptureDialog::startLaunch() {
+    if (!launchAvailable_) return;
+    QString error;
+    const capture::LaunchOptions o = launchOptions(&error);
+    if (!error.isEmpty()) {
+        status_->clear();
+        showError(error);
+        return;
+    }
+    saveSettings();
+    showError(QString());
+    runningDurationMs_ = o.stopAfterMs;
+    runningDelayMs_ = 0;
+    launching_ = true;
+    launchClock_.start();
+    progressBar_->setRange(0, o.stopAfterMs > 0 ? 1000 : 0); // busy bar when it runs to its end
+    status_->setText(tr("Starting %1…").arg(QString::fromStdString(o.argv.front())));
+    busy_ = true;
+    setBusy(true);
+    progress_ = std::make_shared<Progress>([this](std::string_view stage, double) {
+        QMetaObject::invokeMethod(
+            this,
+            [this, s = QString::fromUtf8(stage.data(), qsizetype(stage.size()))] {
+                onProgress(s, 0.0);
+            },
+            Qt::QueuedConnection);
+    });
+    worker_ = QtConcurrent::run([this, o, progress = progress_] {
+        capture::LaunchResult result;
+        try {
+            result = capture::launchAndCapture(o, *progress);
+        } catch (const std::exception& e) {
+            result.error = std::string("the capture failed: ") + e.what();
+        }
+        QMetaObject::invokeMethod(
+            this, [this, result] { onLaunchFinished(result); }, Qt::QueuedConnection);
+    });
+}
+
+void CaptureDialog::onLaunchFinished(const capture::LaunchResult& r) {
+    worker_.waitForFinished();
+    busy_ = false;
+    launching_ = false;
+    progressBar_->setRange(0, 1000);
+    setBusy(false);
+    progress_.reset();
+    QStringList notes;
+    for (const std::string& n : r.notes) notes << QString::fromStdString(n);
+    if (closeWhenDone_) {
+        closeWhenDone_ = false;
+        QDialog::reject();
+        return;
+    }
+    if (!r.ok()) {
+        status_->setText(tr("Capture failed."));
+        notes.prepend(QString::fromStdString(r.error));
+        showError(notes.join('\n'));
+        return;
+    }
+    QStringList files, warnings = notes;
+    for (const std::string& f : r.run.files) files << QString::fromStdString(f);
+    for (const std::string& w : r.run.warnings) warnings << QString::fromStdString(w);
+    status_->setText(tr("Captured run %1.").arg(QString::fromStdString(r.runName)));
+    emit captured(QDir::cleanPath(QDir(logDir_->text().trimmed()).absolutePath()),
+                  QString::fromStdString(r.runName), files, warnings);
+    accept();
+}
+
 void CaptureDialog::cancelCapture() {
     if (!progress_ || !isCapturing()) return;
     progress_->cancel();
@@ -316,6 +509,17 @@ void CaptureDialog::reject() {
 
 void CaptureDialog::onProgress(const QString& stage, double fraction) {
     if (!progress_ || progress_->cancelled()) return;
+    if (launching_) {
+        const double elapsedMs = double(launchClock_.elapsed());
+        status_->setText(runningDurationMs_ > 0 ? tr("%1 — %2 of %3")
+                                                      .arg(stage, secondsText(elapsedMs),
+                                                           secondsText(double(runningDurationMs_)))
+                                                : tr("%1 — %2").arg(stage, secondsText(elapsedMs)));
+        if (runningDurationMs_ > 0)
+            progressBar_->setValue(
+                int(std::min(1.0, elapsedMs / double(runningDurationMs_)) * 1000));
+        return;
+    }
     const double span = double(runningDelayMs_ + runningDurationMs_);
     status_->setText(
         tr("%1 — %2 of %3").arg(stage, secondsText(fraction * span), secondsText(span)));

@@ -1,12 +1,16 @@
 #pragma once
 
 #include <QDialog>
+#include <QElapsedTimer>
 #include <QFuture>
 #include <memory>
 
+#include "capture/ProgramLauncher.h"
 #include "capture/RemoteCapture.h"
 
+class QCheckBox;
 class QComboBox;
+class QPlainTextEdit;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
@@ -21,7 +25,8 @@ namespace stepscope {
 // (the fields of TensorBoard's Capture Profile dialog), with progress, Cancel and plain errors.
 // The capture runs in a worker; the window stays usable and the open profile stays open. On
 // success it emits captured() and closes; the window then opens the new run. The *Launch a
-// program* tab describes local CUPTI capture, which this build does not include.
+// program* tab runs a program under the CUPTI collector (capture/ProgramLauncher.h) where the
+// build has it, and says what it needs where not.
 class CaptureDialog : public QDialog {
     Q_OBJECT
 public:
@@ -55,6 +60,10 @@ private:
     void showError(const QString& message);
     void onProgress(const QString& stage, double fraction);
     void onFinished(const capture::RemoteCaptureResult& result);
+    void startLaunch();
+    void onLaunchFinished(const capture::LaunchResult& result);
+    QString launchKinds() const;
+    capture::LaunchOptions launchOptions(QString* error) const;
 
     QSettings* settings_;
     QTabWidget* tabs_;
@@ -67,6 +76,16 @@ private:
     QComboBox* hostLevel_;
     QComboBox* deviceLevel_;
     QComboBox* pythonLevel_;
+    // The Launch tab's fields, present when the build has the CUPTI injection library.
+    bool launchAvailable_ = false;
+    QLineEdit* program_ = nullptr;
+    QLineEdit* arguments_ = nullptr;
+    QLineEdit* workDir_ = nullptr;
+    QPlainTextEdit* environment_ = nullptr;
+    std::vector<std::pair<const char*, QCheckBox*>> kindBoxes_;
+    QSpinBox* stopAfter_ = nullptr;
+    bool launching_ = false;
+    QElapsedTimer launchClock_;
     QLabel* status_;
     QProgressBar* progressBar_;
     QLabel* error_;

@@ -1276,9 +1276,10 @@ bool looksLikeChromeTrace(std::span<const uint8_t> bytes) {
     return false;
 }
 
-std::string importChromeTrace(std::span<const uint8_t> bytes, ProfileBuilder& builder,
-                              uint32_t host, const Progress* progress, size_t readableAfter) {
-    if (bytes.empty()) return "the file is empty";
+namespace {
+
+std::string importAll(std::span<const uint8_t> bytes, ProfileBuilder& builder, uint32_t host,
+                      const Progress* progress, size_t readableAfter) {
     std::vector<uint8_t> buffer;
     const char* json = reinterpret_cast<const char*>(bytes.data());
     size_t size = bytes.size();
@@ -1302,6 +1303,22 @@ std::string importChromeTrace(std::span<const uint8_t> bytes, ProfileBuilder& bu
     if (!error.empty() && fromGzip && error.find(" at byte ") != std::string::npos)
         error += " of the decompressed JSON";
     return error;
+}
+
+} // namespace
+
+std::string importChromeTrace(std::span<const uint8_t> bytes, ProfileBuilder& builder,
+                              uint32_t host, const Progress* progress, size_t readableAfter) {
+    if (bytes.empty()) return "the file is empty";
+    try {
+        return importAll(bytes, builder, host, progress, readableAfter);
+    } catch (const std::bad_alloc&) {
+        return "out of memory while reading the trace (" + std::to_string(bytes.size()) +
+               " bytes on disk)";
+    } catch (const std::length_error&) {
+        return "out of memory while reading the trace (" + std::to_string(bytes.size()) +
+               " bytes on disk)";
+    }
 }
 
 } // namespace stepscope

@@ -319,7 +319,10 @@ private slots:
     void summaryStatistics() {
         const SampleSummary s = summarize({1, 2, 3, 4});
         QCOMPARE(s.average, 2.5);
-        QCOMPARE(s.stddev, std::sqrt(1.25)); // population: (2.25 + 0.25 + 0.25 + 2.25) / 4
+        // Sample (n - 1), as tsl::Stat::sample_variance: (2.25 + 0.25 + 0.25 + 2.25) / 3.
+        QCOMPARE(s.stddev, std::sqrt(5.0 / 3.0));
+        QCOMPARE(summarize({7}).stddev, 0.0);
+        QCOMPARE(summarize({2, 2, 2}).stddev, 0.0);
         QCOMPARE(s.minimum, 1.0);
         QCOMPARE(s.maximum, 4.0);
         QCOMPARE(summarize({}).count, size_t(0));

@@ -94,6 +94,28 @@ private slots:
         QCOMPARE(range[0][1].toLongLong(), 1000LL * 1000000);
     }
 
+    // A pattern entered on the overview after the input pipeline page was made: the page
+    // analyzes again when it is shown (the NoSteps fixture has 4 "loop_iteration" events).
+    void inputPipelineFollowsPattern() {
+        const auto profile = load(OverviewScenario::NoSteps);
+        OverviewView overview;
+        overview.setProfile(profile);
+        QTRY_VERIFY(overview.isReady());
+        overview.applyStepPattern("");
+        QTRY_VERIFY(overview.isReady());
+        InputPipelineView page;
+        page.setProfile(profile);
+        QTRY_VERIFY(page.isReady());
+        QVERIFY(page.result()->steps.steps.empty());
+        overview.applyStepPattern("loop_iteration");
+        QTRY_VERIFY(overview.isReady());
+        page.QWidget::show();
+        QTRY_VERIFY(page.isReady() && page.result());
+        QCOMPARE(page.result()->steps.steps.size(), size_t(4));
+        overview.applyStepPattern("");
+        QTRY_VERIFY(overview.isReady());
+    }
+
     void clears() {
         OverviewView view;
         view.setProfile(load(OverviewScenario::InputBound));

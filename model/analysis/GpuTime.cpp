@@ -102,9 +102,15 @@ GpuTime computeGpuTime(const Profile& p, const Progress* progress) {
         row.plane = uint32_t(pi);
         row.device = std::string(p.str(plane.name));
         row.events = all.size();
+        // The span runs over every event, zero-length ones too: a plane whose events all last
+        // 0 ps has no busy time but still a place in the table.
+        row.firstPs = all.front().beginPs;
+        row.lastPs = all.front().endPs;
+        for (const Interval& i : all) {
+            row.firstPs = std::min(row.firstPs, i.beginPs);
+            row.lastPs = std::max(row.lastPs, i.endPs);
+        }
         const auto busy = unite(std::move(all));
-        row.firstPs = busy.front().beginPs;
-        row.lastPs = busy.back().endPs;
         row.busyPs = total(busy);
         row.idlePs = row.spanPs() - row.busyPs;
         const auto c = unite(std::move(compute));

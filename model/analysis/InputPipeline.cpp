@@ -114,14 +114,18 @@ InputPipeline computeInputPipeline(const Profile& profile, std::string_view step
     const double n = double(ip.steps.steps.size());
     const double ratio =
         ip.stepTimeMs.average > 0 ? std::min(1.0, (hostToDevice / n) / ip.stepTimeMs.average) : 0.0;
-    const double nonEnqueue = ratio != 0.0 ? enqueue * (1.0 - ratio) / ratio : fileAndPre;
+    // Departure (InputPipeline.h): the scaling only where there is enqueue time to scale.
+    const double nonEnqueue =
+        ratio != 0.0 && enqueue > 0 ? enqueue * (1.0 - ratio) / ratio : fileAndPre;
     auto scaled = [&](double v) { return fileAndPre > 0 ? nonEnqueue * v / fileAndPre : 0.0; };
     ip.enqueueUs = enqueue;
     ip.demandedFileReadUs = scaled(demanded);
     ip.advancedFileReadUs = scaled(advanced);
     ip.preprocessingUs = scaled(preprocessing);
-    ip.otherUs = std::max(0.0, nonEnqueue - ip.demandedFileReadUs - ip.advancedFileReadUs -
-                                   ip.preprocessingUs);
+    // What is left, with the rounding residue of the split (1e-12 µs and the like) taken as 0.
+    const double other =
+        nonEnqueue - ip.demandedFileReadUs - ip.advancedFileReadUs - ip.preprocessingUs;
+    ip.otherUs = other > 1e-9 * nonEnqueue ? other : 0.0;
     ip.tfDataUsed =
         ip.demandedFileReadUs > 0 || ip.advancedFileReadUs > 0 || ip.preprocessingUs > 0;
     return ip;
@@ -168,6 +172,7 @@ Table inputBreakdownTable(const InputPipeline& ip) {
     Table t;
     t.addColumn("Host input time", Table::Type::Text);
     t.addColumn("Time (µs)", Table::Type::Double, ColumnFormat::Microseconds);
+    if (ip.ops.empty()) return t; // no input op: nothing to break down
     t.addRow({std::string("Enqueue"), ip.enqueueUs});
     t.addRow({std::string("Demanded file read"), ip.demandedFileReadUs});
     t.addRow({std::string("Advanced file read"), ip.advancedFileReadUs});
@@ -179,21 +184,23 @@ Table inputBreakdownTable(const InputPipeline& ip) {
 std::string inputPipelineJson(const InputPipeline& ip) {
     JsonWriter j;
     j.beginObject().field("tool", "input_pipeline");
+    // No steps: every step statistic is "not recorded" (null), not 0.
+    auto orNull = [&](double v) { return ip.steps.steps.empty() ? Table::missing() : v; };
     j.key("summary")
         .beginObject()
         .field("steps", uint64_t(ip.steps.steps.size()))
         .field("step_source", stepSourceName(ip.steps.source))
         .field("input_classification", ip.bottleneck.input)
-        .field("input_percent", ip.bottleneck.inputPercent)
+        .field("input_percent", orNull(ip.bottleneck.inputPercent))
         .field("statement", ip.bottleneck.inputStatement)
         .field("tf_data_used", ip.tfDataUsed);
     auto summary = [&](const char* key, const SampleSummary& s) {
         j.key(key)
             .beginObject()
-            .field("average", s.average)
-            .field("stddev", s.stddev)
-            .field("min", s.minimum)
-            .field("max", s.maximum)
+            .field("average", orNull(s.average))
+            .field("stddev", orNull(s.stddev))
+            .field("min", orNull(s.minimum))
+            .field("max", orNull(s.maximum))
             .endObject();
     };
     summary("step_time_ms", ip.stepTimeMs);

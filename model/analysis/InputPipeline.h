@@ -31,6 +31,10 @@ namespace stepscope {
 //   (min(1, avg host-to-device / avg step time)): non-enqueue = enqueue * (1 - r) / r, or the
 //   summed file-read and preprocessing self time when r is 0; file reads and preprocessing are
 //   that non-enqueue time split in proportion to their self times; "other" is what is left.
+//   Departure: also the self-time sum when there is no enqueue op. XProf's GPU steps have r = 0
+//   (copies read as compute, host events not joined); Stepscope's have r > 0 wherever a step has
+//   an H2D copy, while PyTorch and TF GPU profiles rarely have enqueue ops, and the scaling would
+//   then zero the whole breakdown.
 enum class InputOpCategory : uint8_t {
     Enqueue,
     DemandedFileRead,

@@ -1,6 +1,7 @@
 #include "model/analysis/Overview.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 
@@ -33,6 +34,12 @@ double share(double part, double whole) {
 
 bool startsWith(std::string_view s, std::string_view p) {
     return s.substr(0, p.size()) == p;
+}
+
+std::string lowerCase(std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = char(std::tolower(uint8_t(c)));
+    return out;
 }
 
 // XProf's thresholds (op_stats_to_input_pipeline_analysis.cc).
@@ -290,17 +297,22 @@ void recommend(const Profile& p, Overview& o, const TfOpStats& ops) {
                     "the training function in the largest gap.",
                 pct, "trace_viewer", worstBegin, worstBegin + worst);
     }
-    // Per-device checks.
+    // Per-device checks. Replicas are the devices that ran computation: a device with only a few
+    // copies (the TF BERT profile's GPU:1) is no replica, and would make any spread look like 99%.
     int64_t maxBusy = 0, minBusy = INT64_MAX;
+    size_t computing = 0;
     std::string busiest, idlest;
     for (const GpuTimeRow& d : o.gpu.devices) {
-        if (d.busyPs > maxBusy) {
-            maxBusy = d.busyPs;
-            busiest = d.device;
-        }
-        if (d.busyPs < minBusy) {
-            minBusy = d.busyPs;
-            idlest = d.device;
+        if (d.computePs > 0) {
+            ++computing;
+            if (d.busyPs > maxBusy) {
+                maxBusy = d.busyPs;
+                busiest = d.device;
+            }
+            if (d.busyPs < minBusy) {
+                minBusy = d.busyPs;
+                idlest = d.device;
+            }
         }
         const double exposed = share(double(d.memoryExposedPs), double(d.busyPs));
         if (exposed >= kExposedCopyPercent && d.memoryExposedPs >= kMinExposedCopyPs)
@@ -334,7 +346,7 @@ void recommend(const Profile& p, Overview& o, const TfOpStats& ops) {
                     " equal windows of its active time are less than 50% busy.",
                 double(low), "trace_viewer", lowBegin, lowEnd);
     }
-    if (o.gpu.devices.size() >= 2 && maxBusy > 0) {
+    if (computing >= 2 && maxBusy > 0) {
         const double spread = share(double(maxBusy - minBusy), double(maxBusy));
         if (spread >= kReplicaImbalancePercent)
             add("replica_imbalance", "moderate",
@@ -342,10 +354,14 @@ void recommend(const Profile& p, Overview& o, const TfOpStats& ops) {
                     " (busiest) and " + idlest + " (least busy).",
                 spread, "trace_viewer");
     }
-    // Tensor Core eligible ops whose kernels are not Tensor Core kernels (GPUs of cc 7.0+).
+    // Tensor Core eligible ops whose kernels are not Tensor Core kernels (NVIDIA GPUs of cc 7.0+;
+    // Tensor Core kernels are told by NVIDIA kernel names, and AMD's gfx 9.x is no cc). XLA
+    // writes the vendor "Nvidia", the Kineto importer "NVIDIA"; older profiles may have none.
     bool tensorCores = false;
     for (const Plane& pl : p.planes())
-        if (pl.kind == PlaneKind::Gpu && pl.device.computeCapMajor >= 7) tensorCores = true;
+        if (pl.kind == PlaneKind::Gpu && pl.device.computeCapMajor >= 7 &&
+            (pl.device.vendor.empty() || lowerCase(pl.device.vendor) == "nvidia"))
+            tensorCores = true;
     if (tensorCores) {
         int64_t kernelPs = 0, missPs = 0;
         for (const TfOpStatsRow& r : ops.rows) {
@@ -479,12 +495,15 @@ std::string overviewJson(const Overview& o) {
     j.field("count", uint64_t(o.steps.steps.size()));
     j.field("not_well_formed", uint64_t(o.steps.notWellFormed));
     j.endObject();
+    // No steps: every step statistic is "not recorded" (null), not 0.
+    const bool noSteps = o.steps.steps.empty();
+    auto orNull = [&](double v) { return noSteps ? Table::missing() : v; };
     auto summary = [&](const SampleSummary& s) {
         j.beginObject()
-            .field("average", s.average)
-            .field("stddev", s.stddev)
-            .field("min", s.minimum)
-            .field("max", s.maximum)
+            .field("average", orNull(s.average))
+            .field("stddev", orNull(s.stddev))
+            .field("min", orNull(s.minimum))
+            .field("max", orNull(s.maximum))
             .endObject();
     };
     j.key("summary").beginObject();
@@ -499,13 +518,13 @@ std::string overviewJson(const Overview& o) {
     const Bottleneck& b = o.bottleneck;
     j.key("bottleneck")
         .beginObject()
-        .field("input_percent", b.inputPercent)
-        .field("output_percent", b.outputPercent)
-        .field("compute_percent", b.computePercent)
-        .field("idle_percent", b.idlePercent)
-        .field("kernel_launch_percent", b.kernelLaunchPercent)
-        .field("all_other_percent", b.allOtherPercent)
-        .field("collectives_percent", b.collectivesPercent)
+        .field("input_percent", orNull(b.inputPercent))
+        .field("output_percent", orNull(b.outputPercent))
+        .field("compute_percent", orNull(b.computePercent))
+        .field("idle_percent", orNull(b.idlePercent))
+        .field("kernel_launch_percent", orNull(b.kernelLaunchPercent))
+        .field("all_other_percent", orNull(b.allOtherPercent))
+        .field("collectives_percent", orNull(b.collectivesPercent))
         .field("input", b.input)
         .field("kernel_launch", b.kernelLaunch)
         .field("all_other", b.allOther)

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 
+#include "model/DeviceDetails.h"
 #include "model/analysis/OpName.h"
 
 namespace stepscope {
@@ -66,8 +67,10 @@ SampleSummary summarize(const std::vector<double>& samples) {
     }
     const double n = double(samples.size());
     s.average = sum / n;
-    // tsl::Stat: 0 when all samples are equal, else sqrt(E[x^2] - E[x]^2).
-    const double variance = s.minimum == s.maximum ? 0 : squares / n - s.average * s.average;
+    // tsl::Stat::sample_variance(): 0 when all samples are equal (so also for one sample), else
+    // (sum(x^2) - sum(x)^2 / n) / (n - 1).
+    const double variance =
+        s.minimum == s.maximum ? 0 : (squares - sum * sum / n) / (n - 1);
     s.stddev = variance > 0 ? std::sqrt(variance) : 0;
     return s;
 }
@@ -167,9 +170,30 @@ private:
     StringId tensorShapes_, stepName_, stepNum_, stageName_;
 };
 
+// XProf's event type for a copy direction; nothing for memsets and unknown directions.
+std::optional<StepEventType> copyEventType(CopyKind kind) {
+    switch (kind) {
+    case CopyKind::HostToDevice:
+        return StepEventType::HostToDevice;
+    case CopyKind::DeviceToHost:
+        return StepEventType::DeviceToHost;
+    case CopyKind::DeviceToDevice:
+    case CopyKind::PeerToPeer:
+        return StepEventType::DeviceToDevice;
+    default:
+        return std::nullopt;
+    }
+}
+
+bool isDeviceCompute(StepEventType t) {
+    return t == StepEventType::DeviceCompute16 || t == StepEventType::DeviceCompute32;
+}
+
 // XProf's ClassifyGpuEvent. Departure: CUPTI names its copies "MemcpyH2D", "MemcpyD2H",
-// "MemcpyD2D", "MemcpyP2P", which XProf's ParseTfOpFullname test (a "MemcpyHToD" prefix) misses,
-// so XProf counts GPU copies as 32-bit compute; Stepscope classifies them by that spelling too.
+// "MemcpyD2D", "MemcpyP2P" and Kineto "Memcpy HtoD (Pageable -> Device)", "Memcpy DtoD (...)",
+// "Memcpy PtoP (...)", which XProf's ParseTfOpFullname test (a "MemcpyHToD" prefix) misses, so
+// XProf counts GPU copies as 32-bit compute; Stepscope classifies them by those spellings too (and
+// by the memcpy_details "kind:" field, see NameFacts::gpu).
 StepEventType classifyGpuEvent(std::string_view name, std::string_view tensorShapes) {
     switch (parseTfOpFullname(name).category) {
     case OpCategory::MemcpyHToD:
@@ -181,13 +205,8 @@ StepEventType classifyGpuEvent(std::string_view name, std::string_view tensorSha
     default:
         break;
     }
-    if (startsWith(name, "Memcpy")) {
-        const std::string_view kind = name.substr(6);
-        if (startsWith(kind, "H2D")) return StepEventType::HostToDevice;
-        if (startsWith(kind, "D2H")) return StepEventType::DeviceToHost;
-        if (startsWith(kind, "D2D") || startsWith(kind, "P2P"))
-            return StepEventType::DeviceToDevice;
-    }
+    if (startsWith(name, "Memcpy"))
+        if (const auto copy = copyEventType(copyKindFromName(name.substr(6)))) return *copy;
     if (startsWithIgnoreCase(name, "nccl")) return StepEventType::DeviceCollectives;
     // ClassifyGpuCompute: precision from the tensor shapes, else from the name.
     if (tensorShapes.empty())
@@ -231,10 +250,20 @@ public:
         , host_(p.metadata().size(), kUnset) {}
 
     StepEventType gpu(EventIndex e, std::string_view tensorShapes) {
-        if (!tensorShapes.empty()) return classifyGpuEvent(p_.name(e), tensorShapes);
-        uint8_t& v = gpu_[p_.metadataOf(e)];
-        if (v == kUnset) v = uint8_t(classifyGpuEvent(p_.name(e), {}));
-        return StepEventType(v);
+        StepEventType t;
+        if (!tensorShapes.empty()) {
+            t = classifyGpuEvent(p_.name(e), tensorShapes);
+        } else {
+            uint8_t& v = gpu_[p_.metadataOf(e)];
+            if (v == kUnset) v = uint8_t(classifyGpuEvent(p_.name(e), {}));
+            t = StepEventType(v);
+        }
+        // A copy whose name does not say its direction: the memcpy_details "kind:" field (the
+        // Kineto importer writes one for every copy).
+        if (isDeviceCompute(t) && !p_.memcpys().empty())
+            if (const MemcpyDetails* m = p_.memcpys().find(e))
+                if (const auto copy = copyEventType(m->kind)) return *copy;
+        return t;
     }
     bool explicitMarker(EventIndex e) { return host(e) & kMarker; }
     bool realCompute(EventIndex e) { return host(e) & kReal; }
@@ -468,8 +497,13 @@ std::vector<Marker> findMarkers(const Profile& p, const StatKeys& keys, StepSour
                 bool match = false;
                 switch (source) {
                 case StepSource::HostMarkers:
+                    // XProf takes the train/test/TraceContext names as step markers only on
+                    // events with a group id (ConvertHostThreadsXPlaneToStepEvents,
+                    // xplane_to_step_events.cc); a bare name such as "train.py(12): <module>"
+                    // or "train_step" is no step.
                     number = keys.stepNum(e);
-                    match = number.has_value() || isExplicitHostStepMarker(name);
+                    match = number.has_value() ||
+                            (p.groupId(e) >= 0 && isExplicitHostStepMarker(name));
                     break;
                 case StepSource::ProfilerSteps:
                     number = profilerStepNumber(name);

@@ -56,7 +56,8 @@ std::string_view stepCategoryName(StepCategory category);
 enum class StepSource : uint8_t {
     None,          // no steps: the page says so and offers a name pattern
     GroupedSteps,  // XProf's: the device "Steps" line and group_id stats
-    HostMarkers,   // step-marker TraceMe events (a step_num stat, or "train"/"test"/"TraceContext")
+    HostMarkers,   // step-marker TraceMe events (a step_num stat, or "train"/"test"/"TraceContext"
+                   // with a group_id)
     ProfilerSteps, // PyTorch's "ProfilerStep#N" annotations
     NamePattern,   // events whose name contains the user's pattern
 };
@@ -109,8 +110,9 @@ struct StepAnalysis {
 StepAnalysis analyzeSteps(const Profile& profile, std::string_view namePattern = {},
                           const Progress* progress = nullptr);
 
-// XProf's sample statistics (tsl::Stat via GetStepSummaryForSampleStats): average, population
-// standard deviation, minimum, maximum; all 0 for no samples.
+// XProf's sample statistics (tsl::Stat via GetStepSummaryForSampleStats,
+// op_stats_to_input_pipeline_analysis.cc): average, sample standard deviation (n - 1; 0 when all
+// samples are equal), minimum, maximum; all 0 for no samples.
 struct SampleSummary {
     double average = 0, stddev = 0, minimum = 0, maximum = 0;
     size_t count = 0;

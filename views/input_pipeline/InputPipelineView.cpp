@@ -80,6 +80,13 @@ InputPipelineView::InputPipelineView(QWidget* parent)
     setProfile(nullptr);
 }
 
+void InputPipelineView::showEvent(QShowEvent* event) {
+    ToolView::showEvent(event);
+    // The page is kept while the user goes to the overview and enters or clears a step pattern.
+    if (profile_ && OverviewView::rememberedStepPattern(*profile_) != pattern_)
+        setProfile(profile_);
+}
+
 void InputPipelineView::setProfile(std::shared_ptr<const Profile> profile) {
     profile_ = std::move(profile);
     result_.reset();
@@ -93,7 +100,8 @@ void InputPipelineView::setProfile(std::shared_ptr<const Profile> profile) {
     }
     ready_ = false;
     status_->setText(tr("Analyzing the input pipeline…"));
-    const std::string pattern = OverviewView::rememberedStepPattern(*profile_).toStdString();
+    pattern_ = OverviewView::rememberedStepPattern(*profile_);
+    const std::string pattern = pattern_.toStdString();
     job_.start(
         profile_,
         [pattern](const Profile& p, const Progress* progress) {

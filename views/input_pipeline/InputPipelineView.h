@@ -32,10 +32,15 @@ public:
     StackedStepChart* stepChart() const { return chart_; }
     QString summaryText() const;
 
+protected:
+    // Analyzes again when the overview's step pattern for this profile changed since.
+    void showEvent(QShowEvent* event) override;
+
 private:
     void show();
 
     std::shared_ptr<const Profile> profile_;
+    QString pattern_; // the step pattern of the last analysis
     std::shared_ptr<const InputPipeline> result_;
     AnalysisJob<InputPipeline> job_{this};
     bool ready_ = true;

@@ -318,7 +318,7 @@ void OverviewView::show() {
     if (!st.steps.empty()) {
         row(tr("Average step time"),
             ms(o->stepTimeMs.average) + " ± " + QString::number(o->stepTimeMs.stddev, 'f', 3),
-            tr("Average and (population) standard deviation over the steps"));
+            tr("Average and sample standard deviation (n - 1) over the steps"));
         row(tr("Minimum / maximum"), ms(o->stepTimeMs.minimum) + " / " + ms(o->stepTimeMs.maximum));
         double total = 0;
         for (const StepRecord& s : st.steps) total += double(s.durationPs);

@@ -3,12 +3,16 @@
 // (simdjson's DOM and zlib's gzread, not the importer), and bad input of every kind.
 #include <QtTest>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 
 #include <simdjson.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "model/LogDir.h"
@@ -16,6 +20,7 @@
 #include "model/analysis/KernelStats.h"
 #include "model/analysis/TensorCore.h"
 #include "model/kineto/ChromeTraceWriter.h"
+#include "model/kineto/Gunzip.h"
 
 using namespace stepscope;
 namespace fs = std::filesystem;
@@ -604,6 +609,69 @@ private slots:
         check("pid-object.json", R"J([{"ph":"X","name":"a","pid":{},"tid":1,"ts":1,"dur":1}])J",
               {"pid or tid"});
         check("huge-ts.json", R"J([{"ph":"X","name":"a","ts":1e300,"dur":1}])J", {"\"ts\""});
+    }
+
+    // A truncated .json.gz has compressed data where the gzip size trailer should be, here
+    // made to claim 4 GiB: the reader must fail quickly without trusting it. It runs in a child
+    // whose address space is capped at 64 MiB above what the test already maps.
+    void truncatedGzipFailsQuicklyInBoundedMemory() {
+        std::string text;
+        for (int i = 0; text.size() < 200000; ++i)
+            text += "{\"ph\":\"X\",\"name\":\"k" + std::to_string(i) +
+                    "\",\"pid\":1,\"tid\":1,\"ts\":" + std::to_string(i) + ",\"dur\":1},";
+        const std::string gz = gzipOf("[" + text + "{}]");
+        std::string cut = gz.substr(0, gz.size() / 2);
+        for (size_t i = cut.size() - 4; i < cut.size(); ++i) cut[i] = char(0xF0);
+        const auto start = std::chrono::steady_clock::now();
+        const pid_t child = fork();
+        QVERIFY(child >= 0);
+        if (child == 0) {
+            size_t vmKb = 0;
+            std::ifstream status("/proc/self/status");
+            for (std::string line; std::getline(status, line);)
+                if (line.rfind("VmSize:", 0) == 0) vmKb = std::stoull(line.substr(7));
+            const rlim_t cap = rlim_t(vmKb + 64 * 1024) * 1024;
+            const rlimit limit{cap, cap};
+            setrlimit(RLIMIT_AS, &limit);
+            try {
+                GunzipBuffer out;
+                size_t size = 0;
+                const std::string error = gunzip(
+                    {reinterpret_cast<const uint8_t*>(cut.data()), cut.size()}, out, size, 64);
+                _exit(error.find("ends early at byte " + std::to_string(cut.size())) !=
+                              std::string::npos
+                          ? 0
+                          : 1);
+            } catch (const std::bad_alloc&) {
+                _exit(2);
+            }
+        }
+        int status = 0;
+        QCOMPARE(waitpid(child, &status, 0), child);
+        QVERIFY(WIFEXITED(status));
+        QCOMPARE(WEXITSTATUS(status), 0); // 2: it tried to allocate what the trailer claimed
+        QVERIFY(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));
+    }
+
+    // Output past the limit is refused as soon as it is produced (a gzip bomb); the buffer
+    // grows from a small first guess to the real size, and the padding after it is zero.
+    void gunzipGrowsAndStopsAtItsLimit() {
+        const std::string zeros(20000000, 'x');
+        const std::string gz = gzipOf(zeros) + gzipOf("tail");
+        const std::span<const uint8_t> in(reinterpret_cast<const uint8_t*>(gz.data()), gz.size());
+        GunzipBuffer out;
+        size_t size = 0;
+        QCOMPARE(gunzip(in, out, size, 64), std::string());
+        QCOMPARE(size, size_t(20000004));
+        QCOMPARE(out.size(), size_t(20000004 + 64));
+        QCOMPARE(std::count(out.begin(), out.begin() + 20000000, uint8_t('x')),
+                 ptrdiff_t(20000000));
+        QCOMPARE(std::string(out.begin() + 20000000, out.begin() + 20000004), std::string("tail"));
+        QCOMPARE(std::count(out.begin() + 20000004, out.end(), uint8_t(0)), ptrdiff_t(64));
+        const std::string error = gunzip(in, out, size, 64, nullptr, 1000000);
+        QVERIFY2(error.find("larger than 1000000 bytes") != std::string::npos, error.c_str());
+        QCOMPARE(size, size_t(0));
+        QVERIFY(out.empty());
     }
 
     void exportThenImportGivesTheSameProfile() {

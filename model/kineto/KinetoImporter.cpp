@@ -1280,12 +1280,13 @@ namespace {
 
 std::string importAll(std::span<const uint8_t> bytes, ProfileBuilder& builder, uint32_t host,
                       const Progress* progress, size_t readableAfter) {
-    std::vector<uint8_t> buffer;
+    GunzipBuffer buffer;
     const char* json = reinterpret_cast<const char*>(bytes.data());
     size_t size = bytes.size();
     bool fromGzip = false;
     if (isGzip(bytes)) {
-        const std::string error = gunzip(bytes, buffer, size, simdjson::SIMDJSON_PADDING, progress);
+        const std::string error = gunzip(bytes, buffer, size, simdjson::SIMDJSON_PADDING, progress,
+                                         simdjson::SIMDJSON_MAXSIZE_BYTES);
         if (!error.empty()) return error;
         json = reinterpret_cast<const char*>(buffer.data());
         fromGzip = true;

@@ -344,3 +344,50 @@ private slots:
 
 QTEST_GUILESS_MAIN(TestCuptiRecords)
 #include "test_cupti_records.moc"
+    // CUPTI's "unknown" time is 0 (records cut short by a forced flush). Times here are
+    // epoch-like (T = 1.7e18 ns), where one 0 taken as the earliest time would make every other
+    // time overflow int64 once in ps. Left out and counted (5): a kernel at [0, 0), a kernel that
+    // never ended [T+3,000, 0), an API call starting at 0, a free at 0, and a kernel 100 days
+    // away. Kept: the kernel [T+2,000, T+5,000) on stream 7, i.e. 2,000,000 ps after the line
+    // start (the process start T, at wall 1,000,000,000 ns), 3,000,000 ps long.
+    void unknownTimesAreLeftOutAndCounted() {
+        constexpr uint64_t T = 1'700'000'000'000'000'000ull;
+        const auto kernel = [](uint64_t start, uint64_t end, uint32_t stream, const char* name) {
+            KernelRecord k;
+            k.startNs = start;
+            k.endNs = end;
+            k.streamId = stream;
+            k.name = name;
+            return k;
+        };
+        std::vector<Record> r;
+        r.push_back(ProcessRecord{42, "gpu-box", "python3 train.py", 1'000'000'000, T});
+        r.push_back(DeviceRecord{0, "NVIDIA A100", 108, 1'410'000, 40ull << 30, 1, 8, 0});
+        r.push_back(kernel(0, 0, 9, "lost"));
+        r.push_back(kernel(T + 2'000, T + 5'000, 7, "good"));
+        r.push_back(kernel(T + 3'000, 0, 9, "unfinished"));
+        r.push_back(
+            kernel(T + 100ull * 86'400'000'000'000, T + 100ull * 86'400'000'000'000 + 1, 9, "far"));
+        r.push_back(ApiRecord{0, T + 1'000, 7, 11, ApiRecord::Domain::Runtime, 211, "cudaFree"});
+        r.push_back(MemoryRecord{0, 0, 7, 0, 0x1000, 0, false});
+        const std::vector<uint8_t> bytes = convertToXSpace({r, ""});
+        tensorflow::profiler::XSpace space;
+        QVERIFY(space.ParseFromArray(bytes.data(), int(bytes.size())));
+        QCOMPARE(space.errors_size(), 1);
+        QVERIFY2(
+            QString::fromStdString(space.errors(0)).startsWith("5 activity records were left out"),
+            space.errors(0).c_str());
+        QCOMPARE(space.planes_size(), 2);
+        const auto& host = space.planes(0);
+        QCOMPARE(host.lines_size(), 0); // the API call and the free were left out
+        const auto& gpu = space.planes(1);
+        QCOMPARE(gpu.lines_size(), 1);
+        const auto& line = gpu.lines(0);
+        QCOMPARE(line.name(), std::string("Stream #7(Kernel)"));
+        QCOMPARE(line.timestamp_ns(), int64_t(1'000'000'000));
+        QCOMPARE(line.events_size(), 1);
+        QCOMPARE(gpu.event_metadata().at(line.events(0).metadata_id()).name(), std::string("good"));
+        QCOMPARE(line.events(0).offset_ps(), int64_t(2'000'000));
+        QCOMPARE(line.events(0).duration_ps(), int64_t(3'000'000));
+    }
+

@@ -7,11 +7,14 @@
 #include <QtTest>
 
 #include <dlfcn.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <fstream>
+#include <functional>
+#include <thread>
 
 #include "capture/ProgramLauncher.h"
 #include "capture/RecordFile.h"
@@ -185,6 +188,71 @@ private slots:
         }
 #endif
     }
+
+private:
+#ifdef STEPSCOPE_FAKE_CUPTI
+    // Runs `body` in a child that loaded the stand-in libcupti (tests/fixtures/cupti) and the
+    // injection library and ran InitializeInjection, recording into `out`; gives its wait
+    // status, or -1 when it had not ended after 10 s (it is then killed: a hang).
+    static int injectedChild(const QString& out, const std::function<int(void* fake)>& body,
+                             const std::function<void()>& setup = {}) {
+        QDir().mkpath(out);
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+            if (setup) setup(); // what the program did before CUDA loaded the library
+            ::setenv("STEPSCOPE_CUPTI_DIR", out.toUtf8().constData(), 1);
+            void* fake = ::dlopen(STEPSCOPE_FAKE_CUPTI, RTLD_NOW | RTLD_GLOBAL);
+            if (!fake) ::_exit(20);
+            void* lib = ::dlopen(STEPSCOPE_CUPTI_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+            if (!lib) ::_exit(21);
+            auto* init = reinterpret_cast<int (*)()>(::dlsym(lib, "InitializeInjection"));
+            if (!init || init() != 1) ::_exit(22);
+            ::_exit(body(fake));
+        }
+        const auto start = std::chrono::steady_clock::now();
+        int status = 0;
+        while (::waitpid(pid, &status, WNOHANG) == 0) {
+            if (std::chrono::steady_clock::now() - start > std::chrono::seconds(10)) {
+                ::kill(pid, SIGKILL);
+                ::waitpid(pid, &status, 0);
+                return -1;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        return status;
+    }
+
+    static std::string fakeLog(void* fake) {
+        return reinterpret_cast<const char* (*)()>(::dlsym(fake, "fakeCuptiLog"))();
+    }
+
+    static inline volatile sig_atomic_t programHandlerRan = 0;
+    static void programHandler(int) {
+        programHandlerRan = 1;
+    }
+#endif
+
+private slots:
+    // CUPTI's default thread ids are pthread_self() values; the library must ask for the OS
+    // ids (CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM = 1 in cupti_activity.h) before it enables
+    // any record kind, as the setting applies to records made after it.
+    void injectionLibraryAsksForOsThreadIds() {
+#ifndef STEPSCOPE_FAKE_CUPTI
+        QSKIP("this build has no CUPTI (no CUDA toolkit found)");
+#else
+        const int status = injectedChild(dir_.filePath("tid"), [](void* fake) {
+            const std::string log = fakeLog(fake);
+            const size_t set = log.find("setThreadIdType 1;");
+            const size_t enable = log.find("enable ");
+            if (enable == std::string::npos) return 3;
+            if (set == std::string::npos) return 4;
+            return set < enable ? 0 : 5;
+        });
+        QVERIFY(WIFEXITED(status));
+        QCOMPARE(WEXITSTATUS(status), 0); // 4: never asked; 5: asked too late
+#endif
+    }
+
 };
 
 QTEST_GUILESS_MAIN(TestCuptiLauncher)

@@ -316,3 +316,10 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     for (const int sig : {SIGSEGV, SIGABRT, SIGTERM}) std::signal(sig, onFatalSignal);
     return 1;
 }
+    // Thread ids as the OS numbers them (gettid), not CUPTI's default pthread_self() values
+    // (cupti_activity.h, CUpti_ActivityThreadIdType): host lines then carry the ids that top,
+    // py-spy and Kineto show, and /proc/self/task/<tid>/comm gives their names.
+    if (const CUptiResult r = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+        r != CUPTI_SUCCESS)
+        say("CUPTI cannot report OS thread ids (" + cuptiError(r) +
+            "); host lines will be numbered by pthread id and unnamed");

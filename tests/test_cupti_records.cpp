@@ -9,6 +9,10 @@
 #include <fstream>
 #include <random>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "capture/CuptiConverter.h"
 #include "capture/RecordFile.h"
 #include "model/LogDir.h"
@@ -178,6 +182,56 @@ private slots:
         }
     }
 
+    // A frame header whose content size was damaged to claim 2 GiB (0x7FFFFFF0 bytes; the
+    // size is outside the checksum) is refused before anything that large is allocated: the
+    // reader runs in a child whose address space is capped at 256 MiB above what the test maps.
+    void corruptFrameSizeAllocatesNothingLarge() {
+        // 1,000 kernels of ~100 bytes: one frame of ~100 KB, whose header holds a 4-byte size.
+        std::vector<Record> records = {ProcessRecord{42, "gpu-box", "train", 1, 100}};
+        for (uint32_t i = 0; i < 1000; ++i) {
+            KernelRecord k;
+            k.startNs = 200 + i, k.endNs = 300 + i, k.streamId = 7;
+            k.name = "void gemm_kernel<float, 128, 128>(float const*, float*, int) #" +
+                     std::to_string(i);
+            records.push_back(k);
+        }
+        const QString path = writeFrames(records, records.size(), "bigframe.rec");
+        std::vector<uint8_t> bytes = readBytes(path);
+        // Zstd frame header (RFC 8878 3.1.1.1): magic, descriptor, [window], [dict id], size.
+        const uint8_t descriptor = bytes[8 + 4];
+        const bool singleSegment = descriptor & 0x20;
+        const size_t dictBytes[] = {0, 1, 2, 4};
+        const size_t sizeBytes[] = {singleSegment ? 1u : 0u, 2, 4, 8};
+        QCOMPARE(sizeBytes[descriptor >> 6], size_t(4));
+        const size_t sizeAt = 8 + 5 + (singleSegment ? 0 : 1) + dictBytes[descriptor & 3];
+        const uint32_t claimed = 0x7FFFFFF0;
+        for (size_t i = 0; i < 4; ++i) bytes[sizeAt + i] = uint8_t(claimed >> (8 * i));
+        const pid_t child = fork();
+        QVERIFY(child >= 0);
+        if (child == 0) {
+            size_t vmKb = 0;
+            std::ifstream status("/proc/self/status");
+            for (std::string line; std::getline(status, line);)
+                if (line.rfind("VmSize:", 0) == 0) vmKb = std::stoull(line.substr(7));
+            const rlim_t cap = rlim_t(vmKb + 256 * 1024) * 1024;
+            const rlimit limit{cap, cap};
+            setrlimit(RLIMIT_AS, &limit);
+            try {
+                const RecordFileContents c = readRecordBytes(bytes.data(), bytes.size(), "x");
+                _exit(c.ok() && c.frames == 0 &&
+                              c.problem == "frame 1 at byte 8 is truncated or corrupt"
+                          ? 0
+                          : 1);
+            } catch (const std::bad_alloc&) {
+                _exit(2);
+            }
+        }
+        int status = 0;
+        QCOMPARE(waitpid(child, &status, 0), child);
+        QVERIFY(WIFEXITED(status));
+        QCOMPARE(WEXITSTATUS(status), 0); // 2: it allocated what the header claimed
+    }
+
     void foreignEmptyAndMissingFilesAreRefused() {
         const uint8_t png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0};
         RecordFileContents c = readRecordBytes(png, sizeof png, "image.png");
@@ -297,53 +351,6 @@ private slots:
         QCOMPARE(loaded.profile->eventCount(), size_t(10));
     }
 
-    void truncationIsReportedInTheProfile() {
-        ConversionInput input{stepRecords(), "frame 3 at byte 900 is truncated or corrupt"};
-        const std::vector<uint8_t> bytes = convertToXSpace(input);
-        tensorflow::profiler::XSpace space;
-        QVERIFY(space.ParseFromArray(bytes.data(), int(bytes.size())));
-        QCOMPARE(space.errors_size(), 2);
-        QVERIFY(QString::fromStdString(space.errors(1)).contains("the program probably crashed"));
-    }
-
-    // Two processes (a launcher and its worker): one host file each in one run; a truncated
-    // file is kept up to its last frame and named in a warning; a foreign file is skipped.
-    void writesOneRunWithAHostPerProcess() {
-        std::vector<Record> worker = stepRecords();
-        std::get<ProcessRecord>(worker[0]).pid = 43;
-        const QString a = writeFrames(stepRecords(), 100, "p42.rec");
-        const QString b = writeFrames(worker, 5, "p43.rec");
-        std::vector<uint8_t> cut = readBytes(b);
-        cut.resize(cut.size() - 10);
-        {
-            std::ofstream f(b.toStdString(), std::ios::binary | std::ios::trunc);
-            f.write(reinterpret_cast<const char*>(cut.data()), std::streamsize(cut.size()));
-        }
-        const QString foreign = dir_.filePath("foreign.rec");
-        { std::ofstream(foreign.toStdString()) << "hello"; }
-        const QString logDir = dir_.filePath("logs");
-        const CaptureRunResult r =
-            writeCaptureRun({a.toStdString(), b.toStdString(), foreign.toStdString()},
-                            logDir.toStdString(), "2026_01_02_03_04_05");
-        QVERIFY2(r.ok(), r.error.c_str());
-        QCOMPARE(r.files.size(), size_t(2));
-        QCOMPARE(r.warnings.size(), size_t(2));
-        const Discovery d = discoverProfiles(logDir.toStdString());
-        QVERIFY(d.ok());
-        QCOMPARE(d.runs.front().name, std::string("2026_01_02_03_04_05"));
-        QCOMPARE(d.runs.front().hosts.size(), size_t(2));
-        QCOMPARE(d.runs.front().hosts[0].host, std::string("gpu-box_42"));
-        QCOMPARE(d.runs.front().hosts[1].host, std::string("gpu-box_43"));
-
-        const CaptureRunResult none =
-            writeCaptureRun({foreign.toStdString()}, logDir.toStdString(), "empty_run");
-        QVERIFY(!none.ok());
-        QVERIFY(!QFileInfo::exists(logDir + "/plugins/profile/empty_run"));
-    }
-};
-
-QTEST_GUILESS_MAIN(TestCuptiRecords)
-#include "test_cupti_records.moc"
     // CUPTI's "unknown" time is 0 (records cut short by a forced flush). Times here are
     // epoch-like (T = 1.7e18 ns), where one 0 taken as the earliest time would make every other
     // time overflow int64 once in ps. Left out and counted (5): a kernel at [0, 0), a kernel that
@@ -391,3 +398,50 @@ QTEST_GUILESS_MAIN(TestCuptiRecords)
         QCOMPARE(line.events(0).duration_ps(), int64_t(3'000'000));
     }
 
+    void truncationIsReportedInTheProfile() {
+        ConversionInput input{stepRecords(), "frame 3 at byte 900 is truncated or corrupt"};
+        const std::vector<uint8_t> bytes = convertToXSpace(input);
+        tensorflow::profiler::XSpace space;
+        QVERIFY(space.ParseFromArray(bytes.data(), int(bytes.size())));
+        QCOMPARE(space.errors_size(), 2);
+        QVERIFY(QString::fromStdString(space.errors(1)).contains("the program probably crashed"));
+    }
+
+    // Two processes (a launcher and its worker): one host file each in one run; a truncated
+    // file is kept up to its last frame and named in a warning; a foreign file is skipped.
+    void writesOneRunWithAHostPerProcess() {
+        std::vector<Record> worker = stepRecords();
+        std::get<ProcessRecord>(worker[0]).pid = 43;
+        const QString a = writeFrames(stepRecords(), 100, "p42.rec");
+        const QString b = writeFrames(worker, 5, "p43.rec");
+        std::vector<uint8_t> cut = readBytes(b);
+        cut.resize(cut.size() - 10);
+        {
+            std::ofstream f(b.toStdString(), std::ios::binary | std::ios::trunc);
+            f.write(reinterpret_cast<const char*>(cut.data()), std::streamsize(cut.size()));
+        }
+        const QString foreign = dir_.filePath("foreign.rec");
+        { std::ofstream(foreign.toStdString()) << "hello"; }
+        const QString logDir = dir_.filePath("logs");
+        const CaptureRunResult r =
+            writeCaptureRun({a.toStdString(), b.toStdString(), foreign.toStdString()},
+                            logDir.toStdString(), "2026_01_02_03_04_05");
+        QVERIFY2(r.ok(), r.error.c_str());
+        QCOMPARE(r.files.size(), size_t(2));
+        QCOMPARE(r.warnings.size(), size_t(2));
+        const Discovery d = discoverProfiles(logDir.toStdString());
+        QVERIFY(d.ok());
+        QCOMPARE(d.runs.front().name, std::string("2026_01_02_03_04_05"));
+        QCOMPARE(d.runs.front().hosts.size(), size_t(2));
+        QCOMPARE(d.runs.front().hosts[0].host, std::string("gpu-box_42"));
+        QCOMPARE(d.runs.front().hosts[1].host, std::string("gpu-box_43"));
+
+        const CaptureRunResult none =
+            writeCaptureRun({foreign.toStdString()}, logDir.toStdString(), "empty_run");
+        QVERIFY(!none.ok());
+        QVERIFY(!QFileInfo::exists(logDir + "/plugins/profile/empty_run"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCuptiRecords)
+#include "test_cupti_records.moc"

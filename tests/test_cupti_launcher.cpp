@@ -253,6 +253,67 @@ private slots:
 #endif
     }
 
+    // A program's own SIGTERM handler (a checkpoint on preemption) still runs, after the
+    // library flushed what CUPTI held (its forced flush is CUPTI_ACTIVITY_FLAG_FLUSH_FORCED = 1);
+    // a SIGTERM the program ignores stays ignored. Both children go on and exit with 0.
+    void signalsChainToTheProgramsOwnHandlers() {
+#ifndef STEPSCOPE_FAKE_CUPTI
+        QSKIP("this build has no CUPTI (no CUDA toolkit found)");
+#else
+        int status = injectedChild(
+            dir_.filePath("chain"),
+            [](void* fake) {
+                ::raise(SIGTERM);
+                if (!programHandlerRan) return 3;
+                return fakeLog(fake).find("flushAll 1;") != std::string::npos ? 0 : 4;
+            },
+            [] {
+                struct sigaction sa {};
+                sa.sa_handler = programHandler;
+                sigemptyset(&sa.sa_mask);
+                ::sigaction(SIGTERM, &sa, nullptr);
+            });
+        QVERIFY2(WIFEXITED(status), "the program's SIGTERM handler was replaced, not chained");
+        QCOMPARE(WEXITSTATUS(status), 0);
+        status = injectedChild(
+            dir_.filePath("ignored"),
+            [](void*) {
+                ::raise(SIGTERM);
+                return 0;
+            },
+            [] { ::signal(SIGTERM, SIG_IGN); });
+        QVERIFY2(WIFEXITED(status), "a SIGTERM the program ignores killed it");
+        QCOMPARE(WEXITSTATUS(status), 0);
+#endif
+    }
+
+    // A SIGTERM that arrives while the library writes a buffer (its state locked) neither
+    // deadlocks nor loses the flush: the program dies of SIGTERM within the time limit, after
+    // the flush, and its record file is whole.
+    void signalWhileWritingABufferDoesNotHang() {
+#ifndef STEPSCOPE_FAKE_CUPTI
+        QSKIP("this build has no CUPTI (no CUDA toolkit found)");
+#else
+        const QString out = dir_.filePath("busy");
+        const int status = injectedChild(
+            out,
+            [](void* fake) {
+                reinterpret_cast<void (*)(int)>(::dlsym(fake, "fakeCuptiRaiseInGetNext"))(SIGTERM);
+                reinterpret_cast<void (*)()>(::dlsym(fake, "fakeCuptiDeliver"))();
+                return 7; // not reached: SIGTERM's default action ends the program
+            },
+            [] { ::signal(SIGTERM, SIG_DFL); }); // a program of its own, not QtTest's handlers
+        QVERIFY2(status != -1, "the program hung in the signal handler");
+        QVERIFY(WIFSIGNALED(status));
+        QCOMPARE(WTERMSIG(status), SIGTERM);
+        const QStringList files = QDir(out).entryList({"*.rec"});
+        QCOMPARE(files.size(), 1);
+        const RecordFileContents c = readRecordFile(QDir(out).filePath(files[0]).toStdString());
+        QVERIFY2(c.ok() && c.problem.empty(), c.error.c_str());
+        QVERIFY(!c.records.empty()); // the process record
+#endif
+    }
+
 };
 
 QTEST_GUILESS_MAIN(TestCuptiLauncher)

@@ -314,6 +314,46 @@ private slots:
 #endif
     }
 
+    // A launcher script whose worker outlives it (torchrun's parent exiting first): the run is
+    // converted only once the worker wrote its records, 1 s after the script ended.
+    void waitsForTheProcessesTheProgramStarted() {
+        const QString script =
+            QString("(sleep 1; cp '%1' \"$STEPSCOPE_CUPTI_DIR/43.rec\") & exit 0").arg(records_);
+        const LaunchResult r =
+            launchAndCapture(options({"sh", "-c", script}, "worker"), Progress());
+        QVERIFY2(r.ok(), r.error.c_str());
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(r.run.files.size(), size_t(1));
+    }
+
+    // A stop reaches the whole process group: a script and its child that both ignore SIGTERM
+    // are killed 5 s later (the grace period), the child too, and the launcher says so.
+    void stopKillsTheWholeGroupAfterTheGracePeriod() {
+        const QString pidFile = dir_.filePath("child.pid");
+        const QString script =
+            QString("trap '' TERM; (trap '' TERM; exec sleep 60) & echo $! > '%1'; "
+                    "cp '%2' \"$STEPSCOPE_CUPTI_DIR/42.rec\"; while :; do sleep 0.1; done")
+                .arg(pidFile, records_);
+        LaunchOptions o = options({"sh", "-c", script}, "group");
+        o.stopAfterMs = 300;
+        const auto start = std::chrono::steady_clock::now();
+        const LaunchResult r = launchAndCapture(o, Progress());
+        const auto took = std::chrono::steady_clock::now() - start;
+        QVERIFY(took >= std::chrono::seconds(5));
+        QVERIFY(took < std::chrono::seconds(12));
+        QCOMPARE(r.signal, SIGKILL);
+        QCOMPARE(r.run.files.size(), size_t(1));
+        QVERIFY(std::find(r.notes.begin(), r.notes.end(),
+                          "sh did not stop within 5 s of SIGTERM and was killed") != r.notes.end());
+        // The child is gone, or a zombie waiting for an init that does not reap.
+        std::ifstream pidText(pidFile.toStdString());
+        pid_t child = 0;
+        QVERIFY(pidText >> child);
+        std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
+        std::string text;
+        if (stat && std::getline(stat, text))
+            QCOMPARE(text.substr(text.rfind(')') + 2, 1), std::string("Z"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCuptiLauncher)

@@ -747,6 +747,34 @@ private slots:
         QVERIFY(out.empty());
     }
 
+    // Exporting over an existing file: a cancelled export (the writer looks every 65,536
+    // events, so 70,000 here) leaves the old file as it was and no .partial beside it; a
+    // finished one replaces it.
+    void cancelledExportKeepsTheFileItWouldReplace() {
+        std::string text = "[";
+        for (int i = 0; i < 70000; ++i)
+            text += (i ? ",\n" : "") + std::string("{\"ph\":\"X\",\"name\":\"k\",\"pid\":1,") +
+                    "\"tid\":1,\"ts\":" + std::to_string(i * 2) + ",\"dur\":1}";
+        text += "]";
+        QTemporaryDir dir;
+        const LoadResult r = loadText(dir, "many.json", text);
+        QVERIFY2(r.ok(), r.error.c_str());
+        const std::string out = dir.path().toStdString() + "/existing.json";
+        writeFile(out, "the user's file");
+        Progress cancelled;
+        cancelled.cancel();
+        QCOMPARE(writeChromeTrace(*r.profile, out, &cancelled), std::string("cancelled"));
+        std::ifstream kept(out);
+        std::string content((std::istreambuf_iterator<char>(kept)), {});
+        QCOMPARE(content, std::string("the user's file"));
+        QVERIFY(!fs::exists(out + ".partial"));
+        QCOMPARE(writeChromeTrace(*r.profile, out), std::string());
+        QVERIFY(!fs::exists(out + ".partial"));
+        const LoadResult again = loadPath(out);
+        QVERIFY2(again.ok(), again.error.c_str());
+        QCOMPARE(again.profile->eventCount(), size_t(70000));
+    }
+
     void exportThenImportGivesTheSameProfile() {
         QTemporaryDir dir;
         const LoadResult kineto = loadText(dir, "fixture.pt.trace.json", kFixture2022);

@@ -7,9 +7,9 @@ namespace stepscope {
 std::string StatValue::format(const StringPool& strings) const {
     switch (type) {
     case StatType::Int64:
-        return std::to_string(static_cast<int64_t>(raw));
+        return std::to_string(static_cast<int64_t>(rawBits()));
     case StatType::Uint64:
-        return std::to_string(raw);
+        return std::to_string(rawBits());
     case StatType::Double:
         return shortestNumber(asDouble());
     case StatType::Str:

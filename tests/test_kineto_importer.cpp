@@ -371,11 +371,14 @@ private slots:
         QCOMPARE(alloc.allocationBytes, int64_t(1024));
         QCOMPARE(alloc.address, uint64_t(140000000000));
         QVERIFY(!alloc.deallocation);
+        // Allocated inside aten::mm; freed outside any op.
+        QCOMPARE(p.str(alloc.tfOp), std::string_view("aten::mm"));
         const MemoryEvent freed = p.memoryEvent(h[5]);
         QVERIFY(freed.deallocation);
         QCOMPARE(freed.bytesAllocated, int64_t(0));
         QCOMPARE(freed.bytesAvailable, int64_t(4096));
         QCOMPARE(freed.allocationBytes, int64_t(1024));
+        QCOMPARE(freed.tfOp, StringId(0));
 
         // One stream line holding a kernel and a copy, and the Steps line.
         const Track* stream = trackNamed(p, "Stream #7(Compute,MemcpyH2D)");

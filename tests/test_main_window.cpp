@@ -84,6 +84,7 @@ private slots:
     void everyToolFitsASmallWindow();
     void timelineKeysAfterUsingASelector();
     void showInOtherTools();
+    void windowIconRenders();
     void dropOpensPath();
 
     void recentFilesOrderAndLimit();
@@ -480,6 +481,18 @@ void TestMainWindow::showInOtherTools() {
     auto* canvas = window.currentView()->findChild<TimelineCanvas*>();
     QVERIFY(canvas->selectedEvent() != kNoIndex);
     QCOMPARE(p.name(canvas->selectedEvent()), p.name(kernel));
+}
+
+// The icon is an SVG: it renders only where Qt's SVG icon engine plugin is installed (Debian's
+// libqt6svg6, which .ci/install-deps installs; nothing links QtSvg), otherwise the pixmap is null.
+void TestMainWindow::windowIconRenders() {
+    MainWindow window(nullptr);
+    const QImage image = window.windowIcon().pixmap(32, 32).toImage();
+    QVERIFY2(!image.isNull(), "no SVG icon engine: install libqt6svg6");
+    int painted = 0;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x) painted += qAlpha(image.pixel(x, y)) > 0;
+    QVERIFY2(painted > 0, "the icon rendered fully transparent");
 }
 
 void TestMainWindow::dropOpensPath() {

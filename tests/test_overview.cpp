@@ -231,6 +231,91 @@ private slots:
         }
     }
 
+    // Partial and odd data: never a crash, never invented steps, XProf's rules where it has them.
+    void badData() {
+        using S = FixtureStat;
+        auto loadSpace = [](const FixtureSpace& space) {
+            const std::vector<uint8_t> bytes = space.encode();
+            LoadResult r = loadXSpaceBytes(bytes, "bad");
+            if (!r.ok()) qFatal("does not load: %s", r.error.c_str());
+            return r.profile;
+        };
+        {
+            // A Steps line without stream events of its groups, and stream events of a group the
+            // Steps line lacks: XProf's intersection keeps neither.
+            FixtureSpace space;
+            FixturePlane& gpu = space.addPlane(1, "/device:GPU:0");
+            gpu.addLine(-559038737, "Steps", 1000).add("0", 0, 10 * us, {S::int64("group_id", 0)});
+            gpu.addLine(7, "Stream #7(Compute)", 1000)
+                .add("k", 0, 5 * us, {S::int64("group_id", 1), S::uint64("correlation_id", 1)})
+                .add("no_correlation", 5 * us, 5 * us, {S::int64("group_id", 0)});
+            const Overview o = computeOverview(*loadSpace(space));
+            QCOMPARE(o.steps.source, StepSource::None);
+            QCOMPARE(o.gpu.devices.size(), size_t(1));
+            QCOMPARE(o.gpu.devices[0].busyPs, 10 * us);
+            QVERIFY(!overviewJson(o).empty());
+        }
+        {
+            // The device marker outside the host marker wins (XProf's StepTime); a zero-length
+            // step is skipped; a group id beyond int32 is no group.
+            FixtureSpace space;
+            FixturePlane& gpu = space.addPlane(1, "/device:GPU:0");
+            gpu.addLine(-559038737, "Steps", 1000)
+                .add("0", 5 * us, 20 * us, {S::int64("group_id", 0)})
+                .add("1", 30 * us, 0, {S::int64("group_id", 1)})
+                .add("2", 40 * us, 5 * us, {S::int64("group_id", int64_t(1) << 40)});
+            gpu.addLine(7, "Stream #7(Compute)", 1000)
+                .add("k", 5 * us, 20 * us,
+                     {S::int64("group_id", 0), S::uint64("correlation_id", 1)})
+                .add("k", 30 * us, 0, {S::int64("group_id", 1), S::uint64("correlation_id", 2)})
+                .add("k", 40 * us, 5 * us,
+                     {S::int64("group_id", int64_t(1) << 40), S::uint64("correlation_id", 3)});
+            FixturePlane& host = space.addPlane(0, "/host:CPU");
+            host.addLine(1, "python3", 1000).add("train", 0, 10 * us, {S::int64("group_id", 0)});
+            const StepAnalysis a = analyzeSteps(*loadSpace(space));
+            QCOMPARE(a.steps.size(), size_t(1));
+            QCOMPARE(a.steps[0].beginPs, 5 * us);
+            QCOMPARE(a.steps[0].durationPs, 20 * us);
+            QCOMPARE(a.steps[0].ps(StepCategory::DeviceCompute32), 20 * us);
+        }
+        {
+            // Nothing but an empty host: no steps, no devices, an empty but valid export.
+            FixtureSpace space;
+            space.addPlane(0, "/host:CPU").addLine(1, "idle", 1000);
+            const auto p = loadSpace(space);
+            const Overview o = computeOverview(*p);
+            QVERIFY(o.steps.steps.empty());
+            QVERIFY(o.gpu.devices.empty());
+            QCOMPARE(overviewStepTable(o).rowCount(), size_t(0));
+            QVERIFY(computeInputPipeline(*p).ops.empty());
+            QCOMPARE(computeOverview(*p, "x").steps.steps.size(), size_t(0));
+        }
+        {
+            // Name-pattern markers nested in one another make one step (the outer one).
+            FixtureSpace space;
+            space.addPlane(0, "/host:CPU")
+                .addLine(1, "python3", 1000)
+                .add("my_step", 0, 100 * us)
+                .add("my_step_inner", 10 * us, 10 * us)
+                .add("my_step", 200 * us, 100 * us);
+            const StepAnalysis a = analyzeSteps(*loadSpace(space), "my_step");
+            QCOMPARE(a.source, StepSource::NamePattern);
+            // Host-only: a step is kept when it has host compute (XProf's well-formed test): the
+            // first has its inner event, the second nothing.
+            QCOMPARE(a.steps.size(), size_t(1));
+            QCOMPARE(a.steps[0].beginPs, int64_t(0));
+            QCOMPARE(a.steps[0].durationPs, 100 * us);
+            QCOMPARE(a.steps[0].ps(StepCategory::HostCompute), 10 * us);
+            QCOMPARE(a.steps[0].ps(StepCategory::AllOthers), 90 * us);
+            QCOMPARE(a.notWellFormed, size_t(1));
+        }
+        // Cancelled: an empty result, not a partial one.
+        Progress cancelled;
+        cancelled.cancel();
+        QVERIFY(computeOverview(*load(OverviewScenario::InputBound), {}, &cancelled)
+                    .steps.steps.empty());
+    }
+
     void summaryStatistics() {
         const SampleSummary s = summarize({1, 2, 3, 4});
         QCOMPARE(s.average, 2.5);
@@ -395,6 +480,24 @@ private slots:
             QCOMPARE(d.idlePs, last - v[0].first - busy);
             QCOMPARE(d.events, uint64_t(v.size()));
         }
+    }
+
+    // PyTorch (Kineto importer): the ProfilerStep#N annotations are the steps. The numbers and
+    // durations were read from the trace with Python's gzip + json (the "ProfilerStep#" events'
+    // names and "dur"), independently of the importer.
+    void realKineto() {
+        const std::string path = kRealData + "/kineto/worker0.1623143089861.pt.trace.json.gz";
+        if (!std::filesystem::exists(path)) QSKIP("../shared/realdata is absent");
+        LoadResult r = loadPath(path);
+        if (!r.ok()) QSKIP("this build does not read Kineto traces");
+        const StepAnalysis a = analyzeSteps(*r.profile);
+        QCOMPARE(a.source, StepSource::ProfilerSteps);
+        const std::map<int64_t, int64_t> expected = {{5, 176078}, {6, 173992}, {7, 176918},
+                                                     {8, 181259}, {9, 176468}, {10, 164261}};
+        std::map<int64_t, int64_t> found;
+        for (const StepRecord& s : a.steps)
+            found[s.number] = s.durationPs / 1000000; // µs, as "dur"
+        QCOMPARE(found, expected);
     }
 
     // Raw JAX profiles: no group ids and no step markers, so no steps (never invented), but GPU

@@ -291,12 +291,48 @@ private slots:
         for (size_t i = 0; i < stats.size(); ++i) {
             QCOMPARE(read[i].key, stats[i].key);
             QCOMPARE(read[i].type, stats[i].type);
-            QCOMPARE(read[i].raw, stats[i].raw);
+            QCOMPARE(read[i].rawBits(), stats[i].rawBits());
         }
         QCOMPARE(p->eventStats(2).size(), size_t(1));
         QCOMPARE(p->str((*p->eventStats(2).begin()).asString()), std::string_view("text"));
         QCOMPARE(read[4].format(p->strings()), std::string("-0.125"));
         QCOMPARE(read[6].format(p->strings()), std::string("<2 bytes>"));
+    }
+
+    // StatValue is packed, so `raw` sits at odd addresses inside arrays and iterators. Reading
+    // it through a uint64_t reference is undefined (UBSan: "reference binding to misaligned
+    // address"); this places values at every offset of an 8-aligned buffer and reads them back.
+    void statValuesReadAtMisalignedAddresses() {
+        StringPool pool;
+        const StringId text = pool.intern("text");
+        const StatValue values[] = {
+            {1, StatType::Double, 0xBFC0000000000000ull}, // -0.125
+            {2, StatType::Uint64, 0xFFFFFFFFFFFFFFFFull},
+            {3, StatType::Int64, 0xFFFFFFFFFFFFFFFBull}, // -5
+            {4, StatType::Str, text},
+        };
+        alignas(8) unsigned char buffer[8 + sizeof(StatValue)];
+        for (size_t offset = 0; offset < 8; ++offset) {
+            std::memcpy(buffer + offset, &values[0], sizeof(StatValue));
+            const auto& d = *reinterpret_cast<const StatValue*>(buffer + offset);
+            QCOMPARE(d.asDouble(), -0.125);
+            QCOMPARE(d.asInt(), int64_t(0));
+            QCOMPARE(d.format(pool), std::string("-0.125"));
+            std::memcpy(buffer + offset, &values[1], sizeof(StatValue));
+            const auto& u = *reinterpret_cast<const StatValue*>(buffer + offset);
+            QCOMPARE(u.rawBits(), uint64_t(18446744073709551615ull));
+            QCOMPARE(u.asDouble(), 18446744073709551616.0);
+            QCOMPARE(u.format(pool), std::string("18446744073709551615"));
+            std::memcpy(buffer + offset, &values[2], sizeof(StatValue));
+            const auto& i = *reinterpret_cast<const StatValue*>(buffer + offset);
+            QCOMPARE(i.asInt(), int64_t(-5));
+            QCOMPARE(i.asDouble(), -5.0);
+            QCOMPARE(i.format(pool), std::string("-5"));
+            std::memcpy(buffer + offset, &values[3], sizeof(StatValue));
+            const auto& t = *reinterpret_cast<const StatValue*>(buffer + offset);
+            QCOMPARE(t.asString(), text);
+            QCOMPARE(t.format(pool), std::string("text"));
+        }
     }
 
     void stringPool() {

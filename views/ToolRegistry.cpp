@@ -2,12 +2,15 @@
 
 #include "model/analysis/KernelStats.h"
 #include "model/analysis/MemoryProfile.h"
+#include "model/analysis/TfDataBottleneck.h"
 #include "model/analysis/TfOpStats.h"
 #include "views/input_pipeline/InputPipelineView.h"
 #include "views/kernel_stats/KernelStatsView.h"
 #include "views/memory_profile/MemoryProfileView.h"
 #include "views/overview/OverviewView.h"
+#include "views/pod_viewer/PodViewerView.h"
 #include "views/summary/SummaryView.h"
+#include "views/tf_data/TfDataView.h"
 #include "views/tf_stats/TfStatsView.h"
 #include "views/trace/TraceView.h"
 
@@ -33,6 +36,12 @@ std::vector<ToolInfo> toolRegistry() {
     tools.push_back({"memory_profile", "Memory profile",
                      [](QWidget* p) { return new MemoryProfileView(p); },
                      [](const Profile& profile) { return hasMemoryProfile(profile); }});
+    // Every worker side by side: a run of several hosts (or ranks) loaded with "All hosts".
+    tools.push_back({"pod_viewer", "Pod viewer", [](QWidget* p) { return new PodViewerView(p); },
+                     [](const Profile& profile) { return profile.hosts().size() > 1; }});
+    tools.push_back({"tf_data_bottleneck", "tf.data bottleneck analysis",
+                     [](QWidget* p) { return new TfDataView(p); },
+                     [](const Profile& profile) { return hasTfDataEvents(profile); }});
     return tools;
 }
 

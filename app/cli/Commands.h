@@ -15,6 +15,7 @@ int runBenchLoad(
 int runBenchTimeline(const std::vector<std::string>& args); // bench timeline
 int runBenchStats(const std::vector<std::string>& args);    // bench stats
 int runBenchMemory(const std::vector<std::string>& args);   // bench memory
+int runBenchOverview(const std::vector<std::string>& args); // bench overview
 int runCapture(const std::vector<std::string>& args);       // capture --service ADDR --logdir DIR
 int runConvert(const std::vector<std::string>& args);       // convert PATH [--to F] OUT
 int runBenchKineto(const std::vector<std::string>& args);   // bench kineto

@@ -5,6 +5,8 @@
 #include "model/analysis/InputPipeline.h"
 #include "model/analysis/KernelStats.h"
 #include "model/analysis/Overview.h"
+#include "model/analysis/PodViewer.h"
+#include "model/analysis/TfDataBottleneck.h"
 #include "model/analysis/TfOpStats.h"
 
 namespace stepscope::cli {
@@ -74,6 +76,26 @@ const std::vector<Exporter>& exporters() {
                  const auto it = o.find("step-pattern");
                  return inputPipelineJson(computeInputPipeline(p, it == o.end() ? "" : it->second));
              }});
+        e.push_back({"pod_viewer",
+                     "Pod viewer: every step per worker (CSV); workers, stragglers, steps and "
+                     "collective kernels (JSON)",
+                     {},
+                     [](const Profile& p, const ExportOptions&) {
+                         return podStepTable(computePodViewer(p));
+                     },
+                     [](const Profile& p, const ExportOptions&) {
+                         return podViewerJson(computePodViewer(p));
+                     }});
+        e.push_back({"tf_data_bottleneck",
+                     "tf.data bottleneck analysis: the input pipelines (CSV); summary, "
+                     "bottlenecks with advice and slowest executions, pipelines (JSON)",
+                     {},
+                     [](const Profile& p, const ExportOptions&) {
+                         return tfDataPipelineTable(computeTfDataBottleneck(p));
+                     },
+                     [](const Profile& p, const ExportOptions&) {
+                         return tfDataBottleneckJson(computeTfDataBottleneck(p));
+                     }});
         return e;
     }();
     return all;

@@ -29,6 +29,7 @@ constexpr const char* kUsage =
     "                                 XSpace load speed and memory vs protobuf's parser\n"
     "  bench timeline                 timeline frame times\n"
     "  bench stats                    kernel and op statistics times\n"
+    "  bench overview [--events N]    overview and input pipeline analysis times\n"
     "  bench memory [--events-list N,N,..]\n"
     "                                 memory profile analysis and timeline frame times\n"
     "  bench kineto [--events-list N,N,..]\n"
@@ -81,14 +82,18 @@ int main(int argc, char** argv) {
     if (command == "capture") return stepscope::cli::runCapture(rest);
     if (command == "convert") return stepscope::cli::runConvert(rest);
     if (command == "bench") {
-        if (rest.empty()) return usageError("bench needs one of: load, timeline, stats, memory, kineto");
+        if (rest.empty())
+            return usageError(
+                "bench needs one of: load, timeline, stats, memory, kineto, overview");
         const std::vector<std::string> benchArgs(rest.begin() + 1, rest.end());
         if (rest[0] == "load") return stepscope::cli::runBenchLoad(benchArgs);
         if (rest[0] == "timeline") return stepscope::cli::runBenchTimeline(benchArgs);
         if (rest[0] == "stats") return stepscope::cli::runBenchStats(benchArgs);
         if (rest[0] == "kineto") return stepscope::cli::runBenchKineto(benchArgs);
         if (rest[0] == "memory") return stepscope::cli::runBenchMemory(benchArgs);
-        return usageError("unknown benchmark '" + rest[0] + "' (load, timeline, stats, memory, kineto)");
+        if (rest[0] == "overview") return stepscope::cli::runBenchOverview(benchArgs);
+        return usageError("unknown benchmark '" + rest[0] +
+                          "' (load, timeline, stats, memory, kineto, overview)");
     }
     return usageError("unknown command '" + command + "'");
 }

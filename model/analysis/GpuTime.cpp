@@ -61,6 +61,21 @@ int64_t minus(const std::vector<Interval>& a, const std::vector<Interval>& b) {
 
 GpuTime computeGpuTime(const Profile& p, const Progress* progress) {
     GpuTime result;
+    // Kind by event name, decided once per metadata: 0 computation, 1 collective, 2 memory.
+    enum : uint8_t { Compute, Collective, Memory, Unknown = 0xFF };
+    std::vector<uint8_t> kindOf(p.metadata().size(), Unknown);
+    auto nameKind = [&](uint32_t meta) {
+        uint8_t& k = kindOf[meta];
+        if (k == Unknown) {
+            const std::string_view name = p.str(p.metadata()[meta].name);
+            k = containsIgnoreCase(name, "nccl") || containsIgnoreCase(name, "rccl") ? Collective
+                : name.find("Memcpy") != std::string_view::npos ||
+                        name.find("Memset") != std::string_view::npos
+                    ? Memory
+                    : Compute;
+        }
+        return k;
+    };
     for (size_t pi = 0; pi < p.planes().size(); ++pi) {
         const Plane& plane = p.planes()[pi];
         if (plane.kind != PlaneKind::Gpu) continue;
@@ -68,14 +83,14 @@ GpuTime computeGpuTime(const Profile& p, const Progress* progress) {
         for (const Track& t : p.tracksOf(plane)) {
             if (!t.deviceOps || t.derived) continue;
             const EventIndex end = t.firstEvent + t.eventCount;
+            SideCursor<MemcpyDetails> copies(p.memcpys());
             for (EventIndex e = t.firstEvent; e < end; ++e) {
                 const Interval i{p.start(e), p.end(e)};
                 all.push_back(i);
-                const std::string_view name = p.name(e);
-                if (containsIgnoreCase(name, "nccl") || containsIgnoreCase(name, "rccl"))
+                const uint8_t k = nameKind(p.metadataOf(e));
+                if (k == Collective)
                     collectives.push_back(i);
-                else if (p.memcpys().find(e) || name.find("Memcpy") != std::string_view::npos ||
-                         name.find("Memset") != std::string_view::npos)
+                else if (k == Memory || copies.at(e))
                     memory.push_back(i);
                 else
                     compute.push_back(i);

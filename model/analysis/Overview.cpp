@@ -21,6 +21,12 @@ std::string oneDigit(double v) {
     return buf;
 }
 
+std::string threeDigits(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", v);
+    return buf;
+}
+
 double share(double part, double whole) {
     return whole > 0 ? 100.0 * part / whole : 0.0;
 }
@@ -140,25 +146,26 @@ bool isSyncCopyApi(std::string_view n) {
 
 HostApiTime hostApiTime(const Profile& p) {
     HostApiTime t;
+    // 0: neither, 1: synchronization call, 2: synchronous copy or set; decided per metadata.
+    std::vector<uint8_t> kind(p.metadata().size(), 0xFF);
     bool any = false;
     for (const Track& track : p.tracks()) {
         if (track.derived || p.planes()[track.plane].kind != PlaneKind::Host) continue;
         if (track.eventCount == 0) continue;
-        if (!any) {
-            t.first = track.minStartPs;
-            t.last = track.maxEndPs;
-            any = true;
-        }
-        t.first = std::min(t.first, track.minStartPs);
-        t.last = std::max(t.last, track.maxEndPs);
+        t.first = any ? std::min(t.first, track.minStartPs) : track.minStartPs;
+        t.last = any ? std::max(t.last, track.maxEndPs) : track.maxEndPs;
+        any = true;
         const EventIndex end = track.firstEvent + track.eventCount;
         for (EventIndex e = track.firstEvent; e < end; ++e) {
-            const std::string_view n = p.name(e);
-            if (n.size() < 4 || (n[0] != 'c' && n[0] != 'h')) continue;
-            if (isSyncApi(n)) {
+            uint8_t& k = kind[p.metadataOf(e)];
+            if (k == 0xFF) {
+                const std::string_view n = p.name(e);
+                k = isSyncApi(n) ? 1 : isSyncCopyApi(n) ? 2 : 0;
+            }
+            if (k == 1) {
                 t.syncPs += p.duration(e);
                 ++t.syncCalls;
-            } else if (isSyncCopyApi(n)) {
+            } else if (k == 2) {
                 t.syncCopyPs += p.duration(e);
                 ++t.syncCopyCalls;
             }
@@ -296,11 +303,11 @@ void recommend(const Profile& p, Overview& o, const TfOpStats& ops) {
             idlest = d.device;
         }
         const double exposed = share(double(d.memoryExposedPs), double(d.busyPs));
-        if (exposed >= kExposedCopyPercent)
+        if (exposed >= kExposedCopyPercent && d.memoryExposedPs >= kMinExposedCopyPs)
             add("exposed_copies", "moderate",
                 d.device + ": " + oneDigit(exposed) +
                     "% of its busy time is copies or sets that no computation overlaps (" +
-                    oneDigit(double(d.memoryExposedPs) / kPsPerMs) + " ms).",
+                    threeDigits(double(d.memoryExposedPs) / kPsPerMs) + " ms).",
                 exposed, "trace_viewer", d.firstPs, d.lastPs);
         for (const GpuIdleGap& g : idleGaps(d, kStarvationPs))
             add("gpu_starvation", "moderate",

@@ -62,16 +62,17 @@ struct Overview {
 };
 
 // Stepscope's thresholds where XProf has none (named in the README with the check they serve).
-inline constexpr double kSmallKernelUs = 20;           // launch latency: kernels shorter than this
-inline constexpr double kLow16BitPercent = 10;         // GPU guide: mixed precision off
-inline constexpr double kStepGapPercent = 10;          // gaps between steps, of the step time
-inline constexpr double kExposedCopyPercent = 10;      // exposed memcpy, of busy time
-inline constexpr double kTensorCoreMissPercent = 10;   // eligible op time off Tensor Cores
-inline constexpr double kReplicaImbalancePercent = 10; // (max - min) / max of busy time
-inline constexpr double kSyncApiPercent = 5;           // host time in sync APIs, of the span
-inline constexpr int64_t kStarvationPs = 500'000'000'000; // Nsight Systems' default, 500 ms
-inline constexpr int kUtilizationChunks = 30;             // Nsight Systems' default chunks
-inline constexpr double kLowUtilizationPercent = 50;      // Nsight Systems' default threshold
+inline constexpr double kSmallKernelUs = 20;      // launch latency: kernels shorter than this
+inline constexpr double kLow16BitPercent = 10;    // GPU guide: mixed precision off
+inline constexpr double kStepGapPercent = 10;     // gaps between steps, of the step time
+inline constexpr double kExposedCopyPercent = 10; // exposed memcpy, of busy time
+inline constexpr int64_t kMinExposedCopyPs = 1'000'000'000; // ... and at least 1 ms of it
+inline constexpr double kTensorCoreMissPercent = 10;        // eligible op time off Tensor Cores
+inline constexpr double kReplicaImbalancePercent = 10;      // (max - min) / max of busy time
+inline constexpr double kSyncApiPercent = 5;                // host time in sync APIs, of the span
+inline constexpr int64_t kStarvationPs = 500'000'000'000;   // Nsight Systems' default, 500 ms
+inline constexpr int kUtilizationChunks = 30;               // Nsight Systems' default chunks
+inline constexpr double kLowUtilizationPercent = 50;        // Nsight Systems' default threshold
 
 // Everything the overview page shows. `stepPattern` non-empty: steps from that name pattern.
 // Returns an empty result if cancelled.

@@ -197,19 +197,63 @@ StepEventType classifyGpuEvent(std::string_view name, std::string_view tensorSha
                                           : StepEventType::DeviceCompute32;
 }
 
-// XProf's ClassifyCpuEvent.
-StepEventType classifyCpuEvent(std::string_view name, bool hasDevice, bool hasCorrelation,
-                               bool inputPipelineRootStage) {
+// What a host event's name alone says for XProf's ClassifyCpuEvent.
+enum class HostName : uint8_t { HostToDevice, HostToHost, ExecutorProcess, IteratorGetNext, Other };
+
+HostName hostName(std::string_view name) {
     const OpCategory c = parseTfOpFullname(name).category;
     if (c == OpCategory::MemcpyHToD || startsWith(name, "InfeedEnqueue"))
-        return StepEventType::HostToDevice;
-    if (c == OpCategory::MemcpyHToH) return StepEventType::HostToHost;
-    if (hasDevice && (hasCorrelation || startsWithIgnoreCase(name, "ExecutorState::Process")))
+        return HostName::HostToDevice;
+    if (c == OpCategory::MemcpyHToH) return HostName::HostToHost;
+    if (startsWithIgnoreCase(name, "ExecutorState::Process")) return HostName::ExecutorProcess;
+    if (startsWithIgnoreCase(name, "IteratorGetNext")) return HostName::IteratorGetNext;
+    return HostName::Other;
+}
+
+// XProf's ClassifyCpuEvent.
+StepEventType classifyCpuEvent(HostName name, bool hasDevice, bool hasCorrelation,
+                               bool inputPipelineRootStage) {
+    if (name == HostName::HostToDevice) return StepEventType::HostToDevice;
+    if (name == HostName::HostToHost) return StepEventType::HostToHost;
+    if (hasDevice && (hasCorrelation || name == HostName::ExecutorProcess))
         return StepEventType::HostPrepare;
-    if (startsWithIgnoreCase(name, "IteratorGetNext") || inputPipelineRootStage)
+    if (name == HostName::IteratorGetNext || inputPipelineRootStage)
         return StepEventType::HostWaitInput;
     return StepEventType::HostCompute;
 }
+
+// Name-based facts, decided once per event metadata (a profile has few names, many events).
+class NameFacts {
+public:
+    explicit NameFacts(const Profile& p)
+        : p_(p)
+        , gpu_(p.metadata().size(), kUnset)
+        , host_(p.metadata().size(), kUnset) {}
+
+    StepEventType gpu(EventIndex e, std::string_view tensorShapes) {
+        if (!tensorShapes.empty()) return classifyGpuEvent(p_.name(e), tensorShapes);
+        uint8_t& v = gpu_[p_.metadataOf(e)];
+        if (v == kUnset) v = uint8_t(classifyGpuEvent(p_.name(e), {}));
+        return StepEventType(v);
+    }
+    bool explicitMarker(EventIndex e) { return host(e) & kMarker; }
+    bool realCompute(EventIndex e) { return host(e) & kReal; }
+    HostName name(EventIndex e) { return HostName(host(e) >> 2); }
+
+private:
+    static constexpr uint8_t kUnset = 0xFF, kMarker = 1, kReal = 2;
+    uint8_t host(EventIndex e) {
+        uint8_t& v = host_[p_.metadataOf(e)];
+        if (v == kUnset) {
+            const std::string_view n = p_.name(e);
+            v = uint8_t((isExplicitHostStepMarker(n) ? kMarker : 0) |
+                        (isRealCpuCompute(n) ? kReal : 0) | (uint8_t(hostName(n)) << 2));
+        }
+        return v;
+    }
+    const Profile& p_;
+    std::vector<uint8_t> gpu_, host_;
+};
 
 bool isGpuStream(const Profile& p, const Track& t) {
     return t.deviceOps && !t.derived && p.planes()[t.plane].kind == PlaneKind::Gpu;
@@ -311,7 +355,8 @@ void breakDown(const StepDetails& d, Span step, StepRecord& out, bool& hasComput
 
 // Source 1: XProf's grouped steps.
 std::map<int64_t, StepDetails> groupedSteps(const Profile& p, const StatKeys& keys,
-                                            int64_t& classified, const Progress* progress) {
+                                            NameFacts& names, int64_t& classified,
+                                            const Progress* progress) {
     std::map<int64_t, StepDetails> all;
     for (size_t pi = 0; pi < p.planes().size(); ++pi) {
         const Plane& plane = p.planes()[pi];
@@ -336,7 +381,7 @@ std::map<int64_t, StepDetails> groupedSteps(const Profile& p, const StatKeys& ke
                         auto [it, fresh] = markers.try_emplace(g, s);
                         if (!fresh && s.duration() > it->second.duration()) it->second = s;
                     } else if (c.at(e)) {
-                        events[g].push_back({classifyGpuEvent(p.name(e), keys.tensorShapes(e)), s});
+                        events[g].push_back({names.gpu(e, keys.tensorShapes(e)), s});
                     }
                 }
             }
@@ -368,15 +413,14 @@ std::map<int64_t, StepDetails> groupedSteps(const Profile& p, const StatKeys& ke
                 const auto it = all.find(g);
                 if (it == all.end()) continue;
                 StepDetails& d = it->second;
-                const std::string_view name = p.name(e);
                 const std::string_view stepName = keys.stepName(e);
                 const Span s{p.start(e), p.end(e)};
-                if (isExplicitHostStepMarker(name) || !stepName.empty()) {
+                if (names.explicitMarker(e) || !stepName.empty()) {
                     d.addMarker(d.hostMarker, s);
-                } else if (isRealCpuCompute(name)) {
+                } else if (names.realCompute(e)) {
                     const bool corr = c.at(e) != nullptr;
                     d.events.push_back(
-                        {classifyCpuEvent(name, true, corr,
+                        {classifyCpuEvent(names.name(e), true, corr,
                                           isRootInputStage(p, keys, uint32_t(ti), e)),
                          s});
                     ++classified;
@@ -455,7 +499,7 @@ std::vector<Marker> findMarkers(const Profile& p, const StatKeys& keys, StepSour
 }
 
 // Sources 2-4: each marker is a step; events are assigned by time.
-std::map<int64_t, StepDetails> markedSteps(const Profile& p, const StatKeys& keys,
+std::map<int64_t, StepDetails> markedSteps(const Profile& p, const StatKeys& keys, NameFacts& names,
                                            const std::vector<Marker>& markers, bool hasDevice,
                                            int64_t& classified) {
     std::map<int64_t, StepDetails> all;
@@ -477,15 +521,15 @@ std::map<int64_t, StepDetails> markedSteps(const Profile& p, const StatKeys& key
                     const Span s{p.start(e), p.end(e)};
                     const std::string_view name = p.name(e);
                     if (stream) {
-                        d.events.push_back({classifyGpuEvent(name, keys.tensorShapes(e)), s});
+                        d.events.push_back({names.gpu(e, keys.tensorShapes(e)), s});
                         ++classified;
                         continue;
                     }
                     if (!step.includes(s) || (s.begin == step.begin && s.end == step.end)) continue;
-                    if (!isRealCpuCompute(name) || profilerStepNumber(name)) continue;
+                    if (!names.realCompute(e) || profilerStepNumber(name)) continue;
                     const bool corr = p.correlationIds().find(e) != nullptr;
                     d.events.push_back(
-                        {classifyCpuEvent(name, hasDevice, corr,
+                        {classifyCpuEvent(names.name(e), hasDevice, corr,
                                           isRootInputStage(p, keys, uint32_t(ti), e)),
                          s});
                     ++classified;
@@ -502,24 +546,25 @@ StepAnalysis analyzeSteps(const Profile& profile, std::string_view namePattern,
                           const Progress* progress) {
     StepAnalysis result;
     const StatKeys keys(profile);
+    NameFacts names(profile);
     result.hasDevice = profileHasGpuWork(profile);
     std::map<int64_t, StepDetails> details;
     int64_t classified = 0;
     if (!namePattern.empty()) {
         result.source = StepSource::NamePattern;
         result.pattern = std::string(namePattern);
-        details = markedSteps(profile, keys,
+        details = markedSteps(profile, keys, names,
                               findMarkers(profile, keys, StepSource::NamePattern, namePattern),
                               result.hasDevice, classified);
     } else {
         if (progress) progress->report("Grouping steps", 0);
-        details = groupedSteps(profile, keys, classified, progress);
+        details = groupedSteps(profile, keys, names, classified, progress);
         if (!details.empty()) result.source = StepSource::GroupedSteps;
         for (StepSource s : {StepSource::HostMarkers, StepSource::ProfilerSteps}) {
             if (!details.empty()) break;
             const std::vector<Marker> markers = findMarkers(profile, keys, s, {});
             if (markers.empty()) continue;
-            details = markedSteps(profile, keys, markers, result.hasDevice, classified);
+            details = markedSteps(profile, keys, names, markers, result.hasDevice, classified);
             result.source = s;
         }
     }

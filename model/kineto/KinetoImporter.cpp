@@ -253,15 +253,19 @@ struct MemoryRecord {
     int64_t totalAllocated = 0, totalReserved = 0;
     bool hasAddr = false, hasTotalAllocated = false, hasTotalReserved = false;
     uint32_t order = 0;
+    StringId op = 0; // the cpu_op it happened in
 };
 
 struct OpSpan {
     int64_t start, end;
     StringId name;
 };
+// A time on a host thread whose enclosing op is wanted: a launch (by its correlation id) or a
+// [memory] event (by its index in the memory records).
 struct Launch {
     int64_t start;
     uint64_t correlation;
+    bool memory = false;
 };
 
 struct HostThread {
@@ -845,6 +849,7 @@ void Importer::event(od::object obj, const char* at) {
                 break;
             }
         }
+        threads_[thread].launches.push_back({start, memory_.size(), true});
         memory_.push_back(m);
         return;
     }
@@ -878,11 +883,13 @@ void Importer::deviceProperties(od::array devices) {
         auto add = [&](std::string_view k, StatType t, uint64_t raw) {
             stats.push_back(StatValue{b_.intern(k), t, raw});
         };
-        std::string_view deviceName;
+        // A copy: add() interns, which may move the pool's bytes under a view.
+        std::string deviceName;
         for (const Arg& a : props) {
-            const std::string_view k = b_.strings().get(b_.statKeyName(a.key));
+            const std::string k(b_.strings().get(b_.statKeyName(a.key)));
             if (k == "id" && a.type == StatType::Int64) id = int64_t(a.raw);
-            if (a.type == StatType::Str && k == "name") deviceName = b_.strings().get(a.raw);
+            if (a.type == StatType::Str && k == "name")
+                deviceName = std::string(b_.strings().get(a.raw));
             stats.push_back(StatValue{b_.statKeyName(a.key), a.type, a.raw});
             if (a.type != StatType::Int64) continue;
             if (k == "computeMajor") add("compute_cap_major", StatType::Int64, a.raw);
@@ -978,7 +985,10 @@ void Importer::finishHostNames() {
             // the launch.
             for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
                 if ((*it)->start <= l.start && (*it)->end > l.start) {
-                    launchOp_.emplace(l.correlation, (*it)->name);
+                    if (l.memory)
+                        memory_[l.correlation].op = (*it)->name;
+                    else
+                        launchOp_.emplace(l.correlation, (*it)->name);
                     break;
                 }
             }
@@ -1201,6 +1211,8 @@ void Importer::finishMemory() {
     const uint32_t availableKey = b_.statKey(b_.intern("bytes_available"));
     const uint32_t sizeKey = b_.statKey(b_.intern("allocation_bytes"));
     const uint32_t addrKey = b_.statKey(b_.intern("addr"));
+    Role role;
+    const uint32_t tfOpKey = key("tf_op", &role);
     std::map<std::pair<int64_t, int64_t>, int64_t> running;
     std::unordered_map<uint64_t, uint32_t> meta;
     for (const MemoryRecord& m : memory_) {
@@ -1232,6 +1244,7 @@ void Importer::finishMemory() {
                             uint64_t(m.totalReserved - m.totalAllocated));
         b_.addEventStat(sizeKey, StatType::Int64, uint64_t(m.bytes < 0 ? -m.bytes : m.bytes));
         if (m.hasAddr) b_.addEventStat(addrKey, StatType::Uint64, m.addr);
+        if (m.op) b_.addEventStat(tfOpKey, StatType::Str, m.op);
     }
     std::vector<MemoryRecord>().swap(memory_);
 }

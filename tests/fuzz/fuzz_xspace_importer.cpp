@@ -1,8 +1,7 @@
 // libFuzzer target for the XSpace importer: any bytes must give either a profile that satisfies
-// the model's invariants or an error message, never a crash. Built with clang only:
-//   cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DSTEPSCOPE_FUZZ=ON
-//   ninja -C build-fuzz fuzz_xspace_importer && build-fuzz/tests/fuzz_xspace_importer
-//   -max_total_time=300
+// the model's invariants or an error message, never a crash. Built with clang and
+// -DSTEPSCOPE_FUZZ=ON (the code it calls is instrumented too); `bash .ci/fuzz [SECONDS]` builds,
+// seeds and runs it.
 #include <cstdint>
 #include <cstdlib>
 

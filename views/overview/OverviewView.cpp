@@ -377,6 +377,7 @@ void OverviewView::show() {
         hover << tip;
     }
     chart_->setData(labels, series, hover, tr("Step time (ms)"));
+    chart_->setVisible(!st.steps.empty());
 
     // GPU time: stacked bars per device that sum to its span.
     QStringList devices, gpuHover;

@@ -16,9 +16,15 @@ StackedStepChart::StackedStepChart(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(plot_);
     plot_->setMinimumHeight(180);
+    // The legend sits in its own row under the plot, so it never hides a column.
     plot_->legend->setVisible(true);
     plot_->legend->setFont(QFont(font().family(), std::max(7, font().pointSize() - 1)));
-    plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    plot_->axisRect()->insetLayout()->take(plot_->legend);
+    plot_->plotLayout()->addElement(1, 0, plot_->legend);
+    plot_->plotLayout()->setRowStretchFactor(1, 0.001);
+    plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    plot_->legend->setWrap(5);
+    plot_->legend->setBorderPen(Qt::NoPen);
     plot_->setMouseTracking(true);
     plot_->installEventFilter(this);
 }
@@ -67,7 +73,7 @@ void StackedStepChart::setData(const QStringList& labels, const std::vector<Seri
     plot_->xAxis->setRange(-0.6, std::max(0, count_ - 1) + 0.6);
     plot_->yAxis->setLabel(valueAxis);
     plot_->xAxis->setLabel(keyAxis);
-    plot_->yAxis->setRange(0, top > 0 ? top * 1.25 : 1); // room for the legend
+    plot_->yAxis->setRange(0, top > 0 ? top * 1.05 : 1);
     plot_->legend->setVisible(below != nullptr);
     plot_->replot();
 }

@@ -1,0 +1,109 @@
+// The pod viewer and tf.data pages on the generated runs (tests/fixtures/PodFixtures.h,
+// TfDataFixtures.h): the step picked on open, slider and number box in step, the chart's columns
+// and hover text, the tables, the link to the trace viewer; the tf.data summary, pipeline table
+// and graph. Values are the fixtures' hand-worked ones (see test_pod_viewer, test_tf_data_...).
+#include <QLabel>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
+#include <QtTest>
+#include <qcustomplot.h>
+
+#include "model/ProfileLoader.h"
+#include "tests/fixtures/PodFixtures.h"
+#include "tests/fixtures/TfDataFixtures.h"
+#include "ui/widgets/DataTableView.h"
+#include "views/pod_viewer/PodStepChart.h"
+#include "views/pod_viewer/PodViewerView.h"
+#include "views/tf_data/TfDataGraph.h"
+#include "views/tf_data/TfDataView.h"
+
+using namespace stepscope;
+using namespace stepscope::fixtures;
+
+namespace {
+bool waitReady(ToolView& view) {
+    if (view.isReady()) return true;
+    QSignalSpy spy(&view, &ToolView::ready);
+    return spy.wait(30000);
+}
+} // namespace
+
+class TestPodTfDataViews : public QObject {
+    Q_OBJECT
+
+private slots:
+    void podViewer() {
+        QTemporaryDir dir;
+        std::vector<std::pair<QString, std::vector<uint8_t>>> hosts;
+        for (int w = 0; w < 3; ++w)
+            hosts.push_back({podWorkerName(w), podWorkerFixture(w).encode()});
+        const QString logdir = writeLogDir(dir, "2026_01_01_pod", hosts);
+        const LoadResult r = loadPath(logdir.toStdString());
+        QVERIFY(r.ok());
+        PodViewerView view;
+        view.resize(1200, 800);
+        view.setProfile(r.profile);
+        QVERIFY(waitReady(view));
+        QVERIFY(view.analysis());
+        // Opens on step 2: host-c's 1.2 ms step is the largest straggler (+0.4 ms).
+        auto* slider = view.findChild<QSlider*>();
+        auto* box = view.findChild<QSpinBox*>();
+        QCOMPARE(slider->maximum(), 2);
+        QCOMPARE(view.stepIndex(), 2);
+        QCOMPARE(box->value(), 2);
+        QVERIFY(view.summary()->text().contains("host-c"));
+        QCOMPARE(view.stepTable()->table().rowCount(), size_t(3));
+        // One column per worker: the stacked Input segment is host-c's 0.4 ms only.
+        QCustomPlot* plot = view.chart()->plot();
+        QCOMPARE(plot->xAxis->range().upper, 2.6);
+        const QString hover = view.chart()->hoverText(2);
+        QVERIFY(hover.contains("Step time: 1.200 ms"));
+        QVERIFY(hover.contains("Input: 0.400 ms (33.3%)"));
+        // The number box and the slider follow each other.
+        box->setValue(1);
+        QCOMPARE(slider->value(), 1);
+        QVERIFY(view.chart()->hoverText(1).contains("overlapped by compute"));
+        QVERIFY(view.summary()->text().contains("Last to start collectives: <b>host-b</b>"));
+        slider->setValue(0);
+        QCOMPARE(box->value(), 0);
+        QVERIFY(view.summary()->text().contains("no worker above the median"));
+        // The trace link names host-a's step-0 marker.
+        QSignalSpy show(&view, &ToolView::showEventRequested);
+        view.findChild<QPushButton*>()->click();
+        QCOMPARE(show.count(), 1);
+        const EventIndex e = show.at(0).at(0).value<EventIndex>();
+        QCOMPARE(std::string(r.profile->name(e)), std::string("train_function"));
+        QCOMPARE(r.profile->duration(e), int64_t(800000000)); // host-a's step-0 marker
+        // Cleared: nothing shown, no crash.
+        view.setProfile(nullptr);
+        QVERIFY(!view.analysis());
+    }
+
+    void tfData() {
+        const std::vector<uint8_t> bytes = tfDataFixture().encode();
+        LoadResult r = loadXSpaceBytes(bytes, "data-host");
+        QVERIFY(r.ok());
+        TfDataView view;
+        view.resize(1200, 800);
+        view.setProfile(r.profile);
+        QVERIFY(waitReady(view));
+        QVERIFY(view.analysis());
+        QVERIFY(view.summary()->text().contains("Input bound"));
+        QVERIFY(view.summary()->text().contains("<b>Map</b>"));
+        QVERIFY(view.summary()->text().contains("num_parallel_calls"));
+        QCOMPARE(view.pipelineTable()->table().rowCount(), size_t(2));
+        QCOMPARE(view.graph()->nodeCount(), 4); // Prefetch, Batch, Map, TFRecord
+        view.selectPipeline(1);
+        QCOMPARE(view.graph()->nodeCount(), 1); // Generator
+        QSignalSpy show(&view, &ToolView::showEventRequested);
+        emit view.pipelineTable()->rowActivated(0);
+        QCOMPARE(show.count(), 1);
+        const EventIndex e = show.at(0).at(0).value<EventIndex>();
+        QCOMPARE(std::string(r.profile->name(e)), std::string("Iterator::Prefetch"));
+        QCOMPARE(r.profile->duration(e), int64_t(300000000));
+    }
+};
+
+QTEST_MAIN(TestPodTfDataViews)
+#include "test_pod_tf_data_views.moc"

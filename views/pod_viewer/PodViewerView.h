@@ -1,0 +1,64 @@
+#pragma once
+
+#include <memory>
+
+#include "model/analysis/PodViewer.h"
+#include "views/AnalysisJob.h"
+#include "views/ToolView.h"
+
+class QLabel;
+class QPushButton;
+class QSlider;
+class QSpinBox;
+class QTabWidget;
+
+namespace stepscope {
+
+class DataTableView;
+class PodStepChart;
+
+// "Pod viewer": every worker of the run (host files, or ranks of a PyTorch job) side by side.
+// A step slider and a step number box pick a step; the chart stacks that step's breakdown per
+// worker; a summary names the stragglers (step time, collective wait, last to start collectives)
+// for the step and over all steps; tables list the step per worker, each worker over all steps
+// and the collective kernels behind the collective time. "Show in trace viewer" opens the trace
+// viewer (All hosts) on the step's marker of the chosen worker.
+class PodViewerView : public ToolView {
+    Q_OBJECT
+public:
+    explicit PodViewerView(QWidget* parent = nullptr);
+
+    void setProfile(std::shared_ptr<const Profile> profile) override;
+    bool isReady() const override { return ready_; }
+
+    // Shows the step at `index` in the analysis' step order.
+    void selectStepIndex(int index);
+    int stepIndex() const;
+    const PodAnalysis* analysis() const { return pod_.get(); }
+    PodStepChart* chart() const { return chart_; }
+    DataTableView* stepTable() const { return steps_; }
+    QLabel* summary() const { return summary_; }
+
+private:
+    void showAnalysis();
+    void showStep();
+    void showInTrace();
+
+    std::shared_ptr<const Profile> profile_;
+    std::shared_ptr<const PodAnalysis> pod_;
+    AnalysisJob<PodAnalysis> job_{this};
+    bool ready_ = true;
+
+    QLabel* status_;
+    QLabel* summary_;
+    QSlider* slider_;
+    QSpinBox* stepBox_;
+    QPushButton* traceButton_;
+    PodStepChart* chart_;
+    QTabWidget* tabs_;
+    DataTableView* steps_;
+    DataTableView* workers_;
+    DataTableView* kernels_;
+};
+
+} // namespace stepscope

@@ -1,11 +1,13 @@
 #include "capture/CuptiConverter.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 
@@ -82,6 +84,27 @@ const char* copyKindWord(MemcpyKind kind) {
         return "Unknown";
     }
 }
+
+// The step number of an NVTX range named like a training step ("step 3", "Step#3",
+// "train_step_3", "ProfilerStep#3": the last "step", any case, then only separators and
+// digits), or -1.
+int64_t stepNumber(std::string_view name) {
+    std::string lower(name);
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
+    const size_t at = lower.rfind("step");
+    if (at == std::string::npos) return -1;
+    std::string_view rest = std::string_view(lower).substr(at + 4);
+    while (!rest.empty() && std::string_view(" _#:=-").find(rest.front()) != std::string::npos)
+        rest.remove_prefix(1);
+    if (rest.empty() || rest.size() > 18 ||
+        !std::all_of(rest.begin(), rest.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return -1;
+    return std::stoll(std::string(rest));
+}
+
+// XProf's "Steps" line id (kThreadIdStepInfo = kThreadIdDerivedMin = 0xdeadbeef).
+constexpr int64_t kStepsLineId = 0xdeadbeef;
 
 struct StreamKey {
     uint32_t device, stream;
@@ -284,6 +307,25 @@ std::vector<uint8_t> convertToXSpace(const ConversionInput& input) {
         for (const std::string& k : kinds) label += (label.empty() ? "" : ",") + k;
         streamLines[key] = &devicePlanes[key.device]->addLine(
             key.stream, "Stream #" + std::to_string(key.stream) + "(" + label + ")", baseWallNs);
+    }
+
+    // NVTX ranges named like steps become each GPU's "Steps" line, as PyTorch's ProfilerStep#N
+    // ranges do in the Kineto importer, so the step-based tools can use them.
+    for (const auto& [id, plane] : devicePlanes) {
+        if (std::none_of(streamKinds.begin(), streamKinds.end(),
+                         [id = id](const auto& sk) { return sk.first.device == id; }))
+            continue;
+        XLineWriter* steps = nullptr;
+        PlaneNames& names = deviceNames.at(id);
+        for (const Record& r : records) {
+            const auto* n = std::get_if<NvtxRangeRecord>(&r);
+            const int64_t number = n ? stepNumber(n->name) : -1;
+            if (number < 0) continue;
+            if (!steps) steps = &plane->addLine(kStepsLineId, "Steps", baseWallNs);
+            const WireStat stats[] = {WireStat::int64(names.stat("step_num"), number)};
+            steps->addEvent(names.event(n->name), ps(n->startNs), durPs(n->startNs, n->endNs),
+                            stats);
+        }
     }
 
     std::string text; // stat text lives until the event is added

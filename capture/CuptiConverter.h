@@ -16,6 +16,9 @@
 //     `cuda_graph_id` / `cuda_graph_node_id`; copies carry `correlation_id` and
 //     `memcpy_details` ("kind:.. size:.. dest:.. async:1"); memsets `correlation_id` and
 //     `memset_details` ("size:.. value:..").
+//   - NVTX ranges named like steps ("step 3", "Step#3", "train_step_3": the last "step", then
+//     separators and digits) are copied to a "Steps" line (XProf's id 0xdeadbeef) on each GPU
+//     that ran work, with stat step_num.
 // Dropped records and a truncated record file go to XSpace.errors, so the profile says so.
 
 #include <cstdint>

@@ -3,6 +3,7 @@
 // records); a program that crashes or is stopped keeps what it recorded (shell scripts stand in
 // for CUDA programs and drop a prepared record file where the injection library would write
 // it); the injection library loads and initialises cleanly where no driver exists.
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -146,6 +147,42 @@ private slots:
         QVERIFY(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
         QVERIFY(r.cancelled);
         QCOMPARE(r.run.files.size(), size_t(1)); // what was recorded before the stop is kept
+
+        // A program that ignores SIGTERM is killed after the grace period (5 s).
+        o.argv = {"sh", "-c",
+                  QString("trap '' TERM; cp '%1' \"$STEPSCOPE_CUPTI_DIR/42.rec\"; "
+                          "while :; do sleep 0.1; done")
+                      .arg(records_)
+                      .toStdString()};
+        o.stopAfterMs = 200;
+        o.logDir = dir_.filePath("stubborn").toStdString();
+        start = std::chrono::steady_clock::now();
+        r = launchAndCapture(o, Progress());
+        QVERIFY(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+        QCOMPARE(r.signal, SIGKILL);
+        QCOMPARE(r.run.files.size(), size_t(1));
+    }
+
+    void cliSaysWhyItCannotCapture() {
+        QProcess p;
+        p.start(STEPSCOPE_CLI, {"capture", "--logdir", dir_.filePath("cli"), "--kernels", "--",
+                                "no-such-program-stepscope"});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 1);
+        const QString err = p.readAllStandardError();
+#ifndef STEPSCOPE_CUPTI_LIBRARY
+        QVERIFY2(err.contains("the CUPTI injection library is missing"), qPrintable(err));
+#else
+        QVERIFY2(err.contains(cudaDriverProblem().empty() ? "program not found"
+                                                          : "no CUDA driver on this machine"),
+                 qPrintable(err));
+#endif
+        p.start(STEPSCOPE_CLI, {"capture", "--logdir", dir_.filePath("cli"), "--"});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 2);
+        p.start(STEPSCOPE_CLI, {"capture", "--duration", "x", "--", "true"});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 2);
     }
 
     // Loaded as the driver would load it, in a child process (it installs exit and signal

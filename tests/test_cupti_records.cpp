@@ -268,7 +268,9 @@ private slots:
         std::map<std::string, const tensorflow::profiler::XLine*> lines;
         for (const auto& p : {&host, &gpu})
             for (const auto& l : p->lines()) lines[l.name()] = &l;
-        QCOMPARE(lines.size(), size_t(5));
+        QCOMPARE(lines.size(), size_t(6));
+        QVERIFY(lines.count("Steps"));
+        QCOMPARE(lines["Steps"]->id(), int64_t(0xdeadbeef));
         QVERIFY(lines.count("python3") && lines.count("CUDA memory") &&
                 lines.count("CUPTI overhead"));
         QVERIFY(lines.count("Stream #7(Kernel)"));
@@ -297,8 +299,9 @@ private slots:
         }
         const std::vector<fixtures::ProtoEvent> events =
             fixtures::readProtoEvents(path.toStdString());
-        // NVTX 1, API 2, kernel 1, memcpy 1, memset 1, memory 3, overhead 1.
-        QCOMPARE(events.size(), size_t(10));
+        // NVTX 1, API 2, kernel 1, memcpy 1, memset 1, memory 3, overhead 1, and the NVTX
+        // "step 0" again on the GPU's Steps line.
+        QCOMPARE(events.size(), size_t(11));
         const auto find = [&](const std::string& name) -> const fixtures::ProtoEvent& {
             const auto it = std::find_if(events.begin(), events.end(),
                                          [&](const auto& e) { return e.name == name; });
@@ -324,9 +327,15 @@ private slots:
         QCOMPARE(copy.text.at("memcpy_details"), std::string("kind:HtoD size:112 dest:0 async:1"));
         QCOMPARE(copy.ints.at("correlation_id"), int64_t(12));
         QCOMPARE(find("Memset").text.at("memset_details"), std::string("size:64 value:0"));
-        const auto& step = find("step 0");
-        QCOMPARE(step.startPs, base + 500'000);
-        QCOMPARE(step.durationPs, int64_t(6'500'000));
+        for (const auto& step : events) {
+            if (step.name != "step 0") continue;
+            QCOMPARE(step.startPs, base + 500'000);
+            QCOMPARE(step.durationPs, int64_t(6'500'000));
+            if (step.line == "Steps")
+                QCOMPARE(step.ints.at("step_num"), int64_t(0));
+            else
+                QCOMPARE(step.line, std::string("python3"));
+        }
         QCOMPARE(find("CUPTI overhead: buffer flush").line, std::string("CUPTI overhead"));
 
         // Memory: in use after each event 4096, 6144, 2048; peak 6144 from the second on.
@@ -348,7 +357,26 @@ private slots:
         // Stepscope's own loader opens it, with the flow from launch to kernel.
         const LoadResult loaded = loadPath(path.toStdString());
         QVERIFY2(loaded.ok(), loaded.error.c_str());
-        QCOMPARE(loaded.profile->eventCount(), size_t(10));
+        QCOMPARE(loaded.profile->eventCount(), size_t(11));
+    }
+
+    void stepNamesAsTheConverterReadsThem() {
+        const std::pair<const char*, int64_t> cases[] = {
+            {"step 0", 0},           {"Step#12", 12}, {"train_step_3", 3}, {"ProfilerStep#7", 7},
+            {"STEP:4", 4},           {"step", -1},    {"stepper 1", -1},   {"forward", -1},
+            {"step 3 backward", -1}, {"", -1}};
+        for (const auto& [name, number] : cases) {
+            std::vector<Record> r = stepRecords();
+            std::get<NvtxRangeRecord>(r[3]).name = name;
+            const std::vector<uint8_t> bytes = convertToXSpace({r, ""});
+            tensorflow::profiler::XSpace space;
+            QVERIFY(space.ParseFromArray(bytes.data(), int(bytes.size())));
+            const auto& gpu = space.planes(1);
+            const auto steps = std::find_if(gpu.lines().begin(), gpu.lines().end(),
+                                            [](const auto& l) { return l.name() == "Steps"; });
+            QVERIFY2((steps != gpu.lines().end()) == (number >= 0), name);
+            if (number >= 0) QCOMPARE(steps->events(0).stats(0).int64_value(), number);
+        }
     }
 
     // CUPTI's "unknown" time is 0 (records cut short by a forced flush). Times here are

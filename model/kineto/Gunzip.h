@@ -35,7 +35,7 @@ inline bool isGzip(std::span<const uint8_t> bytes) {
 // compressed byte offset ("the gzip stream ends early at byte 1234 of 24808 ..."), or that the
 // output would pass `limit` bytes (a gzip bomb, or more than the JSON parser can hold).
 // Memory stays proportional to what really comes out: the gzip size trailer is only a hint,
-// bounded by deflate's maximum ratio and 16 times the input (a truncated file has compressed
+// bounded by deflate's maximum ratio and 64 times the input (a truncated file has compressed
 // data where the trailer should be), and the buffer grows by half as output arrives.
 //
 // zlib, not libdeflate: libdeflate decompresses only into a buffer of known size and needs the

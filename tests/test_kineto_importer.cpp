@@ -678,6 +678,13 @@ private slots:
         QVERIFY2(r.error.find("the JSON ends early at byte " + std::to_string(cutArray.size()) +
                               ", inside an unclosed array or object") != std::string::npos,
                  r.error.c_str());
+        const std::string cutAtBrace =
+            R"J({"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1})J";
+        r = loadText(dir, "cut-at-brace.json", cutAtBrace);
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error.find("the JSON ends early at byte " + std::to_string(cutAtBrace.size()) +
+                              ", inside an unclosed array or object") != std::string::npos,
+                 r.error.c_str());
         const std::string trailing =
             R"J({"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}]} garbage)J";
         r = loadText(dir, "trailing.json", trailing);

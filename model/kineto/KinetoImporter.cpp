@@ -1304,6 +1304,17 @@ std::string Importer::run(bool padded) {
         doc = parser.iterate(json_, size_, size_ + simdjson::SIMDJSON_PADDING);
         iterating = true;
         document(doc);
+        // simdjson does not check that the root value closed: a document cut just after an
+        // event's } reads as complete, and so would one with something after it.
+        const char* left = nullptr;
+        if (doc.current_location().get(left) == simdjson::SUCCESS) {
+            const JsonShape shape = jsonShape(std::string_view(json_, size_));
+            if (shape.rootEnd != std::string_view::npos)
+                fail("unexpected content after the JSON at byte " + std::to_string(shape.rootEnd) +
+                     " (the trace's JSON ends there)");
+            fail("the JSON ends early at byte " + std::to_string(size_) +
+                 ", inside an unclosed array or object; is the file truncated?");
+        }
     } catch (const ImportError& e) {
         message = e.message;
         errorAt = e.at;
@@ -1316,10 +1327,18 @@ std::string Importer::run(bool padded) {
             break;
         case simdjson::TAPE_ERROR:
         case simdjson::INCOMPLETE_ARRAY_OR_OBJECT:
-        case simdjson::UNCLOSED_STRING:
-            message = std::string("the JSON ends early or is malformed (") + e.what() +
-                      "); is the file truncated?";
+        case simdjson::UNCLOSED_STRING: {
+            const JsonShape shape = jsonShape(std::string_view(json_, size_));
+            if (shape.rootEnd == std::string_view::npos) {
+                // The root value never closes: the file ends early, where it ends.
+                message = "the JSON ends early at byte " + std::to_string(size_) + ", inside " +
+                          (shape.inString ? "a string" : "an unclosed array or object") +
+                          "; is the file truncated?";
+                return message;
+            }
+            message = std::string("the JSON is malformed (") + e.what() + ")";
             break;
+        }
         default:
             message = std::string("invalid JSON: ") + e.what();
         }

@@ -9,6 +9,7 @@
 #include <set>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 #include "capture/RecordFile.h"
 #include "model/xspace/XSpaceWriter.h"
@@ -126,8 +127,73 @@ std::string processHostName(const std::vector<Record>& records) {
     return "unknown_process";
 }
 
+namespace {
+
+// CUPTI reports an unknown time as 0 (CUPTI_TIMESTAMP_UNKNOWN, cupti_activity.h), for example in
+// kernels that had not finished when a flush was forced at exit or on a signal. A record with a
+// zero or inverted time, or one too far from the others to be held in ps, is left out and counted.
+bool hasUsableTimes(const Record& r) {
+    return std::visit(
+        [](const auto& x) {
+            using R = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<R, MemoryRecord>)
+                return x.timestampNs != 0;
+            else if constexpr (requires { x.endNs; })
+                return x.startNs != 0 && x.endNs >= x.startNs;
+            else
+                return true;
+        },
+        r);
+}
+
+// The span [startNs, endNs] of a timed record; {0, 0} for the others.
+std::pair<uint64_t, uint64_t> timesOf(const Record& r) {
+    return std::visit(
+        [](const auto& x) -> std::pair<uint64_t, uint64_t> {
+            using R = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<R, MemoryRecord>)
+                return {x.timestampNs, x.timestampNs};
+            else if constexpr (requires { x.endNs; })
+                return {x.startNs, x.endNs};
+            else
+                return {0, 0};
+        },
+        r);
+}
+
+} // namespace
+
 std::vector<uint8_t> convertToXSpace(const ConversionInput& input) {
-    const std::vector<Record>& records = input.records;
+    std::vector<Record> usable;
+    usable.reserve(input.records.size());
+    uint64_t unknownTimes = 0;
+    for (const Record& r : input.records) {
+        if (hasUsableTimes(r))
+            usable.push_back(r);
+        else
+            ++unknownTimes;
+    }
+    // Times become ps from the earliest record and must fit in int64: a record more than half
+    // that range (53 days) from the process start, or from the first record where the process
+    // record is missing, has a garbage time and is left out too.
+    uint64_t reference = 0;
+    for (const Record& r : usable)
+        if (const auto* p = std::get_if<ProcessRecord>(&r)) reference = p->cuptiStartNs;
+    for (auto it = usable.begin(); reference == 0 && it != usable.end(); ++it)
+        reference = timesOf(*it).first;
+    if (reference != 0) {
+        constexpr uint64_t kMaxSpanNs = uint64_t(std::numeric_limits<int64_t>::max() / 1000) / 2;
+        const auto far = [&](const Record& r) {
+            const auto [start, end] = timesOf(r);
+            if (start == 0) return false; // not a timed record
+            return (start < reference && reference - start > kMaxSpanNs) ||
+                   (end > reference && end - reference > kMaxSpanNs);
+        };
+        const size_t before = usable.size();
+        usable.erase(std::remove_if(usable.begin(), usable.end(), far), usable.end());
+        unknownTimes += before - usable.size();
+    }
+    const std::vector<Record>& records = usable;
     ProcessRecord process;
     std::map<uint32_t, std::string> threadNames;
     std::map<uint32_t, DeviceRecord> devices;
@@ -140,7 +206,7 @@ std::vector<uint8_t> convertToXSpace(const ConversionInput& input) {
                 using R = std::decay_t<decltype(x)>;
                 if constexpr (std::is_same_v<R, ProcessRecord>) {
                     process = x;
-                    seen(x.cuptiStartNs);
+                    if (x.cuptiStartNs != 0) seen(x.cuptiStartNs);
                 } else if constexpr (std::is_same_v<R, ThreadRecord>) {
                     threadNames[x.tid] = x.name;
                 } else if constexpr (std::is_same_v<R, DeviceRecord>) {
@@ -159,6 +225,7 @@ std::vector<uint8_t> convertToXSpace(const ConversionInput& input) {
     // Every line starts at the earliest record; its wall time follows from the process record.
     const int64_t baseWallNs =
         process.wallStartNs - (int64_t(process.cuptiStartNs) - int64_t(minNs));
+    // No overflow: every kept time is within kMaxSpanNs of the reference, as minNs is.
     const auto ps = [minNs](uint64_t t) { return int64_t(t - minNs) * 1000; };
     const auto durPs = [](uint64_t start, uint64_t end) {
         return end > start ? int64_t(end - start) * 1000 : 0;
@@ -169,6 +236,11 @@ std::vector<uint8_t> convertToXSpace(const ConversionInput& input) {
     if (dropped > 0)
         space.addError("CUPTI dropped " + std::to_string(dropped) +
                        " activity records (its buffers were full): the profile is incomplete");
+    if (unknownTimes > 0)
+        space.addError(std::to_string(unknownTimes) +
+                       " activity records were left out: their CUPTI time was unknown (0), "
+                       "ended before it started, or lay far from the others (records cut short "
+                       "by a forced flush at exit, on a signal or in a crash)");
     if (!input.truncation.empty())
         space.addError("the record file ends early (" + input.truncation +
                        "): the program probably crashed; everything before is shown");

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 extern char** environ;
@@ -38,6 +40,25 @@ std::string signalName(int sig) {
 
 // How long a stopped program may take to exit before it is killed.
 constexpr std::chrono::seconds kStopGrace{5};
+
+// Whether a process of group `group` still runs: a zombie nobody reaps (an orphan in a container
+// whose init does not reap) does not count. From /proc/<pid>/stat: "pid (comm) state ppid pgrp".
+bool groupRuns(pid_t group) {
+    if (::kill(-group, 0) != 0) return false;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+        std::ifstream stat(entry.path() / "stat");
+        std::string text;
+        if (!stat || !std::getline(stat, text)) continue;
+        const size_t close = text.rfind(')');
+        if (close == std::string::npos) continue;
+        std::istringstream fields(text.substr(close + 1));
+        char state = 0;
+        long ppid = 0, pgrp = 0;
+        if (fields >> state >> ppid >> pgrp && pgrp == group && state != 'Z') return true;
+    }
+    return false;
+}
 
 } // namespace
 
@@ -120,6 +141,9 @@ LaunchResult launchAndCapture(const LaunchOptions& o, const Progress& progress) 
     }
     if (pid == 0) {
         ::close(pipeFds[0]);
+        // A process group of its own, so a stop reaches every process it starts (torchrun's
+        // workers, a launcher script's children).
+        ::setpgid(0, 0);
         int error = 0;
         if (!o.workingDirectory.empty() && ::chdir(o.workingDirectory.c_str()) != 0)
             error = errno;
@@ -131,31 +155,45 @@ LaunchResult launchAndCapture(const LaunchOptions& o, const Progress& progress) 
         ::_exit(127);
     }
     ::close(pipeFds[1]);
+    ::setpgid(pid, pid); // also here: whichever of the two runs first
     int execError = 0;
     const bool failed = ::read(pipeFds[0], &execError, sizeof execError) == sizeof execError;
     ::close(pipeFds[0]);
 
+    // Runs until the program and every process of its group have ended: the records of a
+    // worker that outlives its parent are read only once it is done writing them. A stop sends
+    // SIGTERM to the group, and SIGKILL kStopGrace later to whatever still runs.
     int status = 0;
-    bool sentStop = false, sentKill = false;
-    std::chrono::steady_clock::time_point stopSent;
+    bool sentStop = false, sentKill = false, programDone = false;
+    std::chrono::steady_clock::time_point stopSent, killSent;
     const auto start = std::chrono::steady_clock::now();
     for (;;) {
-        const pid_t done = ::waitpid(pid, &status, WNOHANG);
-        if (done == pid) break;
-        if (done < 0 && errno != EINTR) break;
-        const auto elapsed = std::chrono::steady_clock::now() - start;
-        const bool timeUp =
-            o.stopAfterMs > 0 && elapsed >= std::chrono::milliseconds(o.stopAfterMs);
-        if (!sentStop && (progress.cancelled() || timeUp)) {
-            ::kill(pid, SIGTERM); // the injection library flushes on SIGTERM
-            sentStop = true;
-            stopSent = std::chrono::steady_clock::now();
-        } else if (sentStop && !sentKill &&
-                   std::chrono::steady_clock::now() - stopSent > kStopGrace) {
-            ::kill(pid, SIGKILL); // it ignored SIGTERM; what it flushed so far is kept
-            sentKill = true;
+        if (!programDone) {
+            const pid_t done = ::waitpid(pid, &status, WNOHANG);
+            if (done == pid || (done < 0 && errno != EINTR)) programDone = true;
         }
-        progress.report("Running " + o.argv.front(), 0.0);
+        // The group is gone when no process has its id (ESRCH); the program itself was reaped.
+        if (programDone && !groupRuns(pid)) break;
+        const auto now = std::chrono::steady_clock::now();
+        const bool timeUp =
+            o.stopAfterMs > 0 && now - start >= std::chrono::milliseconds(o.stopAfterMs);
+        if (!sentStop && (progress.cancelled() || timeUp)) {
+            ::kill(-pid, SIGTERM); // the injection library flushes on SIGTERM
+            sentStop = true;
+            stopSent = now;
+        } else if (sentStop && !sentKill && now - stopSent > kStopGrace) {
+            ::kill(-pid, SIGKILL); // it ignored SIGTERM; what it flushed so far is kept
+            sentKill = true;
+            killSent = now;
+            result.notes.push_back(o.argv.front() + " did not stop within " +
+                                   std::to_string(kStopGrace.count()) +
+                                   " s of SIGTERM and was killed");
+        } else if (sentKill && now - killSent > std::chrono::seconds(2)) {
+            break; // SIGKILL cannot be ignored: whatever remains is not ours to wait for
+        }
+        progress.report(programDone ? "Waiting for the processes " + o.argv.front() + " started"
+                                    : "Running " + o.argv.front(),
+                        0.0);
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     if (failed) {

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <concepts>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
@@ -263,8 +264,16 @@ RecordFileContents readRecordBytes(const uint8_t* data, size_t size, const std::
     while (at < size) {
         const size_t compressedSize = ZSTD_findFrameCompressedSize(data + at, size - at);
         const unsigned long long contentSize = ZSTD_getFrameContentSize(data + at, size - at);
+        // The header's content size is not covered by the checksum: a damaged one could ask for
+        // gigabytes. A zstd block yields at most 128 KiB (ZSTD_BLOCKSIZE_MAX) and takes at least
+        // 3 bytes (its header), so no real frame holds more than that per 3 compressed bytes.
+        const unsigned long long bound =
+            ZSTD_isError(compressedSize)
+                ? 0
+                : (unsigned long long)(compressedSize / 3 + 1) * ZSTD_BLOCKSIZE_MAX;
         if (ZSTD_isError(compressedSize) || contentSize == ZSTD_CONTENTSIZE_ERROR ||
-            contentSize == ZSTD_CONTENTSIZE_UNKNOWN || contentSize > (1ull << 31)) {
+            contentSize == ZSTD_CONTENTSIZE_UNKNOWN || contentSize > (1ull << 31) ||
+            contentSize > bound) {
             out.problem = "frame " + std::to_string(out.frames + 1) + " at byte " +
                           std::to_string(at) + " is truncated or corrupt";
             break;
@@ -312,14 +321,37 @@ RecordFileContents readRecordBytes(const uint8_t* data, size_t size, const std::
 
 RecordFileContents readRecordFile(const std::string& path) {
     // Read after the profiled process ended; the file no longer changes.
-    std::ifstream file(path, std::ios::binary);
+    RecordFileContents out;
+    std::FILE* file = std::fopen(path.c_str(), "rb");
     if (!file) {
-        RecordFileContents out;
         out.error = "cannot open " + path + " (" + std::strerror(errno) + ")";
         return out;
     }
-    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(file)), {});
-    return readRecordBytes(bytes.data(), bytes.size(), path);
+    try {
+        std::vector<uint8_t> bytes;
+        std::vector<uint8_t> chunk(1 << 20);
+        bool readError = false;
+        for (;;) {
+            const size_t n = std::fread(chunk.data(), 1, chunk.size(), file);
+            bytes.insert(bytes.end(), chunk.begin(), chunk.begin() + ptrdiff_t(n));
+            if (n < chunk.size()) {
+                readError = std::ferror(file) != 0;
+                break;
+            }
+        }
+        std::fclose(file);
+        file = nullptr;
+        if (readError) {
+            out.error = "cannot read " + path;
+            return out;
+        }
+        return readRecordBytes(bytes.data(), bytes.size(), path);
+    } catch (const std::bad_alloc&) {
+        if (file) std::fclose(file);
+        out = RecordFileContents();
+        out.error = "out of memory while reading " + path;
+        return out;
+    }
 }
 
 } // namespace stepscope::capture

@@ -8,11 +8,14 @@
 #include <QtTest>
 
 #include <dlfcn.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <fstream>
+#include <functional>
+#include <thread>
 
 #include "capture/ProgramLauncher.h"
 #include "capture/RecordFile.h"
@@ -221,6 +224,172 @@ private slots:
             }
         }
 #endif
+    }
+
+private:
+#ifdef STEPSCOPE_FAKE_CUPTI
+    // Runs `body` in a child that loaded the stand-in libcupti (tests/fixtures/cupti) and the
+    // injection library and ran InitializeInjection, recording into `out`; gives its wait
+    // status, or -1 when it had not ended after 10 s (it is then killed: a hang).
+    static int injectedChild(const QString& out, const std::function<int(void* fake)>& body,
+                             const std::function<void()>& setup = {}) {
+        QDir().mkpath(out);
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+            if (setup) setup(); // what the program did before CUDA loaded the library
+            ::setenv("STEPSCOPE_CUPTI_DIR", out.toUtf8().constData(), 1);
+            void* fake = ::dlopen(STEPSCOPE_FAKE_CUPTI, RTLD_NOW | RTLD_GLOBAL);
+            if (!fake) ::_exit(20);
+            void* lib = ::dlopen(STEPSCOPE_CUPTI_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+            if (!lib) ::_exit(21);
+            auto* init = reinterpret_cast<int (*)()>(::dlsym(lib, "InitializeInjection"));
+            if (!init || init() != 1) ::_exit(22);
+            ::_exit(body(fake));
+        }
+        const auto start = std::chrono::steady_clock::now();
+        int status = 0;
+        while (::waitpid(pid, &status, WNOHANG) == 0) {
+            if (std::chrono::steady_clock::now() - start > std::chrono::seconds(10)) {
+                ::kill(pid, SIGKILL);
+                ::waitpid(pid, &status, 0);
+                return -1;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        return status;
+    }
+
+    static std::string fakeLog(void* fake) {
+        return reinterpret_cast<const char* (*)()>(::dlsym(fake, "fakeCuptiLog"))();
+    }
+
+    static inline volatile sig_atomic_t programHandlerRan = 0;
+    static void programHandler(int) {
+        programHandlerRan = 1;
+    }
+#endif
+
+private slots:
+    // CUPTI's default thread ids are pthread_self() values; the library must ask for the OS
+    // ids (CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM = 1 in cupti_activity.h) before it enables
+    // any record kind, as the setting applies to records made after it.
+    void injectionLibraryAsksForOsThreadIds() {
+#ifndef STEPSCOPE_FAKE_CUPTI
+        QSKIP("this build has no CUPTI (no CUDA toolkit found)");
+#else
+        const int status = injectedChild(dir_.filePath("tid"), [](void* fake) {
+            const std::string log = fakeLog(fake);
+            const size_t set = log.find("setThreadIdType 1;");
+            const size_t enable = log.find("enable ");
+            if (enable == std::string::npos) return 3;
+            if (set == std::string::npos) return 4;
+            return set < enable ? 0 : 5;
+        });
+        QVERIFY(WIFEXITED(status));
+        QCOMPARE(WEXITSTATUS(status), 0); // 4: never asked; 5: asked too late
+#endif
+    }
+
+    // A program's own SIGTERM handler (a checkpoint on preemption) still runs, after the
+    // library flushed what CUPTI held (its forced flush is CUPTI_ACTIVITY_FLAG_FLUSH_FORCED = 1);
+    // a SIGTERM the program ignores stays ignored. Both children go on and exit with 0.
+    void signalsChainToTheProgramsOwnHandlers() {
+#ifndef STEPSCOPE_FAKE_CUPTI
+        QSKIP("this build has no CUPTI (no CUDA toolkit found)");
+#else
+        int status = injectedChild(
+            dir_.filePath("chain"),
+            [](void* fake) {
+                ::raise(SIGTERM);
+                if (!programHandlerRan) return 3;
+                return fakeLog(fake).find("flushAll 1;") != std::string::npos ? 0 : 4;
+            },
+            [] {
+                struct sigaction sa {};
+                sa.sa_handler = programHandler;
+                sigemptyset(&sa.sa_mask);
+                ::sigaction(SIGTERM, &sa, nullptr);
+            });
+        QVERIFY2(WIFEXITED(status), "the program's SIGTERM handler was replaced, not chained");
+        QCOMPARE(WEXITSTATUS(status), 0);
+        status = injectedChild(
+            dir_.filePath("ignored"),
+            [](void*) {
+                ::raise(SIGTERM);
+                return 0;
+            },
+            [] { ::signal(SIGTERM, SIG_IGN); });
+        QVERIFY2(WIFEXITED(status), "a SIGTERM the program ignores killed it");
+        QCOMPARE(WEXITSTATUS(status), 0);
+#endif
+    }
+
+    // A SIGTERM that arrives while the library writes a buffer (its state locked) neither
+    // deadlocks nor loses the flush: the program dies of SIGTERM within the time limit, after
+    // the flush, and its record file is whole.
+    void signalWhileWritingABufferDoesNotHang() {
+#ifndef STEPSCOPE_FAKE_CUPTI
+        QSKIP("this build has no CUPTI (no CUDA toolkit found)");
+#else
+        const QString out = dir_.filePath("busy");
+        const int status = injectedChild(
+            out,
+            [](void* fake) {
+                reinterpret_cast<void (*)(int)>(::dlsym(fake, "fakeCuptiRaiseInGetNext"))(SIGTERM);
+                reinterpret_cast<void (*)()>(::dlsym(fake, "fakeCuptiDeliver"))();
+                return 7; // not reached: SIGTERM's default action ends the program
+            },
+            [] { ::signal(SIGTERM, SIG_DFL); }); // a program of its own, not QtTest's handlers
+        QVERIFY2(status != -1, "the program hung in the signal handler");
+        QVERIFY(WIFSIGNALED(status));
+        QCOMPARE(WTERMSIG(status), SIGTERM);
+        const QStringList files = QDir(out).entryList({"*.rec"});
+        QCOMPARE(files.size(), 1);
+        const RecordFileContents c = readRecordFile(QDir(out).filePath(files[0]).toStdString());
+        QVERIFY2(c.ok() && c.problem.empty(), c.error.c_str());
+        QVERIFY(!c.records.empty()); // the process record
+#endif
+    }
+
+    // A launcher script whose worker outlives it (torchrun's parent exiting first): the run is
+    // converted only once the worker wrote its records, 1 s after the script ended.
+    void waitsForTheProcessesTheProgramStarted() {
+        const QString script =
+            QString("(sleep 1; cp '%1' \"$STEPSCOPE_CUPTI_DIR/43.rec\") & exit 0").arg(records_);
+        const LaunchResult r =
+            launchAndCapture(options({"sh", "-c", script}, "worker"), Progress());
+        QVERIFY2(r.ok(), r.error.c_str());
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(r.run.files.size(), size_t(1));
+    }
+
+    // A stop reaches the whole process group: a script and its child that both ignore SIGTERM
+    // are killed 5 s later (the grace period), the child too, and the launcher says so.
+    void stopKillsTheWholeGroupAfterTheGracePeriod() {
+        const QString pidFile = dir_.filePath("child.pid");
+        const QString script =
+            QString("trap '' TERM; (trap '' TERM; exec sleep 60) & echo $! > '%1'; "
+                    "cp '%2' \"$STEPSCOPE_CUPTI_DIR/42.rec\"; while :; do sleep 0.1; done")
+                .arg(pidFile, records_);
+        LaunchOptions o = options({"sh", "-c", script}, "group");
+        o.stopAfterMs = 300;
+        const auto start = std::chrono::steady_clock::now();
+        const LaunchResult r = launchAndCapture(o, Progress());
+        const auto took = std::chrono::steady_clock::now() - start;
+        QVERIFY(took >= std::chrono::seconds(5));
+        QVERIFY(took < std::chrono::seconds(12));
+        QCOMPARE(r.signal, SIGKILL);
+        QCOMPARE(r.run.files.size(), size_t(1));
+        QVERIFY(std::find(r.notes.begin(), r.notes.end(),
+                          "sh did not stop within 5 s of SIGTERM and was killed") != r.notes.end());
+        // The child is gone, or a zombie waiting for an init that does not reap.
+        std::ifstream pidText(pidFile.toStdString());
+        pid_t child = 0;
+        QVERIFY(pidText >> child);
+        std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
+        std::string text;
+        if (stat && std::getline(stat, text))
+            QCOMPARE(text.substr(text.rfind(')') + 2, 1), std::string("Z"));
     }
 };
 

@@ -9,6 +9,10 @@
 #include <fstream>
 #include <random>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "capture/CuptiConverter.h"
 #include "capture/RecordFile.h"
 #include "model/LogDir.h"
@@ -178,6 +182,56 @@ private slots:
         }
     }
 
+    // A frame header whose content size was damaged to claim 2 GiB (0x7FFFFFF0 bytes; the
+    // size is outside the checksum) is refused before anything that large is allocated: the
+    // reader runs in a child whose address space is capped at 256 MiB above what the test maps.
+    void corruptFrameSizeAllocatesNothingLarge() {
+        // 1,000 kernels of ~100 bytes: one frame of ~100 KB, whose header holds a 4-byte size.
+        std::vector<Record> records = {ProcessRecord{42, "gpu-box", "train", 1, 100}};
+        for (uint32_t i = 0; i < 1000; ++i) {
+            KernelRecord k;
+            k.startNs = 200 + i, k.endNs = 300 + i, k.streamId = 7;
+            k.name = "void gemm_kernel<float, 128, 128>(float const*, float*, int) #" +
+                     std::to_string(i);
+            records.push_back(k);
+        }
+        const QString path = writeFrames(records, records.size(), "bigframe.rec");
+        std::vector<uint8_t> bytes = readBytes(path);
+        // Zstd frame header (RFC 8878 3.1.1.1): magic, descriptor, [window], [dict id], size.
+        const uint8_t descriptor = bytes[8 + 4];
+        const bool singleSegment = descriptor & 0x20;
+        const size_t dictBytes[] = {0, 1, 2, 4};
+        const size_t sizeBytes[] = {singleSegment ? 1u : 0u, 2, 4, 8};
+        QCOMPARE(sizeBytes[descriptor >> 6], size_t(4));
+        const size_t sizeAt = 8 + 5 + (singleSegment ? 0 : 1) + dictBytes[descriptor & 3];
+        const uint32_t claimed = 0x7FFFFFF0;
+        for (size_t i = 0; i < 4; ++i) bytes[sizeAt + i] = uint8_t(claimed >> (8 * i));
+        const pid_t child = fork();
+        QVERIFY(child >= 0);
+        if (child == 0) {
+            size_t vmKb = 0;
+            std::ifstream status("/proc/self/status");
+            for (std::string line; std::getline(status, line);)
+                if (line.rfind("VmSize:", 0) == 0) vmKb = std::stoull(line.substr(7));
+            const rlim_t cap = rlim_t(vmKb + 256 * 1024) * 1024;
+            const rlimit limit{cap, cap};
+            setrlimit(RLIMIT_AS, &limit);
+            try {
+                const RecordFileContents c = readRecordBytes(bytes.data(), bytes.size(), "x");
+                _exit(c.ok() && c.frames == 0 &&
+                              c.problem == "frame 1 at byte 8 is truncated or corrupt"
+                          ? 0
+                          : 1);
+            } catch (const std::bad_alloc&) {
+                _exit(2);
+            }
+        }
+        int status = 0;
+        QCOMPARE(waitpid(child, &status, 0), child);
+        QVERIFY(WIFEXITED(status));
+        QCOMPARE(WEXITSTATUS(status), 0); // 2: it allocated what the header claimed
+    }
+
     void foreignEmptyAndMissingFilesAreRefused() {
         const uint8_t png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0};
         RecordFileContents c = readRecordBytes(png, sizeof png, "image.png");
@@ -323,6 +377,53 @@ private slots:
             QVERIFY2((steps != gpu.lines().end()) == (number >= 0), name);
             if (number >= 0) QCOMPARE(steps->events(0).stats(0).int64_value(), number);
         }
+    }
+
+    // CUPTI's "unknown" time is 0 (records cut short by a forced flush). Times here are
+    // epoch-like (T = 1.7e18 ns), where one 0 taken as the earliest time would make every other
+    // time overflow int64 once in ps. Left out and counted (5): a kernel at [0, 0), a kernel that
+    // never ended [T+3,000, 0), an API call starting at 0, a free at 0, and a kernel 100 days
+    // away. Kept: the kernel [T+2,000, T+5,000) on stream 7, i.e. 2,000,000 ps after the line
+    // start (the process start T, at wall 1,000,000,000 ns), 3,000,000 ps long.
+    void unknownTimesAreLeftOutAndCounted() {
+        constexpr uint64_t T = 1'700'000'000'000'000'000ull;
+        const auto kernel = [](uint64_t start, uint64_t end, uint32_t stream, const char* name) {
+            KernelRecord k;
+            k.startNs = start;
+            k.endNs = end;
+            k.streamId = stream;
+            k.name = name;
+            return k;
+        };
+        std::vector<Record> r;
+        r.push_back(ProcessRecord{42, "gpu-box", "python3 train.py", 1'000'000'000, T});
+        r.push_back(DeviceRecord{0, "NVIDIA A100", 108, 1'410'000, 40ull << 30, 1, 8, 0});
+        r.push_back(kernel(0, 0, 9, "lost"));
+        r.push_back(kernel(T + 2'000, T + 5'000, 7, "good"));
+        r.push_back(kernel(T + 3'000, 0, 9, "unfinished"));
+        r.push_back(
+            kernel(T + 100ull * 86'400'000'000'000, T + 100ull * 86'400'000'000'000 + 1, 9, "far"));
+        r.push_back(ApiRecord{0, T + 1'000, 7, 11, ApiRecord::Domain::Runtime, 211, "cudaFree"});
+        r.push_back(MemoryRecord{0, 0, 7, 0, 0x1000, 0, false});
+        const std::vector<uint8_t> bytes = convertToXSpace({r, ""});
+        tensorflow::profiler::XSpace space;
+        QVERIFY(space.ParseFromArray(bytes.data(), int(bytes.size())));
+        QCOMPARE(space.errors_size(), 1);
+        QVERIFY2(
+            QString::fromStdString(space.errors(0)).startsWith("5 activity records were left out"),
+            space.errors(0).c_str());
+        QCOMPARE(space.planes_size(), 2);
+        const auto& host = space.planes(0);
+        QCOMPARE(host.lines_size(), 0); // the API call and the free were left out
+        const auto& gpu = space.planes(1);
+        QCOMPARE(gpu.lines_size(), 1);
+        const auto& line = gpu.lines(0);
+        QCOMPARE(line.name(), std::string("Stream #7(Kernel)"));
+        QCOMPARE(line.timestamp_ns(), int64_t(1'000'000'000));
+        QCOMPARE(line.events_size(), 1);
+        QCOMPARE(gpu.event_metadata().at(line.events(0).metadata_id()).name(), std::string("good"));
+        QCOMPARE(line.events(0).offset_ps(), int64_t(2'000'000));
+        QCOMPARE(line.events(0).duration_ps(), int64_t(3'000'000));
     }
 
     void truncationIsReportedInTheProfile() {

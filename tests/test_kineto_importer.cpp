@@ -3,12 +3,16 @@
 // (simdjson's DOM and zlib's gzread, not the importer), and bad input of every kind.
 #include <QtTest>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 
 #include <simdjson.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "model/LogDir.h"
@@ -16,6 +20,7 @@
 #include "model/analysis/KernelStats.h"
 #include "model/analysis/TensorCore.h"
 #include "model/kineto/ChromeTraceWriter.h"
+#include "model/kineto/Gunzip.h"
 
 using namespace stepscope;
 namespace fs = std::filesystem;
@@ -601,12 +606,183 @@ private slots:
         check("events-not-array.json", R"J({"traceEvents": 5})J",
               {"\"traceEvents\" is not an array"});
         check("no-ph.json", R"J([{"name":"a","ts":1}, {"ph":"X"}])J", {"no \"ph\"", "at byte 1"});
-        check("no-dur.json", R"J([{"ph":"i","name":"a","ts":1}, {"ph":"X","name":"b","ts":1}])J",
-              {"no \"dur\"", "at byte 31"});
+        check("no-dur.json", R"J([{"ph":"X","name":"b","ts":1}])J", {"no \"dur\"", "at byte 1"});
         check("no-events.json", R"J({"traceEvents": []})J", {"no events"});
         check("pid-object.json", R"J([{"ph":"X","name":"a","pid":{},"tid":1,"ts":1,"dur":1}])J",
               {"pid or tid"});
         check("huge-ts.json", R"J([{"ph":"X","name":"a","ts":1e300,"dur":1}])J", {"\"ts\""});
+    }
+
+    // One bad event is left out and counted, not the whole trace: a negative "dur", a "name"
+    // that is an object (its value left unread), a "ts" of 0 in a trace of epoch µs (CUPTI's
+    // unknown time; 1.7e15 µs before the first event, out of the ps range). A number past
+    // double's range stays as its text, "args": null is no args, and the array form's closing ]
+    // is optional. Kept: good1 at 0, big at 20 µs, nullargs at 30 µs, good2 at 50 µs (ts - 1.7e15).
+    void oneBadEventDoesNotRejectTheTrace() {
+        const std::string text =
+            R"J([{"ph":"X","name":"good1","pid":1,"tid":1,"ts":1700000000000100,"dur":10},
+{"ph":"X","name":"neg","pid":1,"tid":1,"ts":1700000000000110,"dur":-1},
+{"ph":"X","name":"big","pid":1,"tid":1,"ts":1700000000000120,"dur":5,"args":{"x":1e400}},
+{"ph":"X","name":"nullargs","pid":1,"tid":1,"ts":1700000000000130,"dur":5,"args":null},
+{"ph":"X","name":{"nested":[1,{"a":2}]},"pid":1,"tid":1,"ts":1700000000000140,"dur":5},
+{"ph":"X","name":"zero","pid":1,"tid":1,"ts":0,"dur":5},
+{"ph":"X","name":"good2","pid":1,"tid":1,"ts":1700000000000150,"dur":10},
+)J";
+        QTemporaryDir dir;
+        const LoadResult r = loadText(dir, "crashed.json", text);
+        QVERIFY2(r.ok(), r.error.c_str());
+        const Profile& p = *r.profile;
+        const std::vector<EventIndex> e = eventsOf(p, p.tracks()[0]);
+        QCOMPARE(e.size(), size_t(4));
+        QCOMPARE(p.name(e[0]), std::string_view("good1"));
+        QCOMPARE(p.name(e[1]), std::string_view("big"));
+        QCOMPARE(p.start(e[1]) - p.start(e[0]), int64_t(20000000));
+        QCOMPARE(statText(p, e[1], "x"), std::string("1e400"));
+        QCOMPARE(p.name(e[2]), std::string_view("nullargs"));
+        QCOMPARE(p.name(e[3]), std::string_view("good2"));
+        QCOMPARE(p.start(e[3]) - p.start(e[0]), int64_t(50000000));
+        QCOMPARE(p.duration(e[3]), int64_t(10000000));
+        std::set<std::string> warnings(p.hosts()[0].warnings.begin(), p.hosts()[0].warnings.end());
+        const auto at = [&](const char* name) {
+            return std::to_string(text.find(std::string("{\"ph\":\"X\",\"name\":") + name));
+        };
+        const std::set<std::string> expected = {
+            "the trace's closing ] is missing (the Trace Event Format allows this); the events "
+            "up to byte " +
+                std::to_string(text.rfind('}') + 1) + " are shown",
+            "1 events skipped: \"dur\" is negative or not a duration in µs (first at byte " +
+                at("\"neg\"") + ")",
+            "1 events skipped: \"name\" is not a string (first at byte " + at("{") + ")",
+            "1 events skipped: \"ts\" is not a time in µs this importer can hold (first at byte " +
+                at("\"zero\"") + ")"};
+        QCOMPARE(warnings, expected);
+    }
+
+    // Truncation and trailing bytes are said where they are: the end of the file, or where the
+    // JSON's root value closes.
+    void truncationAndTrailingContentNameTheirByte() {
+        QTemporaryDir dir;
+        // (Plain literals: moc misreads raw strings holding an odd number of quotes.)
+        const std::string cut =
+            "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,"
+            "\"ts\":1,\"dur\":1},{\"ph\":\"X\",\"na";
+        LoadResult r = loadText(dir, "cut.json", cut);
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error.find("the JSON ends early at byte " + std::to_string(cut.size()) +
+                              ", inside a string; is the file truncated?") != std::string::npos,
+                 r.error.c_str());
+        const std::string cutArray =
+            R"J([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1},{"ph":"X","name":1)J";
+        r = loadText(dir, "cut-array.json", cutArray);
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error.find("the JSON ends early at byte " + std::to_string(cutArray.size()) +
+                              ", inside an unclosed array or object") != std::string::npos,
+                 r.error.c_str());
+        const std::string cutAtBrace =
+            R"J({"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1})J";
+        r = loadText(dir, "cut-at-brace.json", cutAtBrace);
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error.find("the JSON ends early at byte " + std::to_string(cutAtBrace.size()) +
+                              ", inside an unclosed array or object") != std::string::npos,
+                 r.error.c_str());
+        const std::string trailing =
+            R"J({"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}]} garbage)J";
+        r = loadText(dir, "trailing.json", trailing);
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error.find("unexpected content after the JSON at byte " +
+                              std::to_string(trailing.size() - 8)) != std::string::npos,
+                 r.error.c_str());
+    }
+
+    // A truncated .json.gz has compressed data where the gzip size trailer should be, here
+    // made to claim 4 GiB: the reader must fail quickly without trusting it. It runs in a child
+    // whose address space is capped at 64 MiB above what the test already maps.
+    void truncatedGzipFailsQuicklyInBoundedMemory() {
+        std::string text;
+        for (int i = 0; text.size() < 200000; ++i)
+            text += "{\"ph\":\"X\",\"name\":\"k" + std::to_string(i) +
+                    "\",\"pid\":1,\"tid\":1,\"ts\":" + std::to_string(i) + ",\"dur\":1},";
+        const std::string gz = gzipOf("[" + text + "{}]");
+        std::string cut = gz.substr(0, gz.size() / 2);
+        for (size_t i = cut.size() - 4; i < cut.size(); ++i) cut[i] = char(0xF0);
+        const auto start = std::chrono::steady_clock::now();
+        const pid_t child = fork();
+        QVERIFY(child >= 0);
+        if (child == 0) {
+            size_t vmKb = 0;
+            std::ifstream status("/proc/self/status");
+            for (std::string line; std::getline(status, line);)
+                if (line.rfind("VmSize:", 0) == 0) vmKb = std::stoull(line.substr(7));
+            const rlim_t cap = rlim_t(vmKb + 64 * 1024) * 1024;
+            const rlimit limit{cap, cap};
+            setrlimit(RLIMIT_AS, &limit);
+            try {
+                GunzipBuffer out;
+                size_t size = 0;
+                const std::string error = gunzip(
+                    {reinterpret_cast<const uint8_t*>(cut.data()), cut.size()}, out, size, 64);
+                _exit(error.find("ends early at byte " + std::to_string(cut.size())) !=
+                              std::string::npos
+                          ? 0
+                          : 1);
+            } catch (const std::bad_alloc&) {
+                _exit(2);
+            }
+        }
+        int status = 0;
+        QCOMPARE(waitpid(child, &status, 0), child);
+        QVERIFY(WIFEXITED(status));
+        QCOMPARE(WEXITSTATUS(status), 0); // 2: it tried to allocate what the trailer claimed
+        QVERIFY(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));
+    }
+
+    // Output past the limit is refused as soon as it is produced (a gzip bomb); the buffer
+    // grows from a small first guess to the real size, and the padding after it is zero.
+    void gunzipGrowsAndStopsAtItsLimit() {
+        const std::string zeros(20000000, 'x');
+        const std::string gz = gzipOf(zeros) + gzipOf("tail");
+        const std::span<const uint8_t> in(reinterpret_cast<const uint8_t*>(gz.data()), gz.size());
+        GunzipBuffer out;
+        size_t size = 0;
+        QCOMPARE(gunzip(in, out, size, 64), std::string());
+        QCOMPARE(size, size_t(20000004));
+        QCOMPARE(out.size(), size_t(20000004 + 64));
+        QCOMPARE(std::count(out.begin(), out.begin() + 20000000, uint8_t('x')),
+                 ptrdiff_t(20000000));
+        QCOMPARE(std::string(out.begin() + 20000000, out.begin() + 20000004), std::string("tail"));
+        QCOMPARE(std::count(out.begin() + 20000004, out.end(), uint8_t(0)), ptrdiff_t(64));
+        const std::string error = gunzip(in, out, size, 64, nullptr, 1000000);
+        QVERIFY2(error.find("larger than 1000000 bytes") != std::string::npos, error.c_str());
+        QCOMPARE(size, size_t(0));
+        QVERIFY(out.empty());
+    }
+
+    // Exporting over an existing file: a cancelled export (the writer looks every 65,536
+    // events, so 70,000 here) leaves the old file as it was and no .partial beside it; a
+    // finished one replaces it.
+    void cancelledExportKeepsTheFileItWouldReplace() {
+        std::string text = "[";
+        for (int i = 0; i < 70000; ++i)
+            text += (i ? ",\n" : "") + std::string("{\"ph\":\"X\",\"name\":\"k\",\"pid\":1,") +
+                    "\"tid\":1,\"ts\":" + std::to_string(i * 2) + ",\"dur\":1}";
+        text += "]";
+        QTemporaryDir dir;
+        const LoadResult r = loadText(dir, "many.json", text);
+        QVERIFY2(r.ok(), r.error.c_str());
+        const std::string out = dir.path().toStdString() + "/existing.json";
+        writeFile(out, "the user's file");
+        Progress cancelled;
+        cancelled.cancel();
+        QCOMPARE(writeChromeTrace(*r.profile, out, &cancelled), std::string("cancelled"));
+        std::ifstream kept(out);
+        std::string content((std::istreambuf_iterator<char>(kept)), {});
+        QCOMPARE(content, std::string("the user's file"));
+        QVERIFY(!fs::exists(out + ".partial"));
+        QCOMPARE(writeChromeTrace(*r.profile, out), std::string());
+        QVERIFY(!fs::exists(out + ".partial"));
+        const LoadResult again = loadPath(out);
+        QVERIFY2(again.ok(), again.error.c_str());
+        QCOMPARE(again.profile->eventCount(), size_t(70000));
     }
 
     void exportThenImportGivesTheSameProfile() {

@@ -2,19 +2,30 @@
 // calls InitializeInjection), it enables CUPTI activity records and streams each completed
 // buffer to STEPSCOPE_CUPTI_DIR/<pid>.rec as one zstd frame (capture/RecordFile.h), so a crash
 // of the program loses at most the buffers in flight. Flushed at exit and on SIGSEGV, SIGABRT and
-// SIGTERM. NVTX ranges arrive as CUPTI markers when NVTX_INJECTION64_PATH names libcupti (the
-// launcher sets it). Without STEPSCOPE_CUPTI_DIR, or where CUPTI cannot start (no driver, no
-// permission), it says why on stderr once and leaves the program alone.
+// SIGTERM: the handler only wakes a flusher thread through a pipe and waits for it at most 3 s
+// (write, read and poll are async-signal-safe; CUPTI, locks and malloc stay out of the handler),
+// then chains to the handler the program had installed (Python's faulthandler, a checkpoint on
+// SIGTERM), or dies as it would have; a signal the program ignores stays ignored. NVTX ranges
+// arrive as CUPTI markers when NVTX_INJECTION64_PATH names libcupti (the launcher sets it). Without
+// STEPSCOPE_CUPTI_DIR, or where CUPTI cannot start (no driver, no permission), it says why on
+// stderr once and leaves the program alone.
 //
 // STEPSCOPE_CUPTI_KINDS (comma-separated; default all): kernels, memcpy, memory, api, nvtx.
 
 #include <cupti.h>
 
 #include <cxxabi.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
+
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -24,6 +35,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "capture/RecordFile.h"
 
@@ -38,7 +50,7 @@ struct State {
     std::unique_ptr<RecordFileWriter> writer;
     std::set<uint32_t> threadsNamed;
     std::map<uint32_t, CUpti_ActivityMarker2> openMarkers; // NVTX start markers by id
-    bool stopped = false;
+    std::atomic<bool> stopped{false};
 };
 
 State& state() {
@@ -187,6 +199,11 @@ void convert(State& s, const CUpti_Activity* a) {
 void CUPTIAPI bufferCompleted(CUcontext context, uint32_t streamId, uint8_t* buffer, size_t size,
                               size_t validSize) {
     State& s = state();
+    // A SIGTERM is held until the state is unlocked, so its flush never waits on this thread.
+    sigset_t term, saved;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &term, &saved);
     {
         const std::lock_guard lock(s.mutex);
         if (s.writer) {
@@ -201,22 +218,111 @@ void CUPTIAPI bufferCompleted(CUcontext context, uint32_t streamId, uint8_t* buf
         }
     }
     std::free(buffer);
+    pthread_sigmask(SIG_SETMASK, &saved, nullptr);
 }
 
-void flushAll() {
+void flushNow() {
     State& s = state();
-    if (s.stopped) return;
-    s.stopped = true;
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     const std::lock_guard lock(s.mutex);
     if (s.writer) s.writer->flush();
 }
 
-extern "C" void onFatalSignal(int sig) {
-    // Best effort: the program is dying anyway; keep what CUPTI still holds, then die as it would.
-    flushAll();
-    std::signal(sig, SIG_DFL);
-    std::raise(sig);
+void flushAll() {
+    if (state().stopped.exchange(true)) return;
+    flushNow();
+}
+
+// ---- signals: the handler asks the flusher thread, waits a bounded time, then chains.
+constexpr int kSignals[] = {SIGSEGV, SIGABRT, SIGTERM};
+constexpr int kFlushWaitMs = 3000; // below the launcher's grace period before SIGKILL
+struct sigaction previousAction[NSIG];
+int requestPipe[2] = {-1, -1}; // handler -> flusher
+int donePipe[2] = {-1, -1};    // flusher -> handler (non-blocking read end)
+pid_t owner = 0;               // a forked child has no flusher thread: it does not ask
+
+void flusherLoop() {
+    char c = 0;
+    for (;;) {
+        const ssize_t n = ::read(requestPipe[0], &c, 1);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return;
+        flushNow();
+        (void)!::write(donePipe[1], &c, 1);
+    }
+}
+
+int64_t monotonicMs() {
+    timespec t{};
+    clock_gettime(CLOCK_MONOTONIC, &t); // async-signal-safe
+    return int64_t(t.tv_sec) * 1000 + t.tv_nsec / 1'000'000;
+}
+
+void askFlusherAndWait() {
+    if (requestPipe[1] < 0 || getpid() != owner) return;
+    char drain[16];
+    while (::read(donePipe[0], drain, sizeof drain) > 0) {
+    }
+    const char c = 1;
+    if (::write(requestPipe[1], &c, 1) != 1) return;
+    const int64_t deadline = monotonicMs() + kFlushWaitMs;
+    for (int64_t left = kFlushWaitMs; left > 0; left = deadline - monotonicMs()) {
+        pollfd p{donePipe[0], POLLIN, 0};
+        const int r = ::poll(&p, 1, int(left));
+        if (r > 0 || (r < 0 && errno != EINTR)) return;
+    }
+}
+
+extern "C" void onSignal(int sig, siginfo_t* info, void* context) {
+    const int savedErrno = errno;
+    askFlusherAndWait();
+    const struct sigaction& old = previousAction[sig];
+    if ((old.sa_flags & SA_SIGINFO) && old.sa_sigaction) {
+        old.sa_sigaction(sig, info, context);
+    } else if (old.sa_handler == SIG_DFL) {
+        // Die as the program would have: the signal is blocked here, so it is delivered with
+        // the default action as soon as this handler returns.
+        struct sigaction dfl {};
+        dfl.sa_handler = SIG_DFL;
+        sigemptyset(&dfl.sa_mask);
+        sigaction(sig, &dfl, nullptr);
+        raise(sig);
+    } else if (old.sa_handler != SIG_IGN) {
+        old.sa_handler(sig);
+    }
+    errno = savedErrno;
+}
+
+void installSignalHandlers() {
+    if (::pipe2(requestPipe, O_CLOEXEC) != 0 || ::pipe2(donePipe, O_CLOEXEC) != 0 ||
+        ::fcntl(donePipe[0], F_SETFL, O_NONBLOCK) != 0) {
+        say("cannot create the flush pipes; records still in CUPTI are lost on a signal");
+        requestPipe[1] = -1;
+    } else {
+        // The flusher starts with every signal blocked, so no handler ever runs on it.
+        sigset_t all, saved;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &saved);
+        try {
+            std::thread(flusherLoop).detach();
+        } catch (const std::exception&) {
+            say("cannot start the flusher thread; records still in CUPTI are lost on a signal");
+            requestPipe[1] = -1;
+        }
+        pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+    }
+    owner = getpid();
+    for (const int sig : kSignals) {
+        struct sigaction old {};
+        if (sigaction(sig, nullptr, &old) != 0) continue;
+        if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN) continue; // stays ignored
+        previousAction[sig] = old;
+        struct sigaction sa {};
+        sa.sa_sigaction = onSignal;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sig, &sa, nullptr);
+    }
 }
 
 bool wanted(const std::string& kinds, const char* kind) {
@@ -266,6 +372,13 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     writer->add(process);
     writer->flush();
 
+    // Thread ids as the OS numbers them (gettid), not CUPTI's default pthread_self() values
+    // (cupti_activity.h, CUpti_ActivityThreadIdType): host lines then carry the ids that top,
+    // py-spy and Kineto show, and /proc/self/task/<tid>/comm gives their names.
+    if (const CUptiResult r = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+        r != CUPTI_SUCCESS)
+        say("CUPTI cannot report OS thread ids (" + cuptiError(r) +
+            "); host lines will be numbered by pthread id and unnamed");
     if (const CUptiResult r = cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
         r != CUPTI_SUCCESS) {
         say("CUPTI cannot start: " + cuptiError(r));
@@ -313,6 +426,6 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
         s.writer = std::move(writer);
     }
     std::atexit(flushAll);
-    for (const int sig : {SIGSEGV, SIGABRT, SIGTERM}) std::signal(sig, onFatalSignal);
+    installSignalHandlers();
     return 1;
 }

@@ -19,8 +19,8 @@ namespace {
 // Buffered output to a plain or gzip file.
 class Sink {
 public:
-    explicit Sink(const std::string& path)
-        : gzip_(path.ends_with(".gz")) {
+    Sink(const std::string& path, bool gzip)
+        : gzip_(gzip) {
         if (gzip_)
             gz_ = gzopen(path.c_str(), "wb6");
         else
@@ -123,7 +123,10 @@ void appendStat(std::string& out, const StatValue& s, const StringPool& strings)
 } // namespace
 
 std::string writeChromeTrace(const Profile& p, const std::string& path, const Progress* progress) {
-    Sink sink(path);
+    // Written next to the destination and renamed over it only when whole: a cancelled or failed
+    // export leaves a file the user chose to overwrite as it was.
+    const std::string partial = path + ".partial";
+    Sink sink(partial, path.ends_with(".gz"));
     if (!sink.error().empty()) return "cannot write " + path + ": " + sink.error();
     std::string& out = sink.buffer();
     const StringPool& strings = p.strings();
@@ -262,7 +265,7 @@ std::string writeChromeTrace(const Profile& p, const std::string& path, const Pr
                 if (progress->cancelled()) {
                     sink.close();
                     std::error_code ec;
-                    std::filesystem::remove(path, ec);
+                    std::filesystem::remove(partial, ec);
                     return "cancelled";
                 }
                 progress->report("Writing events", double(written) / double(total));
@@ -288,10 +291,16 @@ std::string writeChromeTrace(const Profile& p, const std::string& path, const Pr
         sink.maybeFlush();
     }
     out += "\n]\n}\n";
+    std::error_code ec;
     if (!sink.close()) {
-        std::error_code ec;
-        std::filesystem::remove(path, ec);
+        std::filesystem::remove(partial, ec);
         return "cannot write " + path + ": " + sink.error();
+    }
+    std::filesystem::rename(partial, path, ec);
+    if (ec) {
+        std::error_code ignored;
+        std::filesystem::remove(partial, ignored);
+        return "cannot write " + path + ": " + ec.message();
     }
     return {};
 }

@@ -20,7 +20,8 @@ namespace stepscope {
 // - GPU device properties as `deviceProperties`, the profile start as `baseTimeNanoseconds`
 //   (ts are relative to it).
 // `path` ending in ".gz" is written gzip-compressed. Returns an empty string on success,
-// otherwise what went wrong (the partial file is removed).
+// otherwise what went wrong. The file is written as `path`.partial and renamed over `path` only
+// when complete, so a cancelled or failed export leaves an existing `path` untouched.
 std::string writeChromeTrace(const Profile& profile, const std::string& path,
                              const Progress* progress = nullptr);
 

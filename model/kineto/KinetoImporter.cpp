@@ -40,6 +40,56 @@ struct ImportError {
     throw ImportError{std::move(message), at};
 }
 
+// One event that cannot be shown (a negative "dur", a "ts" out of range, a field of the wrong
+// type): it is left out and counted, and the rest of the trace loads.
+struct SkippedEvent {
+    std::string reason;
+    const char* at = nullptr;
+};
+
+[[noreturn]] void skipEvent(std::string reason, const char* at) {
+    throw SkippedEvent{std::move(reason), at};
+}
+
+// Where a JSON text ends structurally, found by a scan of its brackets and strings: used only
+// when the text does not end as its first byte says it should, to say where and why.
+struct JsonShape {
+    size_t rootEnd = std::string_view::npos; // just past the root value's closing bracket
+    size_t lastElementEnd = 0; // just past the last whole element of a root array (0: none)
+    bool inString = false;
+};
+
+JsonShape jsonShape(std::string_view text) {
+    JsonShape shape;
+    int64_t depth = 0;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (shape.inString) {
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                shape.inString = false;
+        } else if (c == '"') {
+            shape.inString = true;
+        } else if (c == '{' || c == '[') {
+            ++depth;
+        } else if (c == '}' || c == ']') {
+            if (--depth == 0) {
+                shape.rootEnd = i + 1;
+                break;
+            }
+            if (depth == 1) shape.lastElementEnd = i + 1;
+        }
+    }
+    return shape;
+}
+
+std::string_view trimmed(std::string_view text) {
+    const size_t first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string_view::npos) return {};
+    return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
+}
+
 // A time in picoseconds read from a JSON number in µs, exactly: "1669783687464181",
 // "68.0", "12.345678", "-3.5". `originUs` is subtracted from the integer part before scaling, so
 // absolute epoch times (1.7e15 µs = 1.7e21 ps) fit. Digits past the sixth decimal (below 1 ps)
@@ -306,6 +356,13 @@ private:
     uint64_t eventCount_ = 0;
     uint64_t flowEvents_ = 0;
     std::map<std::string, uint64_t> skippedPhases_;
+    struct Skipped {
+        uint64_t count = 0;
+        size_t firstAt = 0;
+    };
+    std::map<std::string, Skipped> skippedEvents_; // by reason
+    std::string skippedSummary() const;
+    std::vector<char> closed_; // the text with a missing closing ] added
     uint64_t unmatchedEnds_ = 0;
 
     // Nodes are stable: the key cache points at their keys.
@@ -428,7 +485,8 @@ Id Importer::readId(od::value v) {
             id.text = b_.intern(s);
         }
     } else {
-        fail("a pid or tid is neither a number nor a string", v.current_location().value_unsafe());
+        skipEvent("a pid or tid is neither a number nor a string",
+                  v.current_location().value_unsafe());
     }
     if (id.isText) {
         // Text ids get negative numbers of their own, so they never meet numeric ids.
@@ -465,8 +523,9 @@ Arg Importer::readValue(od::value v, uint32_t keyIndex, Role role) {
             a.type = StatType::Double;
             a.raw = std::bit_cast<uint64_t>(d);
         } else {
-            fail("a number cannot be read: " + std::string(tok.substr(0, 40)),
-                 v.current_location().value_unsafe());
+            // Out of double's range (1e400) or otherwise unreadable: kept as its text.
+            a.type = StatType::Str;
+            a.raw = b_.intern(tok);
         }
         break;
     }
@@ -537,15 +596,12 @@ void Importer::readArgs(od::object args, std::vector<Arg>& out, bool /*keepText*
 }
 
 int64_t Importer::time(std::string_view text, const char* at, const char* field) {
-    if (!haveOrigin_) {
-        originUs_ = wholeMicros(text);
-        haveOrigin_ = true;
-    }
+    const int64_t origin = haveOrigin_ ? originUs_ : wholeMicros(text);
     int64_t ps;
-    if (!parseMicros(text, originUs_, ps))
-        fail(std::string("\"") + field + "\" is not a time in µs this importer can hold: " +
-                 std::string(text.substr(0, 40)),
-             at);
+    if (!parseMicros(text, origin, ps))
+        skipEvent(std::string("\"") + field + "\" is not a time in µs this importer can hold", at);
+    originUs_ = origin; // the first readable time is the origin
+    haveOrigin_ = true;
     return ps;
 }
 
@@ -640,22 +696,22 @@ void Importer::event(od::object obj, const char* at) {
         if (escaped) continue; // no field we read has an escaped key; unread values are skipped
         od::value v = f.value();
         if (k == "ph") {
-            if (v.type() != od::json_type::string) fail("\"ph\" is not a string", at);
+            if (v.type() != od::json_type::string) skipEvent("\"ph\" is not a string", at);
             ph = v.get_string();
             // get_string views stay valid until the document is done (the parser's buffer).
         } else if (k == "name") {
             if (v.type() == od::json_type::string)
                 name = v.get_string();
             else
-                fail("\"name\" is not a string", at);
+                skipEvent("\"name\" is not a string", at);
         } else if (k == "cat") {
             if (v.type() == od::json_type::string)
                 cat = v.get_string();
             else
-                fail("\"cat\" is not a string", at);
+                skipEvent("\"cat\" is not a string", at);
         } else if (k == "ts" || k == "dur") {
             if (v.type() != od::json_type::number)
-                fail("\"" + std::string(k) + "\" is not a number", at);
+                skipEvent("\"" + std::string(k) + "\" is not a number", at);
             (k == "ts" ? tsText : durText) = trimToken(v.raw_json_token());
             (k == "ts" ? hasTs : hasDur) = true;
         } else if (k == "pid") {
@@ -665,14 +721,14 @@ void Importer::event(od::object obj, const char* at) {
             tid = readId(v);
             hasTid = true;
         } else if (k == "args") {
-            if (v.type() != od::json_type::object) fail("\"args\" is not an object", at);
+            if (v.type() == od::json_type::null) continue; // no args
+            if (v.type() != od::json_type::object) skipEvent("\"args\" is not an object", at);
             readArgs(v.get_object(), args_, true);
         }
     }
     (void)hasPid;
     (void)hasTid;
-    ++eventCount_;
-    if (ph.empty()) fail("the event has no \"ph\" (phase)", at);
+    if (ph.empty()) skipEvent("the event has no \"ph\" (phase)", at);
     const char phase = ph.size() == 1 ? ph[0] : '?';
     if (phase == 'M') {
         metadataEvent(name, pid, tid, args_);
@@ -688,13 +744,13 @@ void Importer::event(od::object obj, const char* at) {
         ++skippedPhases_[std::string(ph)];
         return;
     }
-    if (!hasTs) fail("the event has no \"ts\"", at);
+    if (!hasTs) skipEvent("the event has no \"ts\"", at);
     const int64_t start = time(tsText, at, "ts");
     int64_t duration = 0;
     if (phase == 'X') {
-        if (!hasDur) fail("the complete (\"X\") event has no \"dur\"", at);
+        if (!hasDur) skipEvent("the complete (\"X\") event has no \"dur\"", at);
         if (!parseMicros(durText, 0, duration) || duration < 0)
-            fail("\"dur\" is not a duration in µs: " + std::string(durText.substr(0, 40)), at);
+            skipEvent("\"dur\" is negative or not a duration in µs", at);
     }
     const StringId nameId = b_.intern(name);
     const StringId catId = b_.intern(cat);
@@ -806,7 +862,13 @@ void Importer::traceEvents(od::array events) {
         const char* at = v.current_location().value_unsafe();
         if (v.type() != od::json_type::object)
             fail("traceEvents[" + std::to_string(eventCount_) + "] is not an event object", at);
-        event(v.get_object(), at);
+        ++eventCount_;
+        try {
+            event(v.get_object(), at);
+        } catch (const SkippedEvent& e) {
+            Skipped& s = skippedEvents_[e.reason];
+            if (s.count++ == 0) s.firstAt = size_t(e.at - json_);
+        }
     }
 }
 
@@ -1187,6 +1249,14 @@ void Importer::finishMemory() {
     std::vector<MemoryRecord>().swap(memory_);
 }
 
+std::string Importer::skippedSummary() const {
+    std::string text;
+    for (const auto& [reason, s] : skippedEvents_)
+        text += "; " + std::to_string(s.count) + " events skipped: " + reason + " (first at byte " +
+                std::to_string(s.firstAt) + ")";
+    return text;
+}
+
 std::string Importer::run(bool padded) {
     (void)padded;
     if (size_ == 0) return "the file is empty";
@@ -1195,6 +1265,36 @@ std::string Importer::run(bool padded) {
     if (size_ > simdjson::SIMDJSON_MAXSIZE_BYTES)
         return "the JSON is " + std::to_string(size_) +
                " bytes, more than the 4 GiB one document may have";
+    // The Trace Event Format's array form may lack its closing ] (a program that crashed while
+    // writing): the events before it are read, with a warning. Anything else that does not end
+    // as it began is reported where it ends.
+    std::string closedWarning;
+    {
+        const std::string_view text = trimmed(std::string_view(json_, size_));
+        const char open = text.empty() ? 0 : text.front();
+        if ((open == '[' && text.back() != ']') || (open == '{' && text.back() != '}')) {
+            const JsonShape shape = jsonShape(std::string_view(json_, size_));
+            if (shape.rootEnd != std::string_view::npos)
+                return "unexpected content after the JSON at byte " +
+                       std::to_string(shape.rootEnd) + " (the trace's JSON ends there)";
+            const std::string_view rest =
+                trimmed(std::string_view(json_, size_).substr(shape.lastElementEnd));
+            const bool onlyBracketMissing = open == '[' && shape.lastElementEnd > 0 &&
+                                            !shape.inString && (rest.empty() || rest == ",");
+            if (!onlyBracketMissing)
+                return "the JSON ends early at byte " + std::to_string(size_) + ", inside " +
+                       (shape.inString ? "a string" : "an unclosed array or object") +
+                       "; is the file truncated?";
+            closed_.assign(json_, json_ + shape.lastElementEnd);
+            closed_.push_back(']');
+            closedWarning = "the trace's closing ] is missing (the Trace Event Format allows "
+                            "this); the events up to byte " +
+                            std::to_string(shape.lastElementEnd) + " are shown";
+            size_ = closed_.size();
+            closed_.resize(size_ + simdjson::SIMDJSON_PADDING, 0);
+            json_ = closed_.data();
+        }
+    }
     od::parser parser;
     od::document doc;
     bool iterating = false;
@@ -1204,6 +1304,17 @@ std::string Importer::run(bool padded) {
         doc = parser.iterate(json_, size_, size_ + simdjson::SIMDJSON_PADDING);
         iterating = true;
         document(doc);
+        // simdjson does not check that the root value closed: a document cut just after an
+        // event's } reads as complete, and so would one with something after it.
+        const char* left = nullptr;
+        if (doc.current_location().get(left) == simdjson::SUCCESS) {
+            const JsonShape shape = jsonShape(std::string_view(json_, size_));
+            if (shape.rootEnd != std::string_view::npos)
+                fail("unexpected content after the JSON at byte " + std::to_string(shape.rootEnd) +
+                     " (the trace's JSON ends there)");
+            fail("the JSON ends early at byte " + std::to_string(size_) +
+                 ", inside an unclosed array or object; is the file truncated?");
+        }
     } catch (const ImportError& e) {
         message = e.message;
         errorAt = e.at;
@@ -1216,10 +1327,18 @@ std::string Importer::run(bool padded) {
             break;
         case simdjson::TAPE_ERROR:
         case simdjson::INCOMPLETE_ARRAY_OR_OBJECT:
-        case simdjson::UNCLOSED_STRING:
-            message = std::string("the JSON ends early or is malformed (") + e.what() +
-                      "); is the file truncated?";
+        case simdjson::UNCLOSED_STRING: {
+            const JsonShape shape = jsonShape(std::string_view(json_, size_));
+            if (shape.rootEnd == std::string_view::npos) {
+                // The root value never closes: the file ends early, where it ends.
+                message = "the JSON ends early at byte " + std::to_string(size_) + ", inside " +
+                          (shape.inString ? "a string" : "an unclosed array or object") +
+                          "; is the file truncated?";
+                return message;
+            }
+            message = std::string("the JSON is malformed (") + e.what() + ")";
             break;
+        }
         default:
             message = std::string("invalid JSON: ") + e.what();
         }
@@ -1250,8 +1369,13 @@ std::string Importer::run(bool padded) {
     if (!b_.error().empty()) return b_.error();
     if (b_.eventCount() == firstEvent_)
         return "the trace has no events to show (traceEvents holds no \"X\", \"B\"/\"E\" or "
-               "instant events)";
+               "instant events)" +
+               skippedSummary();
     Host& host = b_.host(host_);
+    if (!closedWarning.empty()) host.warnings.push_back(closedWarning);
+    for (const auto& [reason, s] : skippedEvents_)
+        host.warnings.push_back(std::to_string(s.count) + " events skipped: " + reason +
+                                " (first at byte " + std::to_string(s.firstAt) + ")");
     if (unmatchedEnds_)
         host.warnings.push_back(std::to_string(unmatchedEnds_) +
                                 " \"E\" events have no matching \"B\" and are ignored");
@@ -1293,12 +1417,13 @@ namespace {
 
 std::string importAll(std::span<const uint8_t> bytes, ProfileBuilder& builder, uint32_t host,
                       const Progress* progress, size_t readableAfter) {
-    std::vector<uint8_t> buffer;
+    GunzipBuffer buffer;
     const char* json = reinterpret_cast<const char*>(bytes.data());
     size_t size = bytes.size();
     bool fromGzip = false;
     if (isGzip(bytes)) {
-        const std::string error = gunzip(bytes, buffer, size, simdjson::SIMDJSON_PADDING, progress);
+        const std::string error = gunzip(bytes, buffer, size, simdjson::SIMDJSON_PADDING, progress,
+                                         simdjson::SIMDJSON_MAXSIZE_BYTES);
         if (!error.empty()) return error;
         json = reinterpret_cast<const char*>(buffer.data());
         fromGzip = true;

@@ -483,6 +483,20 @@ private slots:
             QCOMPARE(d.idlePs, last - v[0].first - busy);
             QCOMPARE(d.events, uint64_t(v.size()));
         }
+        // Both hosts of the run side by side (the files are byte-identical copies): every device
+        // appears once per host, named with its host.
+        const std::string dir = kRealData + "/tf-gpu-bert/plugins/profile/2020_12_03_bert/";
+        LoadResult both = loadHosts({{"34.83.195.179_6003", dir + "34.83.195.179_6003.xplane.pb"},
+                                     {"34.83.195.180_6003", dir + "34.83.195.180_6003.xplane.pb"}});
+        QVERIFY(both.ok());
+        std::set<std::string> names;
+        for (const GpuTimeRow& d : computeOverview(*both.profile).gpu.devices)
+            names.insert(d.device);
+        QCOMPARE(names.size(), 2 * streams.size());
+        for (const auto& [plane, intervals] : streams) {
+            QVERIFY(names.count("34.83.195.179_6003 " + plane));
+            QVERIFY(names.count("34.83.195.180_6003 " + plane));
+        }
     }
 
     // PyTorch (Kineto importer): the ProfilerStep#N annotations are the steps. The numbers and

@@ -101,6 +101,8 @@ GpuTime computeGpuTime(const Profile& p, const Progress* progress) {
         GpuTimeRow row;
         row.plane = uint32_t(pi);
         row.device = std::string(p.str(plane.name));
+        // With several hosts loaded, device names repeat: name the host too.
+        if (p.hosts().size() > 1) row.device = p.hosts()[plane.host].name + " " + row.device;
         row.events = all.size();
         // The span runs over every event, zero-length ones too: a plane whose events all last
         // 0 ps has no busy time but still a place in the table.

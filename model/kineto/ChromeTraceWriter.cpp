@@ -99,7 +99,7 @@ void appendStat(std::string& out, const StatValue& s, const StringPool& strings)
         out += std::to_string(s.raw);
         break;
     case StatType::Double: {
-        const double d = std::bit_cast<double>(s.raw);
+        const double d = std::bit_cast<double>(s.rawBits());
         if (!std::isfinite(d)) {
             out += "null";
             break;

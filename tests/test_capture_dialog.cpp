@@ -172,6 +172,9 @@ private slots:
         QSignalSpy finished(&d, &QDialog::finished);
         d.startCapture();
         QTRY_VERIFY_WITH_TIMEOUT(d.statusText().contains("profiling"), kTimeoutMs);
+        // The service must be inside the call to see it cancelled (the status can show before
+        // the request arrives on a loaded machine).
+        QTRY_VERIFY_WITH_TIMEOUT(!service.requests().empty(), kTimeoutMs);
         d.reject();
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 3000);
         QVERIFY(!d.isCapturing());

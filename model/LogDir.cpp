@@ -14,13 +14,13 @@ constexpr std::string_view kSuffix = ".xplane.pb";
 
 // Host file suffixes, XSpace first. PyTorch's profiler (and its TensorBoard plugin) names its
 // traces `<worker>.<ts>.pt.trace.json[.gz]`; other tools write `<name>.json.gz`.
-constexpr std::string_view kSuffixes[] = {kSuffix,         ".pt.trace.json.gz", ".pt.trace.json",
+constexpr std::string_view kSuffixes[] = {kSuffix,          ".pt.trace.json.gz", ".pt.trace.json",
                                           ".trace.json.gz", ".trace.json",       ".json.gz"};
 
 // What TensorFlow 2.2-2.4 wrote beside its traces in a run folder: tool caches, not traces.
-constexpr std::string_view kToolCaches[] = {".memory_profile", ".overview_page", ".input_pipeline",
-                                            ".tensorflow_stats", ".kernel_stats", ".pod_viewer",
-                                            ".op_profile"};
+constexpr std::string_view kToolCaches[] = {
+    ".memory_profile", ".overview_page", ".input_pipeline", ".tensorflow_stats",
+    ".kernel_stats",   ".pod_viewer",    ".op_profile"};
 
 // The host name of a profile file, or empty if the name is not one of a profile.
 std::string hostOf(const std::string& name) {

@@ -71,9 +71,8 @@ LoadResult loadHosts(const std::vector<HostFile>& hosts, const Progress* progres
                 result.cancelled = true;
                 result.error = "loading was cancelled";
             } else {
-                result.error = h.path + (json ? ": not a readable Chrome trace JSON: "
-                                              : ": ") +
-                               error;
+                result.error =
+                    h.path + (json ? ": not a readable Chrome trace JSON: " : ": ") + error;
             }
             return result;
         }

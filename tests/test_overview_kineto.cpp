@@ -28,9 +28,9 @@ std::shared_ptr<const Profile> loadTrace(const QTemporaryDir& dir, const std::st
 
 std::string hostEvent(const std::string& cat, const std::string& name, int tid, int ts, int dur,
                       int correlation = -1) {
-    std::string e = R"({"ph":"X","cat":")" + cat + R"(","name":")" + name +
-                    R"(","pid":1,"tid":)" + std::to_string(tid) + R"(,"ts":)" +
-                    std::to_string(ts) + R"(,"dur":)" + std::to_string(dur);
+    std::string e = R"({"ph":"X","cat":")" + cat + R"(","name":")" + name + R"(","pid":1,"tid":)" +
+                    std::to_string(tid) + R"(,"ts":)" + std::to_string(ts) + R"(,"dur":)" +
+                    std::to_string(dur);
     if (correlation >= 0) e += R"(,"args":{"correlation":)" + std::to_string(correlation) + "}";
     return e + "}";
 }
@@ -100,8 +100,8 @@ private slots:
                      hostEvent("cuda_runtime", "cudaMemcpyAsync", 1, 30, 10, 4) + ",\n" +
                      gpuEvent("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 100, 200, 1) +
                      ",\n" + gpuEvent("kernel", "k", 300, 400, 2) + ",\n" +
-                     gpuEvent("gpu_memcpy", "Memcpy DtoD (Device -> Device)", 700, 100, 3) +
-                     ",\n" + gpuEvent("gpu_memcpy", "Memcpy DtoH (Device -> Pageable)", 800, 100, 4));
+                     gpuEvent("gpu_memcpy", "Memcpy DtoD (Device -> Device)", 700, 100, 3) + ",\n" +
+                     gpuEvent("gpu_memcpy", "Memcpy DtoH (Device -> Pageable)", 800, 100, 4));
         const StepAnalysis a = analyzeSteps(*p);
         QCOMPARE(a.source, StepSource::ProfilerSteps);
         QCOMPARE(a.steps.size(), size_t(1));
@@ -127,12 +127,12 @@ private slots:
     // (host compute 10, all others 390); step 2 is 500..900 with aten::mul 510..560 (50, 350).
     void profilerStepsOverPythonNames() {
         QTemporaryDir dir;
-        const auto p = loadTrace(
-            dir, hostEvent("python_function", "train.py(12): <module>", 1, 0, 1000) + ",\n" +
-                     hostEvent("user_annotation", "ProfilerStep#1", 1, 10, 400) + ",\n" +
-                     hostEvent("cpu_op", "aten::add", 1, 20, 10) + ",\n" +
-                     hostEvent("user_annotation", "ProfilerStep#2", 1, 500, 400) + ",\n" +
-                     hostEvent("cpu_op", "aten::mul", 1, 510, 50));
+        const auto p =
+            loadTrace(dir, hostEvent("python_function", "train.py(12): <module>", 1, 0, 1000) +
+                               ",\n" + hostEvent("user_annotation", "ProfilerStep#1", 1, 10, 400) +
+                               ",\n" + hostEvent("cpu_op", "aten::add", 1, 20, 10) + ",\n" +
+                               hostEvent("user_annotation", "ProfilerStep#2", 1, 500, 400) + ",\n" +
+                               hostEvent("cpu_op", "aten::mul", 1, 510, 50));
         const StepAnalysis a = analyzeSteps(*p);
         QCOMPARE(a.source, StepSource::ProfilerSteps);
         QCOMPARE(a.steps.size(), size_t(2));
@@ -161,14 +161,14 @@ private slots:
     // 10..110 gives the step 100 µs host to device.
     void inputBreakdownWithCopy() {
         QTemporaryDir dir;
-        const auto p = loadTrace(
-            dir, hostEvent("user_annotation", "ProfilerStep#1", 1, 0, 1000) + ",\n" +
-                     hostEvent("cpu_op", "Iterator::Prefetch", 2, 0, 300) + ",\n" +
-                     hostEvent("cpu_op", "Iterator::Prefetch::Map", 2, 50, 200) + ",\n" +
-                     hostEvent("cuda_runtime", "cudaMemcpyAsync", 1, 0, 10, 1) + ",\n" +
-                     gpuEvent("gpu_memcpy", "MemcpyH2D", 10, 100, 1) + ",\n" +
-                     hostEvent("cuda_runtime", "cudaLaunchKernel", 1, 110, 10, 2) + ",\n" +
-                     gpuEvent("kernel", "k", 120, 880, 2));
+        const auto p =
+            loadTrace(dir, hostEvent("user_annotation", "ProfilerStep#1", 1, 0, 1000) + ",\n" +
+                               hostEvent("cpu_op", "Iterator::Prefetch", 2, 0, 300) + ",\n" +
+                               hostEvent("cpu_op", "Iterator::Prefetch::Map", 2, 50, 200) + ",\n" +
+                               hostEvent("cuda_runtime", "cudaMemcpyAsync", 1, 0, 10, 1) + ",\n" +
+                               gpuEvent("gpu_memcpy", "MemcpyH2D", 10, 100, 1) + ",\n" +
+                               hostEvent("cuda_runtime", "cudaLaunchKernel", 1, 110, 10, 2) +
+                               ",\n" + gpuEvent("kernel", "k", 120, 880, 2));
         const InputPipeline ip = computeInputPipeline(*p);
         QCOMPARE(ip.steps.steps.size(), size_t(1));
         QCOMPARE(ip.steps.steps[0].hostToDevicePs, 100 * us);

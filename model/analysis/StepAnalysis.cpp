@@ -69,8 +69,7 @@ SampleSummary summarize(const std::vector<double>& samples) {
     s.average = sum / n;
     // tsl::Stat::sample_variance(): 0 when all samples are equal (so also for one sample), else
     // (sum(x^2) - sum(x)^2 / n) / (n - 1).
-    const double variance =
-        s.minimum == s.maximum ? 0 : (squares - sum * sum / n) / (n - 1);
+    const double variance = s.minimum == s.maximum ? 0 : (squares - sum * sum / n) / (n - 1);
     s.stddev = variance > 0 ? std::sqrt(variance) : 0;
     return s;
 }
@@ -502,8 +501,8 @@ std::vector<Marker> findMarkers(const Profile& p, const StatKeys& keys, StepSour
                     // xplane_to_step_events.cc); a bare name such as "train.py(12): <module>"
                     // or "train_step" is no step.
                     number = keys.stepNum(e);
-                    match = number.has_value() ||
-                            (p.groupId(e) >= 0 && isExplicitHostStepMarker(name));
+                    match =
+                        number.has_value() || (p.groupId(e) >= 0 && isExplicitHostStepMarker(name));
                     break;
                 case StepSource::ProfilerSteps:
                     number = profilerStepNumber(name);

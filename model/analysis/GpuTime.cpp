@@ -19,8 +19,13 @@ bool containsIgnoreCase(std::string_view s, std::string_view p) {
     return false;
 }
 
-// Sorts and merges into disjoint intervals.
-std::vector<Interval> unite(std::vector<Interval> v) {
+} // namespace
+
+bool isCollectiveKernelName(std::string_view name) {
+    return containsIgnoreCase(name, "nccl") || containsIgnoreCase(name, "rccl");
+}
+
+std::vector<GpuIdleGap> uniteIntervals(std::vector<GpuIdleGap> v) {
     std::sort(v.begin(), v.end(),
               [](const Interval& a, const Interval& b) { return a.beginPs < b.beginPs; });
     std::vector<Interval> out;
@@ -34,11 +39,13 @@ std::vector<Interval> unite(std::vector<Interval> v) {
     return out;
 }
 
-int64_t total(const std::vector<Interval>& v) {
+int64_t intervalsLength(const std::vector<GpuIdleGap>& v) {
     int64_t t = 0;
     for (const Interval& i : v) t += i.endPs - i.beginPs;
     return t;
 }
+
+namespace {
 
 // Time of `a` (disjoint, sorted) not covered by `b` (disjoint, sorted).
 int64_t minus(const std::vector<Interval>& a, const std::vector<Interval>& b) {
@@ -68,7 +75,7 @@ GpuTime computeGpuTime(const Profile& p, const Progress* progress) {
         uint8_t& k = kindOf[meta];
         if (k == Unknown) {
             const std::string_view name = p.str(p.metadata()[meta].name);
-            k = containsIgnoreCase(name, "nccl") || containsIgnoreCase(name, "rccl") ? Collective
+            k = isCollectiveKernelName(name) ? Collective
                 : name.find("Memcpy") != std::string_view::npos ||
                         name.find("Memset") != std::string_view::npos
                     ? Memory
@@ -112,20 +119,20 @@ GpuTime computeGpuTime(const Profile& p, const Progress* progress) {
             row.firstPs = std::min(row.firstPs, i.beginPs);
             row.lastPs = std::max(row.lastPs, i.endPs);
         }
-        const auto busy = unite(std::move(all));
-        row.busyPs = total(busy);
+        const auto busy = uniteIntervals(std::move(all));
+        row.busyPs = intervalsLength(busy);
         row.idlePs = row.spanPs() - row.busyPs;
-        const auto c = unite(std::move(compute));
-        const auto k = unite(std::move(collectives));
-        const auto m = unite(std::move(memory));
-        row.computePs = total(c);
-        row.collectivesPs = total(k);
+        const auto c = uniteIntervals(std::move(compute));
+        const auto k = uniteIntervals(std::move(collectives));
+        const auto m = uniteIntervals(std::move(memory));
+        row.computePs = intervalsLength(c);
+        row.collectivesPs = intervalsLength(k);
         row.collectivesExposedPs = minus(k, c);
-        row.memoryPs = total(m);
+        row.memoryPs = intervalsLength(m);
         row.memoryExposedPs = minus(m, c);
         std::vector<Interval> ck = c;
         ck.insert(ck.end(), k.begin(), k.end());
-        row.memoryOnlyPs = minus(m, unite(std::move(ck)));
+        row.memoryOnlyPs = minus(m, uniteIntervals(std::move(ck)));
         row.busy = busy;
         result.devices.push_back(std::move(row));
     }

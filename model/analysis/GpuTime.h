@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/Profile.h"
@@ -24,6 +25,13 @@ namespace stepscope {
 struct GpuIdleGap {
     int64_t beginPs = 0, endPs = 0;
 };
+
+// The kind rules and interval arithmetic above, shared with the pod viewer:
+// a collective kernel by name (contains "nccl" or "rccl", any case);
+bool isCollectiveKernelName(std::string_view name);
+// intervals sorted and merged into disjoint ones (empty ones dropped), and their summed length.
+std::vector<GpuIdleGap> uniteIntervals(std::vector<GpuIdleGap> v);
+int64_t intervalsLength(const std::vector<GpuIdleGap>& v);
 
 struct GpuTimeRow {
     uint32_t plane = 0;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <future>
@@ -11,6 +10,7 @@
 
 #include "model/Json.h"
 #include "model/ProfileLoader.h"
+#include "model/analysis/GpuTime.h"
 
 namespace stepscope {
 
@@ -18,49 +18,17 @@ namespace {
 
 constexpr double kPsPerMs = 1e9;
 
-struct Interval {
-    int64_t begin = 0, end = 0;
-};
-
-bool containsIgnoreCase(std::string_view s, std::string_view p) {
-    if (p.size() > s.size()) return false;
-    for (size_t i = 0; i + p.size() <= s.size(); ++i) {
-        size_t k = 0;
-        while (k < p.size() && std::tolower(uint8_t(s[i + k])) == std::tolower(uint8_t(p[k]))) ++k;
-        if (k == p.size()) return true;
-    }
-    return false;
-}
-
-// Sorts and merges into disjoint intervals.
-std::vector<Interval> unite(std::vector<Interval> v) {
-    std::sort(v.begin(), v.end(),
-              [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
-    std::vector<Interval> out;
-    for (const Interval& i : v) {
-        if (i.end <= i.begin) continue;
-        if (!out.empty() && i.begin <= out.back().end)
-            out.back().end = std::max(out.back().end, i.end);
-        else
-            out.push_back(i);
-    }
-    return out;
-}
-
-int64_t length(const std::vector<Interval>& v) {
-    int64_t t = 0;
-    for (const Interval& i : v) t += i.end - i.begin;
-    return t;
-}
+using Interval = GpuIdleGap;
 
 // Time covered by both `a` and `b` (each disjoint and sorted).
 int64_t intersection(const std::vector<Interval>& a, const std::vector<Interval>& b) {
     int64_t out = 0;
     size_t i = 0, j = 0;
     while (i < a.size() && j < b.size()) {
-        const int64_t lo = std::max(a[i].begin, b[j].begin), hi = std::min(a[i].end, b[j].end);
+        const int64_t lo = std::max(a[i].beginPs, b[j].beginPs),
+                      hi = std::min(a[i].endPs, b[j].endPs);
         if (hi > lo) out += hi - lo;
-        if (a[i].end < b[j].end)
+        if (a[i].endPs < b[j].endPs)
             ++i;
         else
             ++j;
@@ -86,7 +54,7 @@ std::vector<DeviceEvent> deviceEvents(const Profile& p) {
         for (EventIndex e = t.firstEvent; e < t.firstEvent + t.eventCount; ++e) {
             const std::string_view name = p.name(e);
             KernelKind kind = KernelKind::Compute;
-            if (containsIgnoreCase(name, "nccl") || containsIgnoreCase(name, "rccl"))
+            if (isCollectiveKernelName(name))
                 kind = KernelKind::Collective;
             else if (p.memcpys().find(e) || name.find("Memcpy") != std::string_view::npos ||
                      name.find("Memset") != std::string_view::npos)
@@ -231,9 +199,9 @@ PodAnalysis analyzePod(std::vector<PodWorker> unordered,
                 ++kernel.calls;
                 kernel.totalPs += e - b;
             }
-            collective = unite(std::move(collective));
-            compute = unite(std::move(compute));
-            cell.collectivePs = length(collective);
+            collective = uniteIntervals(std::move(collective));
+            compute = uniteIntervals(std::move(compute));
+            cell.collectivePs = intervalsLength(collective);
             cell.collectiveOverlapPs = intersection(collective, compute);
         }
     }

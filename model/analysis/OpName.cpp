@@ -166,12 +166,11 @@ uint32_t OpCatalog::fromFrameworkOp(StringId id) {
         const std::string_view text = profile_.str(id);
         if (text == "XlaModule:") {
             slot = kModuleAnnotation;
-        } else if (isTorchOp(id)) {
-            slot = intern(text, text);
         } else {
             const ParsedOp p = parseTfOpFullname(text);
-            slot = p.category == OpCategory::Unknown ? intern(text, kUnknownOpType)
-                                                     : intern(p.name, p.type);
+            slot = p.category != OpCategory::Unknown ? intern(p.name, p.type)
+                   : isTorchOp(id)                   ? intern(text, text)
+                                                     : intern(text, kUnknownOpType);
         }
     }
     return slot;
@@ -226,10 +225,10 @@ uint32_t OpCatalog::hostOp(EventIndex event, StringId tfOp, bool runtime) {
     if (slot == kUnparsed) {
         const StringId name = profile_.metadata()[metadata].name;
         const ParsedOp p = parseTfOpFullname(profile_.str(name));
-        if (isTorchOp(name))
-            slot = intern(profile_.str(name), profile_.str(name));
+        if (p.category != OpCategory::Unknown)
+            slot = intern(p.name, p.type);
         else
-            slot = p.category == OpCategory::Unknown ? kNoOp : intern(p.name, p.type);
+            slot = isTorchOp(name) ? intern(profile_.str(name), profile_.str(name)) : kNoOp;
     }
     if (slot != kNoOp || runtime || tfOp == 0) return slot;
     const std::string_view text = profile_.str(tfOp);

@@ -4,6 +4,7 @@
 #include <QDropEvent>
 #include <QFile>
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QImage>
 #include <QLabel>
 #include <QMenu>
@@ -465,6 +466,15 @@ void TestMainWindow::everyToolFitsASmallWindow() {
             ToolView* view = window.currentView();
             const QRect inWindow(view->mapTo(&window, QPoint(0, 0)), view->size());
             QVERIFY2(window.rect().contains(inWindow), qPrintable(id));
+            // Every table on screen shows at least two rows.
+            for (DataTableView* table : view->findChildren<DataTableView*>()) {
+                if (!table->isVisible()) continue;
+                const QTableView* t = table->tableView();
+                QVERIFY2(t->viewport()->height() >= 2 * t->verticalHeader()->defaultSectionSize(),
+                         qPrintable(QStringLiteral("%1: a table shows %2 px of rows")
+                                        .arg(id)
+                                        .arg(t->viewport()->height())));
+            }
         }
     }
     QVERIFY2(missing.isEmpty(), qPrintable("not checked: " + missing.join(", ")));

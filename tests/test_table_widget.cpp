@@ -623,6 +623,25 @@ private slots:
         checkHeadersFit(*ops.tableView());
         saveIfAsked(ops, "tf_stats.png");
 
+        {
+            // In a 1010 px view (1280 px window with the side panel) the names share what the
+            // counts and times leave them; the launch geometry scrolls. (Before: a delegate's
+            // elided text made the op name's size hint 7 px.)
+            KernelStatsView k;
+            k.resize(1010, 700);
+            k.setProfile(r.profile);
+            k.show();
+            QTRY_VERIFY(k.isReady());
+            QTableView* tv = k.tableView()->tableView();
+            const Table& t = k.tableView()->table();
+            const int name = t.columnIndex("Kernel name"), op = t.columnIndex("Op name"),
+                      max = t.columnIndex("Max duration (µs)");
+            QTRY_COMPARE(tv->columnWidth(op), tv->columnWidth(name));
+            QVERIFY2(tv->columnWidth(op) > k.fontMetrics().horizontalAdvance('x') * 24,
+                     qPrintable(QString::number(tv->columnWidth(op))));
+            QVERIFY(tv->columnViewportPosition(max) + tv->columnWidth(max) <=
+                    tv->viewport()->width());
+        }
         KernelStatsView kernels;
         kernels.resize(1600, 1000);
         kernels.setProfile(r.profile);

@@ -96,7 +96,7 @@ PieData tfOpStatsPie(const TfOpStats& stats, OpSide side, OpGrouping grouping, b
 // first (ties by label). Op slices are keyed by name, as in tfOpStatsPie(ByOp), and take the type
 // of their first row. This folding is Stepscope's: XProf's pies draw every op and leave slices
 // too small to see unlabelled.
-PieData tfOpStatsTopOpsPie(const TfOpStats& stats, OpSide side, bool includeIdle, size_t topOps = 4,
+PieData tfOpStatsTopOpsPie(const TfOpStats& stats, OpSide side, bool includeIdle, size_t topOps = 3,
                            size_t topTypes = 3);
 
 // The row of `stats` for the op (side, type, name) as the table shows it; null when none (IDLE).

@@ -13,6 +13,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QResizeEvent>
+#include <QScrollBar>
 #include <QSettings>
 #include <QShortcut>
 #include <QSortFilterProxyModel>
@@ -213,6 +214,16 @@ void DataTableView::setTable(Table table) {
             c, hiddenColumns_.contains(QString::fromStdString(t.column(size_t(c)).name)));
     orderColumns();
     fitColumns();
+}
+
+int DataTableView::heightForRows(int rows) const {
+    const QHeaderView* header = view_->horizontalHeader();
+    const int table = 2 * view_->frameWidth() +
+                      std::max(header->minimumHeight(), header->sizeHint().height()) +
+                      rows * view_->verticalHeader()->defaultSectionSize() +
+                      view_->horizontalScrollBar()->sizeHint().height();
+    // The filter bar and the spacing above the table: the layout's hint less the table's.
+    return layout()->sizeHint().height() - view_->sizeHint().height() + table;
 }
 
 void DataTableView::setLeadingColumns(const QStringList& names) {

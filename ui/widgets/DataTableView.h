@@ -73,6 +73,10 @@ public:
     // The selection as TSV, as Ctrl+C puts it on the clipboard.
     QString selectionAsTsv() const;
 
+    // The height that shows the filter bar, the header and `rows` rows (with a horizontal
+    // scroll bar), for owners that size panes to their tables.
+    int heightForRows(int rows) const;
+
     QTableView* tableView() const { return view_; }
     QLineEdit* filterEdit() const { return filter_; }
 

@@ -20,17 +20,20 @@ QString elidePath(const QString& text, const QFontMetrics& metrics, int width) {
     return metrics.elidedText(text, Qt::ElideMiddle, width);
 }
 
-void PathElideDelegate::initStyleOption(QStyleOptionViewItem* option,
-                                        const QModelIndex& index) const {
-    QStyledItemDelegate::initStyleOption(option, index);
-    if (!option->features.testFlag(QStyleOptionViewItem::HasDisplay) ||
-        !option->text.contains(QLatin1Char('/')))
-        return;
-    // The style draws the text inside the cell less a focus-frame margin on each side.
-    const QStyle* style = option->widget ? option->widget->style() : QApplication::style();
-    const int margin =
-        style->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, option->widget) + 1;
-    option->text = elidePath(option->text, option->fontMetrics, option->rect.width() - 2 * margin);
+void PathElideDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
+                              const QModelIndex& index) const {
+    // Elided only when drawn: the size hint (sizeHintForColumn) must see the whole text.
+    QStyleOptionViewItem opt = option;
+    initStyleOption(&opt, index);
+    const QStyle* style = opt.widget ? opt.widget->style() : QApplication::style();
+    if (opt.features.testFlag(QStyleOptionViewItem::HasDisplay) &&
+        opt.text.contains(QLatin1Char('/'))) {
+        // The style draws the text inside the cell less a focus-frame margin on each side.
+        const int margin =
+            style->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, opt.widget) + 1;
+        opt.text = elidePath(opt.text, opt.fontMetrics, opt.rect.width() - 2 * margin);
+    }
+    style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, opt.widget);
 }
 
 } // namespace stepscope

@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include "model/ProfileLoader.h"
+#include "model/analysis/StepAnalysis.h"
 #include "tests/fixtures/DiffFixtures.h"
 #include "ui/CommandLine.h"
 #include "ui/MainWindow.h"
@@ -111,6 +112,39 @@ private slots:
         view.chooseCandidateRun(0, 0);
         QTRY_VERIFY_WITH_TIMEOUT(view.isReady(), kTimeoutMs);
         QCOMPARE(view.diff()->kernels.front().diffClass, DiffClass::Slower);
+    }
+
+    // Step 0 of KernelSlower: baseline gemm 505 µs (500 + J[0]) from 10 µs, relu 100 µs after
+    // it; candidate gemm 605 µs, then relu. One stream row each, one op index per op in both.
+    void stepTimelineLanes() {
+        const auto [base, candidate] = diffFixture(DiffScenario::KernelSlower);
+        const std::vector<uint8_t> bb = base.encode(), cb = candidate.encode();
+        const LoadResult b = loadXSpaceBytes(bb, "b"), c = loadXSpaceBytes(cb, "c");
+        QVERIFY(b.ok() && c.ok());
+        const StepAnalysis bs = analyzeSteps(*b.profile), cs = analyzeSteps(*c.profile);
+        const StepLanes lanes = collectStepLanes(*b.profile, bs.steps[0], *c.profile, cs.steps[0]);
+        constexpr int64_t us = 1000000;
+        QCOMPARE(lanes.base.rows, std::vector<std::string>{"GPU:0 stream 7"});
+        QCOMPARE(lanes.base.title, std::string("Baseline step 0"));
+        QCOMPARE(lanes.base.durationPs, 625 * us);
+        QCOMPARE(lanes.candidate.durationPs, 725 * us);
+        QCOMPARE(lanes.base.bars.size(), size_t(2));
+        QCOMPARE(lanes.base.bars[0].beginPs, 10 * us);
+        QCOMPARE(lanes.base.bars[0].endPs, 515 * us);
+        QCOMPARE(lanes.candidate.bars[0].endPs, 615 * us);
+        QCOMPARE(lanes.candidate.bars[1].beginPs, 615 * us);
+        QCOMPARE(lanes.base.bars[0].op, lanes.candidate.bars[0].op);
+        QCOMPARE(lanes.ops[lanes.base.bars[0].op], std::string("model/dense/MatMul"));
+
+        StepTimeline timeline;
+        timeline.resize(800, 200);
+        timeline.setLanes(std::make_shared<const StepLanes>(lanes));
+        QCOMPARE(timeline.viewEndPs(), 725 * us); // the longer step
+        timeline.setView(-50 * us, 100 * us);     // clamped to the start, width kept
+        QCOMPARE(timeline.viewBeginPs(), int64_t(0));
+        QCOMPARE(timeline.viewEndPs(), 150 * us);
+        timeline.setHighlight("model/dense/MatMul");
+        QVERIFY(!timeline.grab().isNull());
     }
 
     void windowCompareWith() {

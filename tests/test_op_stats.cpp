@@ -267,23 +267,23 @@ private slots:
               {{"a/MatMul", "", 40, 1},
                {"d/Cast", "", 30, 1},
                {"IDLE", "", 20, 0},
-               {"MatMul (2 more ops of this type)", "MatMul (2 more ops)", 18, 2},
-               {"Other (4 ops of 4 types)", "", 11, 4},
-               {"Cast (2 more ops of this type)", "Cast (2 more ops)", 10, 2}});
+               {"MatMul (2 more ops of this type)", "2 MatMul ops", 18, 2},
+               {"Other (4 ops of 4 types)", "4 other ops", 11, 4},
+               {"Cast (2 more ops of this type)", "2 Cast ops", 10, 2}});
         // Three types shown, without idle: Relu's fold is its one op, g/Relu; the rest 6 µs.
         check(tfOpStatsTopOpsPie(s, OpSide::Device, false, 2, 3),
               {{"a/MatMul", "", 40, 1},
                {"d/Cast", "", 30, 1},
-               {"MatMul (2 more ops of this type)", "MatMul (2 more ops)", 18, 2},
-               {"Cast (2 more ops of this type)", "Cast (2 more ops)", 10, 2},
-               {"Other (3 ops of 3 types)", "", 6, 3},
+               {"MatMul (2 more ops of this type)", "2 MatMul ops", 18, 2},
+               {"Cast (2 more ops of this type)", "2 Cast ops", 10, 2},
+               {"Other (3 ops of 3 types)", "3 other ops", 6, 3},
                {"g/Relu", "", 5, 1}});
         // Five types shown: the last one left is Sub's single op, shown as itself.
         check(tfOpStatsTopOpsPie(s, OpSide::Device, false, 2, 5),
               {{"a/MatMul", "", 40, 1},
                {"d/Cast", "", 30, 1},
-               {"MatMul (2 more ops of this type)", "MatMul (2 more ops)", 18, 2},
-               {"Cast (2 more ops of this type)", "Cast (2 more ops)", 10, 2},
+               {"MatMul (2 more ops of this type)", "2 MatMul ops", 18, 2},
+               {"Cast (2 more ops of this type)", "2 Cast ops", 10, 2},
                {"g/Relu", "", 5, 1},
                {"h/AddV2", "", 3, 1},
                {"i/Mul", "", 2, 1},

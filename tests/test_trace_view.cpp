@@ -440,6 +440,10 @@ private slots:
         view->resize(1024 - 260, 560);
         QTRY_VERIFY(!more->isVisible());
         QTRY_VERIFY(view->searchBox()->isVisible());
+        // Wide, the box stops growing (the gap before it takes the rest).
+        view->resize(1900, 560);
+        QTRY_COMPARE(view->width(), 1900);
+        QTRY_COMPARE(view->searchBox()->width(), 320);
     }
 
     void toolKeys() {

@@ -390,9 +390,10 @@ PieData tfOpStatsTopOpsPie(const TfOpStats& stats, OpSide side, bool includeIdle
             slices.push_back(opSlice(ops[fold.first]));
             continue;
         }
-        const std::string type(fold.name), more = std::to_string(fold.count) + " more ops";
-        slices.push_back({type + " (" + more + " of this type)", double(fold.selfPs) / 1e6,
-                          type + " (" + more + ")", fold.count});
+        // The legend leads with the count, so that it survives the legend's elision.
+        const std::string type(fold.name), count = std::to_string(fold.count);
+        slices.push_back({type + " (" + count + " more ops of this type)",
+                          double(fold.selfPs) / 1e6, count + " " + type + " ops", fold.count});
     }
     if (shownFolds < folds.size()) {
         int64_t restPs = 0;
@@ -408,7 +409,8 @@ PieData tfOpStatsTopOpsPie(const TfOpStats& stats, OpSide side, bool includeIdle
             const std::string label = "Other (" + std::to_string(restOps) + " ops of " +
                                       std::to_string(restTypes) +
                                       (restTypes == 1 ? " type)" : " types)");
-            slices.push_back({label, double(restPs) / 1e6, {}, restOps});
+            slices.push_back(
+                {label, double(restPs) / 1e6, std::to_string(restOps) + " other ops", restOps});
         }
     }
     if (includeIdle) {

@@ -1,5 +1,7 @@
 #include "views/tf_data/TfDataView.h"
 
+#include <algorithm>
+
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QSplitter>
@@ -101,6 +103,9 @@ void TfDataView::setProfile(std::shared_ptr<const Profile> profile) {
 
 void TfDataView::showAnalysis() {
     pipelines_->setTable(analysis_ ? tfDataPipelineTable(*analysis_) : Table());
+    // Up to four pipelines in view in a small window (at 1024x640 two of BERT's four showed).
+    pipelines_->setMinimumHeight(
+        pipelines_->heightForRows(std::clamp(int(pipelines_->table().rowCount()), 2, 4)));
     if (!analysis_) {
         summary_->clear();
         graph_->setExecution(nullptr, nullptr, nullptr);

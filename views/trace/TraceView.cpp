@@ -123,6 +123,9 @@ TraceView::TraceView(QWidget* parent)
                            "name of the profile. Enter: next match, Shift+Enter: previous."));
     search_->setClearButtonEnabled(true);
     search_->setMinimumWidth(140);
+    // In the tool bar the box and the gap before it share the spare width; past this the gap
+    // takes it (a 1200 px search box at 1920 px).
+    search_->setMaximumWidth(320);
     bar->addWidget(search_);
     regex_ = new QCheckBox(tr("Regex"), this);
     bar->addWidget(regex_);

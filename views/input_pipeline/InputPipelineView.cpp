@@ -151,7 +151,9 @@ void InputPipelineView::show() {
     };
     if (!st.steps.empty()) {
         row(tr("Step time average"), ms(r->stepTimeMs.average));
-        row(tr("Standard deviation"), ms(r->stepTimeMs.stddev));
+        // One step has no spread: left empty, not shown as 0.
+        row(tr("Standard deviation"),
+            r->stepTimeMs.count >= 2 ? ms(r->stepTimeMs.stddev) : QString());
         row(tr("Minimum / maximum"), ms(r->stepTimeMs.minimum) + " / " + ms(r->stepTimeMs.maximum));
         row(tr("Input share of step time"), pct(r->bottleneck.inputPercent));
         row(tr("Input share per step (min / max)"),

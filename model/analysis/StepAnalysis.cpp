@@ -606,7 +606,9 @@ StepMap moduleSteps(const Profile& p, const StatKeys& keys) {
     StepMap all;
     const StringId moduleKey = p.strings().find("module_name");
     const StringId hloModuleKey = p.strings().find("hlo_module");
-    if (moduleKey == StringPool::kNotFound || hloModuleKey == StringPool::kNotFound) return all;
+    if (moduleKey == StringPool::kNotFound || hloModuleKey == StringPool::kNotFound ||
+        p.strings().find("GpuExecutable::ExecuteThunks") == StringPool::kNotFound)
+        return all;
     struct Launch {
         uint32_t host, track;
         std::string_view module;

@@ -45,7 +45,8 @@ DistributedChart::DistributedChart(QWidget* parent)
     plot_->setMouseTracking(true);
     QCPBars* below[2] = {nullptr, nullptr};
     for (size_t i = 0; i < bars_.size(); ++i) {
-        auto* bars = new QCPBars(plot_->xAxis, plot_->yAxis);
+        // Communication is often a thousandth of the step: its column has an axis of its own.
+        auto* bars = new QCPBars(plot_->xAxis, kSeries[i].wait ? plot_->yAxis2 : plot_->yAxis);
         bars->setName(tr(kSeries[i].name));
         bars->setBrush(kSeries[i].color);
         bars->setPen(QPen(kSeries[i].color.darker(130), 1));
@@ -55,8 +56,10 @@ DistributedChart::DistributedChart(QWidget* parent)
         under = bars;
         bars_[i] = bars;
     }
-    plot_->yAxis->setLabel(tr("Time (µs)"));
-    plot_->xAxis->setLabel(tr("Worker: step breakdown | communication: transfer and wait"));
+    plot_->yAxis->setLabel(tr("Step breakdown (µs), left columns"));
+    plot_->yAxis2->setLabel(tr("Communication (µs), right columns"));
+    plot_->yAxis2->setVisible(true);
+    plot_->xAxis->setLabel(tr("Worker"));
     plot_->xAxis->grid()->setVisible(false);
     plot_->legend->setVisible(true);
     plot_->axisRect()->insetLayout()->take(plot_->legend);
@@ -85,7 +88,7 @@ void DistributedChart::setStep(const DistributedView* view, const std::vector<st
     step_ = step;
     for (QCPBars* b : bars_) b->data()->clear();
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    double top = 0;
+    double top = 0, topWait = 0;
     const size_t workers = view ? view->workers.size() : 0;
     for (size_t w = 0; w < workers; ++w) {
         ticker->addTick(double(w), QString::fromStdString(w < names.size() ? names[w] : ""));
@@ -97,11 +100,13 @@ void DistributedChart::setStep(const DistributedView* view, const std::vector<st
             bars_[i]->addData(double(w) + (kSeries[i].wait ? kRight : kLeft), v[i]);
             sums[kSeries[i].wait ? 1 : 0] += v[i];
         }
-        top = std::max({top, sums[0], sums[1]});
+        top = std::max(top, sums[0]);
+        topWait = std::max(topWait, sums[1]);
     }
     plot_->xAxis->setTicker(ticker);
     plot_->xAxis->setRange(-0.6, workers ? double(workers) - 0.4 : 0.6);
     plot_->yAxis->setRange(0, top > 0 ? top * 1.08 : 1);
+    plot_->yAxis2->setRange(0, topWait > 0 ? topWait * 1.08 : 1);
     plot_->replot();
 }
 

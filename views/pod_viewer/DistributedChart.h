@@ -14,8 +14,9 @@ class QMouseEvent;
 namespace stepscope {
 
 // PyTorch's distributed view as the plugin draws it: per worker, one stacked column of the step's
-// computation, overlapping, communication and other time, and beside it one of its data transfer
-// and synchronizing time (µs). Hovering a column shows the worker's numbers.
+// computation, overlapping, communication and other time (left axis), and beside it one of its
+// data transfer and synchronizing time (right axis, µs). Hovering a column shows the worker's
+// numbers.
 class DistributedChart : public QWidget {
     Q_OBJECT
 public:

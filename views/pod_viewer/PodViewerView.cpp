@@ -115,8 +115,8 @@ PodViewerView::PodViewerView(QWidget* parent)
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(chart_);
     splitter->addWidget(tabs_);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 1);
     splitter->setChildrenCollapsible(false);
 
     auto* layout = new QVBoxLayout(this);
@@ -259,10 +259,11 @@ void PodViewerView::showDistributed() {
         return;
     }
     const DistributedView& v = pod_->distributed;
-    QString note = tr("As the PyTorch profiler's TensorBoard plugin defines it: communication is "
-                      "the nccl:/gloo: collective ops and their kernels; computation the other "
-                      "kernels; data transfer the shortest time any worker spends in each "
-                      "collective, synchronizing the rest.");
+    QString note =
+        tr("As the PyTorch profiler's TensorBoard plugin: communication = the nccl:/gloo: "
+           "collectives and their kernels, computation = other kernels; data transfer "
+           "= the shortest time any worker spends in each collective, synchronizing = "
+           "the rest.");
     if (!v.transferKnown)
         note += " " + tr("Data transfer and synchronizing are not known: %1.")
                           .arg(QString::fromStdString(v.problem));

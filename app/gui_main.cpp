@@ -51,5 +51,6 @@ int main(int argc, char** argv) {
         window.openDemo();
     else if (!cmd.path.isEmpty())
         window.openPath(cmd.path);
+    if (!cmd.comparePath.isEmpty()) window.compareWith(cmd.comparePath);
     return app.exec();
 }

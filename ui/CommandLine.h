@@ -10,7 +10,8 @@ namespace stepscope {
 
 // What `stepscope` was asked to do.
 struct GuiCommand {
-    QString path; // profile to open; empty for none
+    QString path;        // profile to open; empty for none
+    QString comparePath; // --compare CANDIDATE: compare the profile with it; empty for none
     bool demo = false;
     std::optional<ScreenshotRequest> screenshot;
     bool help = false;
@@ -19,7 +20,7 @@ struct GuiCommand {
 };
 
 // Parses the arguments (args[0] is the program) of:
-//   stepscope [PATH | --demo]
+//   stepscope [PATH | --demo] [--compare CANDIDATE]
 //   stepscope --screenshot TOOL OUT.png (PATH | --demo) [--size WxH]
 GuiCommand parseGuiCommand(const QStringList& args);
 

@@ -34,6 +34,7 @@ constexpr const char* kUsage =
     "  bench overview [--events N]    overview and input pipeline analysis times\n"
     "  bench memory [--events-list N,N,..]\n"
     "                                 memory profile analysis and timeline frame times\n"
+    "  bench diff [--events N]        run diff vs kernel + op stats of both runs\n"
     "  bench kineto [--events-list N,N,..]\n"
     "                                 Kineto JSON load speed and memory vs a bare simdjson parse\n"
     "  convert PATH [--to chrome-json] OUT.json[.gz]\n"
@@ -87,7 +88,7 @@ int main(int argc, char** argv) {
     if (command == "bench") {
         if (rest.empty())
             return usageError(
-                "bench needs one of: load, timeline, stats, memory, kineto, overview");
+                "bench needs one of: load, timeline, stats, memory, kineto, overview, diff");
         const std::vector<std::string> benchArgs(rest.begin() + 1, rest.end());
         if (rest[0] == "load") return stepscope::cli::runBenchLoad(benchArgs);
         if (rest[0] == "timeline") return stepscope::cli::runBenchTimeline(benchArgs);
@@ -95,8 +96,9 @@ int main(int argc, char** argv) {
         if (rest[0] == "kineto") return stepscope::cli::runBenchKineto(benchArgs);
         if (rest[0] == "memory") return stepscope::cli::runBenchMemory(benchArgs);
         if (rest[0] == "overview") return stepscope::cli::runBenchOverview(benchArgs);
+        if (rest[0] == "diff") return stepscope::cli::runBenchDiff(benchArgs);
         return usageError("unknown benchmark '" + rest[0] +
-                          "' (load, timeline, stats, memory, kineto, overview)");
+                          "' (load, timeline, stats, memory, kineto, overview, diff)");
     }
     return usageError("unknown command '" + command + "'");
 }

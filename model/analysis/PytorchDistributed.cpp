@@ -129,9 +129,11 @@ WorkerData analyzeWorker(const Profile& p, uint32_t host) {
             const auto dims = parseDims(dimsText);
             const auto types = parseStrings(textStat(p, e, "Input type"));
             for (size_t i = 0; i < dims.size(); ++i) {
-                int64_t elements = 1;
-                for (int64_t d : dims[i]) elements *= d;
-                node.bytes += elements * (i < types.size() ? elementBytes(types[i]) : 0);
+                // A corrupt shape cannot overflow: such an input counts 0 bytes.
+                int64_t bytes = i < types.size() ? elementBytes(types[i]) : 0;
+                for (int64_t d : dims[i])
+                    if (__builtin_mul_overflow(bytes, d, &bytes)) bytes = 0;
+                if (__builtin_add_overflow(node.bytes, bytes, &node.bytes)) node.bytes = 0;
             }
             byExternal[id.value_or(kTorchNoExternalId)] = std::move(node);
         }

@@ -21,7 +21,9 @@ struct LoadResult {
 
 // Loads one or more hosts of a run into one Profile (hosts side by side, sharing one time base
 // so they line up). Runs on the calling thread; call it from a worker. Progress is reported per
-// file and stage; cancel() on the Progress stops it.
+// file and stage; cancel() on the Progress stops it. Of several hosts, one that cannot be read
+// does not fail the load: it is kept as a host without planes whose Host::errors says
+// "cannot be loaded: <file>: <problem>"; the load fails only when no host can be read.
 LoadResult loadHosts(const std::vector<HostFile>& hosts, const Progress* progress = nullptr);
 
 // Loads an XSpace held in memory (the demo profile, tests).

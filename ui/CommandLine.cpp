@@ -9,7 +9,7 @@ GuiCommand parseGuiCommand(const QStringList& args) {
     QCommandLineParser parser;
     parser.setApplicationDescription(
         "Stepscope: a profiler for GPU training jobs.\n\n"
-        "  stepscope [PATH | --demo]\n"
+        "  stepscope [PATH | --demo] [--no-cache]\n"
         "  stepscope --screenshot TOOL OUT.png (PATH | --demo) [--size WxH]\n\n"
         "PATH is a TensorBoard log directory, its plugins/profile folder, one run folder, or a "
         "single .xplane.pb file.");
@@ -19,7 +19,9 @@ GuiCommand parseGuiCommand(const QStringList& args) {
         "screenshot", "Save the window showing TOOL as a PNG (OUT.png) and exit.", "TOOL");
     const QCommandLineOption size("size", "Screenshot size in pixels (default 1600x1000).", "WxH",
                                   "1600x1000");
-    parser.addOptions({help, demo, screenshot, size});
+    const QCommandLineOption noCache(
+        "no-cache", "Load profiles from their sources; neither read nor write the profile cache.");
+    parser.addOptions({help, demo, screenshot, size, noCache});
     parser.addPositionalArgument("PATH", "The profile to open.", "[PATH]");
 
     GuiCommand cmd;
@@ -34,6 +36,7 @@ GuiCommand parseGuiCommand(const QStringList& args) {
     }
     QStringList positional = parser.positionalArguments();
     cmd.demo = parser.isSet(demo);
+    cmd.noCache = parser.isSet(noCache);
 
     if (parser.isSet(screenshot)) {
         ScreenshotRequest req;

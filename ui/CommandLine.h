@@ -12,6 +12,7 @@ namespace stepscope {
 struct GuiCommand {
     QString path; // profile to open; empty for none
     bool demo = false;
+    bool noCache = false; // --no-cache: neither read nor write the profile cache
     std::optional<ScreenshotRequest> screenshot;
     bool help = false;
     QString error; // set when the arguments are wrong
@@ -19,7 +20,7 @@ struct GuiCommand {
 };
 
 // Parses the arguments (args[0] is the program) of:
-//   stepscope [PATH | --demo]
+//   stepscope [PATH | --demo] [--no-cache]
 //   stepscope --screenshot TOOL OUT.png (PATH | --demo) [--size WxH]
 GuiCommand parseGuiCommand(const QStringList& args);
 

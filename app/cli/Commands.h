@@ -21,5 +21,6 @@ int runConvert(const std::vector<std::string>& args);       // convert PATH [--t
 int runBenchKineto(const std::vector<std::string>& args);   // bench kineto
 int runBenchReopen(const std::vector<std::string>& args);   // bench reopen
 int runCache(const std::vector<std::string>& args);         // cache info|clear
+int runDiff(const std::vector<std::string>& args);          // diff BASE CANDIDATE --csv|--json OUT
 
 } // namespace stepscope::cli

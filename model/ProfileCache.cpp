@@ -321,8 +321,10 @@ CacheKey ProfileCache::keyOf(const std::vector<HostFile>& hosts) const {
             std::chrono::duration_cast<std::chrono::nanoseconds>(mtime.time_since_epoch()).count();
         const std::string line = "host " + h.host + " path " + path.string();
         key.idText += line + "\n";
-        key.text +=
-            line + " size " + std::to_string(size) + " mtime_ns " + std::to_string(ns) + "\n";
+        // The path as given too: the profile keeps it (Host::sourcePath), so another spelling of
+        // the same file is another profile, stale here.
+        key.text += line + " given " + h.path + " size " + std::to_string(size) + " mtime_ns " +
+                    std::to_string(ns) + "\n";
     }
     return key;
 }

@@ -253,6 +253,17 @@ private slots:
         CachedLoad again = loadHostsCached(hosts_, &cache);
         QVERIFY(again.result.ok());
         QVERIFY(again.fromCache);
+        // Another spelling of the same file names the same entry, but the profile keeps the path
+        // as given (Host::sourcePath), so it is another key.
+        const fs::path cwd = fs::current_path();
+        fs::current_path(root_);
+        const CacheKey relative =
+            cache.keyOf({{"worker0", "logs/plugins/profile/run1/worker0.xplane.pb"}});
+        fs::current_path(cwd);
+        const CacheKey absolute = cache.keyOf({hosts_[0]});
+        QCOMPARE(cache.entryPath(relative), cache.entryPath(absolute));
+        QVERIFY(relative.text != absolute.text);
+
         CachedLoad bypass = loadHostsCached(hosts_, nullptr);
         QVERIFY(bypass.result.ok());
         QVERIFY(!bypass.fromCache);

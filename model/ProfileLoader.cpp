@@ -19,9 +19,9 @@ bool isChromeTrace(const std::string& path, std::span<const uint8_t> b) {
     return !path.ends_with(".pb");
 }
 
-LoadResult finishLoad(ProfileBuilder& builder, const Progress* progress) {
+LoadResult finishLoad(ProfileBuilder& builder, const Progress* progress, unsigned threads) {
     LoadResult result;
-    std::unique_ptr<Profile> profile = builder.finish(progress);
+    std::unique_ptr<Profile> profile = builder.finish(progress, threads);
     if (!profile) {
         result.cancelled = builder.error().empty();
         result.error = result.cancelled ? "loading was cancelled" : builder.error();
@@ -33,7 +33,8 @@ LoadResult finishLoad(ProfileBuilder& builder, const Progress* progress) {
 
 } // namespace
 
-LoadResult loadHosts(const std::vector<HostFile>& hosts, const Progress* progress) {
+LoadResult loadHosts(const std::vector<HostFile>& hosts, const Progress* progress,
+                     unsigned threads) {
     LoadResult result;
     if (hosts.empty()) {
         result.error = "no host files to load";
@@ -60,7 +61,7 @@ LoadResult loadHosts(const std::vector<HostFile>& hosts, const Progress* progres
         const bool json = isChromeTrace(h.path, bytes);
         std::string error = json ? importChromeTrace(bytes, builder, host, progress,
                                                      MappedFile::readableAfterEnd(bytes.size()))
-                                 : importXSpace(bytes, builder, host, progress);
+                                 : importXSpace(bytes, builder, host, progress, threads);
         if (file.shrunk())
             error = "the file changed while it was being read: it is shorter than the " +
                     std::to_string(bytes.size()) +
@@ -77,31 +78,31 @@ LoadResult loadHosts(const std::vector<HostFile>& hosts, const Progress* progres
             return result;
         }
     }
-    return finishLoad(builder, progress);
+    return finishLoad(builder, progress, threads);
 }
 
 LoadResult loadXSpaceBytes(std::span<const uint8_t> bytes, const std::string& hostName,
-                           const Progress* progress) {
+                           const Progress* progress, unsigned threads) {
     ProfileBuilder builder;
     const uint32_t host = builder.addHost(hostName, {});
-    const std::string error = importXSpace(bytes, builder, host, progress);
+    const std::string error = importXSpace(bytes, builder, host, progress, threads);
     if (!error.empty()) {
         LoadResult result;
         result.cancelled = progress && progress->cancelled();
         result.error = result.cancelled ? "loading was cancelled" : hostName + ": " + error;
         return result;
     }
-    return finishLoad(builder, progress);
+    return finishLoad(builder, progress, threads);
 }
 
-LoadResult loadPath(const std::string& path, const Progress* progress) {
+LoadResult loadPath(const std::string& path, const Progress* progress, unsigned threads) {
     const Discovery d = discoverProfiles(path);
     if (!d.ok()) {
         LoadResult result;
         result.error = d.error;
         return result;
     }
-    return loadHosts(d.runs.front().hosts, progress);
+    return loadHosts(d.runs.front().hosts, progress, threads);
 }
 
 } // namespace stepscope

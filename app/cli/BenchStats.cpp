@@ -10,6 +10,7 @@
 
 #include "app/cli/Arguments.h"
 #include "app/cli/Commands.h"
+#include "app/cli/SyntheticLoad.h"
 #include "model/ProfileLoader.h"
 #include "model/SyntheticProfile.h"
 #include "model/analysis/KernelStats.h"
@@ -58,8 +59,7 @@ int runBenchStats(const std::vector<std::string>& args) {
 
     SyntheticOptions options;
     options.events = events;
-    const std::vector<uint8_t> bytes = generateSyntheticXSpace(options, "bench");
-    const LoadResult loaded = loadXSpaceBytes(bytes, "bench");
+    const LoadResult loaded = loadSyntheticProfile(options, "bench");
     if (!loaded.ok()) {
         std::fprintf(stderr, "stepscope-cli bench stats: synthetic profile failed to load: %s\n",
                      loaded.error.c_str());

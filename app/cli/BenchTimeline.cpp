@@ -14,6 +14,7 @@
 
 #include "app/cli/Arguments.h"
 #include "app/cli/Commands.h"
+#include "app/cli/SyntheticLoad.h"
 #include "model/ProfileLoader.h"
 #include "model/SyntheticProfile.h"
 #include "views/trace/EventPalette.h"
@@ -172,8 +173,7 @@ int runBenchTimeline(const std::vector<std::string>& args) {
     for (uint64_t n : sizes) {
         SyntheticOptions options;
         options.events = n;
-        const std::vector<uint8_t> bytes = generateSyntheticXSpace(options, "bench-host");
-        const LoadResult loaded = loadXSpaceBytes(bytes, "bench-host");
+        const LoadResult loaded = loadSyntheticProfile(options, "bench-host");
         if (!loaded.ok()) {
             std::fprintf(stderr, "bench timeline: could not load the synthetic profile: %s\n",
                          loaded.error.c_str());

@@ -546,6 +546,28 @@ private slots:
         QVERIFY(p.hosts()[0].warnings[0].find("\"C\"") != std::string::npos);
     }
 
+    void beginWithoutEndLastsToTheTraceEnd() {
+        // "outer" never ends; the trace's last timestamp is the X event's end, 50 + 250 = 300 µs.
+        QTemporaryDir dir;
+        const LoadResult r = loadText(dir, "open.json", R"J([
+            {"ph":"B","name":"outer","pid":1,"tid":1,"ts":100},
+            {"ph":"B","name":"inner","pid":1,"tid":1,"ts":110},
+            {"ph":"E","pid":1,"tid":1,"ts":130},
+            {"ph":"X","name":"late","pid":1,"tid":2,"ts":50,"dur":250}])J");
+        QVERIFY2(r.ok(), r.error.c_str());
+        const Profile& p = *r.profile;
+        const std::vector<EventIndex> outer = p.eventsByName("outer");
+        QCOMPARE(outer.size(), size_t(1));
+        const std::vector<EventIndex> late = p.eventsByName("late");
+        QCOMPARE(late.size(), size_t(1));
+        QCOMPARE(p.duration(outer[0]), int64_t(200000000)); // 100 to 300 µs
+        QCOMPARE(p.end(outer[0]), p.end(late[0]));
+        bool warned = false;
+        for (const std::string& w : p.hosts()[0].warnings)
+            warned |= w.find("1 \"B\" events have no matching \"E\"") != std::string::npos;
+        QVERIFY(warned);
+    }
+
     void gzipAndFoldersLoad() {
         QTemporaryDir dir;
         const std::string run = dir.path().toStdString() + "/run";

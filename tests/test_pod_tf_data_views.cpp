@@ -2,10 +2,12 @@
 // TfDataFixtures.h): the step picked on open, slider and number box in step, the chart's columns
 // and hover text, the tables, the link to the trace viewer; the tf.data summary, pipeline table
 // and graph. Values are the fixtures' hand-worked ones (see test_pod_viewer, test_tf_data_...).
+#include <QFile>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QtTest>
 #include <qcustomplot.h>
 
@@ -54,6 +56,7 @@ private slots:
         QCOMPARE(box->value(), 2);
         QVERIFY(view.summary()->text().contains("host-c"));
         QCOMPARE(view.stepTable()->table().rowCount(), size_t(3));
+        QCOMPARE(view.tabs()->count(), 3); // TensorFlow hosts: no PyTorch distributed tab
         // One column per worker: the stacked Input segment is host-c's 0.4 ms only.
         QCustomPlot* plot = view.chart()->plot();
         QCOMPARE(plot->xAxis->range().upper, 2.6);
@@ -78,6 +81,37 @@ private slots:
         // Cleared: nothing shown, no crash.
         view.setProfile(nullptr);
         QVERIFY(!view.analysis());
+    }
+
+    // Two real PyTorch ranks (HTA's sampled_rank-0/1, loaded side by side as "All hosts" loads
+    // them): the PyTorch distributed tab appears, its step table follows the chosen step.
+    void podViewerPytorch() {
+        const std::string src = std::string(STEPSCOPE_REALDATA) + "/kineto";
+        if (!QFile::exists(QString::fromStdString(src + "/sampled_rank-0.json.gz")))
+            QSKIP("../shared/realdata is absent");
+        const LoadResult r = loadHosts({{"sampled_rank-0", src + "/sampled_rank-0.json.gz"},
+                                        {"sampled_rank-1", src + "/sampled_rank-1.json.gz"}});
+        QVERIFY2(r.ok(), r.error.c_str());
+        PodViewerView view;
+        view.resize(1200, 800);
+        view.setProfile(r.profile);
+        QVERIFY(waitReady(view));
+        QVERIFY(view.analysis() && view.analysis()->pytorch);
+        QCOMPARE(view.tabs()->count(), 4);
+        QCOMPARE(view.tabs()->tabText(3), QString("PyTorch distributed"));
+        auto* slider = view.findChild<QSlider*>();
+        slider->setValue(0); // step 551
+        const Table& steps = view.distributedStepTable()->table();
+        QCOMPARE(steps.rowCount(), size_t(4)); // 551 and "all" for each rank
+        QCOMPARE(steps.text(0, 0), std::string("551"));
+        QCOMPARE(steps.text(0, 1), std::string("rank 0"));
+        QCOMPARE(steps.text(1, 0), std::string("all"));
+        slider->setValue(1);
+        QCOMPARE(view.distributedStepTable()->table().text(0, 0), std::string("552"));
+        QCOMPARE(view.distributedOpTable()->table().rowCount(), size_t(2));
+        // Cleared: the tab goes away.
+        view.setProfile(nullptr);
+        QCOMPARE(view.tabs()->count(), 3);
     }
 
     void tfData() {

@@ -252,6 +252,7 @@ private slots:
         }
         QCOMPARE(pod.stepTime.worker, -1);
         for (const PodCollectiveKernel& k : pod.kernels) QVERIFY(ncclNames.count(k.name));
+        QVERIFY(!pod.pytorch); // TensorFlow hosts: no PyTorch distributed view
     }
 
     // Two ranks of a real NCCL job (HTA's sampled_rank-0/1): named by distributedInfo.rank.
@@ -293,6 +294,15 @@ private slots:
         QCOMPARE(pod.lastToStart.worker, 0);
         // Mean step times 615.12 and 619.2715 ms: rank 1 above the median of the two.
         QCOMPARE(pod.stepTime.worker, 1);
+        // PyTorch's distributed view over the two ranks, in rank order (its values are checked
+        // against the plugin in test_pytorch_distributed): four nccl:all_reduce calls each.
+        QVERIFY(pod.pytorch);
+        QCOMPARE(pod.distributedWorkers, (std::vector<size_t>{0, 1}));
+        QVERIFY(pod.distributed.transferKnown);
+        QCOMPARE(pod.distributed.workers[0].ops[0].calls, int64_t(4));
+        QCOMPARE(pod.distributed.workers[1].ops[0].bytes, int64_t(284846792)); // rank 1's
+        const std::string json = podViewerJson(pod);
+        QVERIFY(json.find("\"pytorch_distributed\"") != std::string::npos);
     }
 };
 

@@ -4,11 +4,13 @@
 #include "model/analysis/MemoryProfile.h"
 #include "model/analysis/TfDataBottleneck.h"
 #include "model/analysis/TfOpStats.h"
+#include "model/analysis/TorchTrace.h"
 #include "views/input_pipeline/InputPipelineView.h"
 #include "views/kernel_stats/KernelStatsView.h"
 #include "views/memory_profile/MemoryProfileView.h"
 #include "views/overview/OverviewView.h"
 #include "views/pod_viewer/PodViewerView.h"
+#include "views/pytorch/PyTorchView.h"
 #include "views/summary/SummaryView.h"
 #include "views/tf_data/TfDataView.h"
 #include "views/tf_stats/TfStatsView.h"
@@ -33,6 +35,10 @@ std::vector<ToolInfo> toolRegistry() {
     tools.push_back({"kernel_stats", "GPU kernel stats",
                      [](QWidget* p) { return new KernelStatsView(p); },
                      [](const Profile& profile) { return hasKernelStats(profile); }});
+    // PyTorch (Kineto) traces: the PyTorch profiler TensorBoard plugin's numbers.
+    tools.push_back({"pytorch", "PyTorch (TensorBoard plugin)",
+                     [](QWidget* p) { return new PyTorchView(p); },
+                     [](const Profile& profile) { return isTorchProfile(profile); }});
     tools.push_back({"memory_profile", "Memory profile",
                      [](QWidget* p) { return new MemoryProfileView(p); },
                      [](const Profile& profile) { return hasMemoryProfile(profile); }});

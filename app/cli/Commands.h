@@ -19,5 +19,6 @@ int runBenchOverview(const std::vector<std::string>& args); // bench overview
 int runCapture(const std::vector<std::string>& args);       // capture --service ADDR --logdir DIR
 int runConvert(const std::vector<std::string>& args);       // convert PATH [--to F] OUT
 int runBenchKineto(const std::vector<std::string>& args);   // bench kineto
+int runDiff(const std::vector<std::string>& args);          // diff BASE CANDIDATE --csv|--json OUT
 
 } // namespace stepscope::cli

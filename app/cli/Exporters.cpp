@@ -8,6 +8,8 @@
 #include "model/analysis/PodViewer.h"
 #include "model/analysis/TfDataBottleneck.h"
 #include "model/analysis/TfOpStats.h"
+#include "model/analysis/TorchOverview.h"
+#include "model/analysis/TorchStats.h"
 
 namespace stepscope::cli {
 
@@ -95,6 +97,43 @@ const std::vector<Exporter>& exporters() {
                      },
                      [](const Profile& p, const ExportOptions&) {
                          return tfDataBottleneckJson(computeTfDataBottleneck(p));
+                     }});
+        // PyTorch (Kineto) traces: the PyTorch profiler TensorBoard plugin's tables.
+        auto torchOps = [](const Profile& p, const ExportOptions& o) {
+            const TorchStats s = computeTorchStats(p);
+            const bool byInput = o.contains("group-by-input");
+            return torchOpTable(byInput ? s.opsByInput : s.ops, byInput);
+        };
+        e.push_back({"pytorch_ops",
+                     "PyTorch operators (TensorBoard plugin definitions): calls, host and device "
+                     "self/total time, Tensor Core shares",
+                     {{"group-by-input", false, "one row per operator and input shape"}},
+                     torchOps,
+                     [torchOps](const Profile& p, const ExportOptions& o) {
+                         return tableExportJson("pytorch_ops", torchOps(p, o));
+                     }});
+        auto torchKernels = [](const Profile& p, const ExportOptions& o) {
+            const TorchStats s = computeTorchStats(p);
+            return o.contains("by-name") ? torchKernelTable(s) : torchKernelOpTable(s);
+        };
+        e.push_back({"pytorch_kernels",
+                     "PyTorch kernels (TensorBoard plugin definitions): by kernel, operator and "
+                     "launch configuration",
+                     {{"by-name", false, "one row per kernel name (every kernel of the trace)"}},
+                     torchKernels,
+                     [torchKernels](const Profile& p, const ExportOptions& o) {
+                         return tableExportJson("pytorch_kernels", torchKernels(p, o));
+                     }});
+        e.push_back({"pytorch_overview",
+                     "PyTorch step breakdown (TensorBoard plugin definitions) (CSV); with GPU "
+                     "utilization, SM efficiency, occupancy and Tensor Core shares (JSON)",
+                     {},
+                     [](const Profile& p, const ExportOptions&) {
+                         return torchStepTable(computeTorchOverviews(p), p);
+                     },
+                     [](const Profile& p, const ExportOptions&) {
+                         return torchOverviewJson(computeTorchOverviews(p), p,
+                                                  computeTorchStats(p).tensorCoreKernelRatio);
                      }});
         return e;
     }();

@@ -23,6 +23,8 @@ constexpr const char* kUsage =
     "                                 write a synthetic profile as a TensorBoard log directory\n"
     "  export TOOL PATH (--csv OUT | --json OUT) [OPTIONS]\n"
     "                                 write what a tool shows (see export --help)\n"
+    "  diff BASE CANDIDATE (--csv OUT | --json OUT) [--steps A:B] [--by op|kernel|category]\n"
+    "                                 compare two runs step by step (see diff --help)\n"
     "  capture --service ADDR[,ADDR..] --logdir DIR [--duration-ms N] [OPTIONS]\n"
     "                                 profile running TensorFlow/JAX jobs (see capture --help)\n"
     "  bench load [--events-list N,N,..] [--with-100m]\n"
@@ -81,6 +83,7 @@ int main(int argc, char** argv) {
     if (command == "export") return stepscope::cli::runExport(rest);
     if (command == "capture") return stepscope::cli::runCapture(rest);
     if (command == "convert") return stepscope::cli::runConvert(rest);
+    if (command == "diff") return stepscope::cli::runDiff(rest);
     if (command == "bench") {
         if (rest.empty())
             return usageError(

@@ -123,7 +123,25 @@ OpCatalog::OpCatalog(const Profile& profile)
     , stageIdKey_(profile.strings().find("input_pipeline_stage_id"))
     , stageCategoryKey_(profile.strings().find("input_pipeline_stage_category"))
     , byHostName_(profile.metadata().size(), kUnparsed)
-    , unclaimed_(profile.metadata().size(), kUnparsed) {}
+    , unclaimed_(profile.metadata().size(), kUnparsed) {
+    // PyTorch operators: host events whose category (the Kineto importer's metadata stat) is
+    // cpu_op, or Operator in the 2021 schema.
+    const StringId categoryKey = profile.strings().find("category");
+    if (categoryKey == StringPool::kNotFound) return;
+    const StringId cpuOp = profile.strings().find("cpu_op");
+    const StringId operatorCat = profile.strings().find("Operator");
+    for (uint32_t m = 0; m < profile.metadata().size(); ++m) {
+        for (const StatValue& s : profile.metadataStats(m)) {
+            if (s.key != categoryKey || !s.isText()) continue;
+            const StringId cat = s.asString();
+            if (cat != cpuOp && cat != operatorCat) continue;
+            const StringId name = profile.metadata()[m].name;
+            if (profile.str(name).starts_with("ProfilerStep#")) continue;
+            if (name >= torchOps_.size()) torchOps_.resize(name + 1, false);
+            torchOps_[name] = true;
+        }
+    }
+}
 
 uint32_t OpCatalog::intern(std::string_view name, std::string_view type) {
     std::string key;
@@ -150,8 +168,9 @@ uint32_t OpCatalog::fromFrameworkOp(StringId id) {
             slot = kModuleAnnotation;
         } else {
             const ParsedOp p = parseTfOpFullname(text);
-            slot = p.category == OpCategory::Unknown ? intern(text, kUnknownOpType)
-                                                     : intern(p.name, p.type);
+            slot = p.category != OpCategory::Unknown ? intern(p.name, p.type)
+                   : isTorchOp(id)                   ? intern(text, text)
+                                                     : intern(text, kUnknownOpType);
         }
     }
     return slot;
@@ -204,8 +223,12 @@ uint32_t OpCatalog::hostOp(EventIndex event, StringId tfOp, bool runtime) {
     const uint32_t metadata = profile_.metadataOf(event);
     uint32_t& slot = byHostName_[metadata];
     if (slot == kUnparsed) {
-        const ParsedOp p = parseTfOpFullname(profile_.str(profile_.metadata()[metadata].name));
-        slot = p.category == OpCategory::Unknown ? kNoOp : intern(p.name, p.type);
+        const StringId name = profile_.metadata()[metadata].name;
+        const ParsedOp p = parseTfOpFullname(profile_.str(name));
+        if (p.category != OpCategory::Unknown)
+            slot = intern(p.name, p.type);
+        else
+            slot = isTorchOp(name) ? intern(profile_.str(name), profile_.str(name)) : kNoOp;
     }
     if (slot != kNoOp || runtime || tfOp == 0) return slot;
     const std::string_view text = profile_.str(tfOp);

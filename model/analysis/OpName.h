@@ -76,12 +76,17 @@ inline constexpr std::string_view kUnknownOpType = "Unknown";
 //      serve: memory allocator events and launches (events with a correlation id) are not ops,
 //      so no op is counted twice. XProf counts an event that is an op both by its name and by
 //      its tf_op twice; Stepscope counts it once, by its name.
+//   PyTorch (Kineto) traces, which XProf does not read: an event of category `cpu_op` (2021:
+//   `Operator`) whose name is no TensorFlow/JAX/tf.data op name is the op of its own name
+//   ("aten::mm"), of the same type (PyTorch names an operator by its kind); `ProfilerStep#N` is a step, not an op (as the PyTorch profiler's
+//   TensorBoard plugin, tb_plugin/torch_tb_profiler/profiler/node.py is_operator_node).
 // Device events (deviceOp): the event's framework op (Profile::frameworkOps(): `tf_op`, or the
-// older `level 0`, which XProf no longer reads), parsed; a framework op that parses to nothing
-// names an op of type "Unknown". JAX writes only the module annotation "XlaModule:" there; for
-// such events Stepscope names the op by the JAX `name` stat (the op path, type = its last
-// component), then by the HLO instruction of `hlo_op` (type = its name without the ".N"
-// instruction number), and only then "XlaModule". (XProf reads the op path and type from the
+// older `level 0`, which XProf no longer reads), parsed (a PyTorch op name, which the Kineto
+// importer writes there from the cpu_op that launched the work, is that op); a framework op that
+// parses to nothing names an op of type "Unknown". JAX writes only the module annotation
+// "XlaModule:" there; for such events Stepscope names the op by the JAX `name` stat (the op path,
+// type = its last component), then by the HLO instruction of `hlo_op` (type = its name without the
+// ".N" instruction number), and only then "XlaModule". (XProf reads the op path and type from the
 // HLO proto's op metadata, which Stepscope does not decode; `name` carries the same path.)
 class OpCatalog {
 public:
@@ -110,6 +115,7 @@ private:
     uint32_t fromHloOp(StringId id);
     uint32_t inputPipelineStage(EventIndex event);
     StringId eventStat(EventIndex event, StringId key) const;
+    bool isTorchOp(StringId name) const { return name < torchOps_.size() && torchOps_[name]; }
 
     const Profile& profile_;
     StringId nameKey_, stageIdKey_, stageCategoryKey_;
@@ -119,6 +125,7 @@ private:
     std::vector<uint32_t> byHloOp_;       // string id of an hlo_op stat -> op
     std::vector<uint32_t> byHostName_;    // metadata -> op (kNoOp) for host events
     std::vector<uint32_t> unclaimed_;     // metadata -> unclaimed op
+    std::vector<bool> torchOps_;          // string id -> names a PyTorch cpu_op
     std::unordered_map<std::string, uint32_t> index_; // name '\0' type -> op
 };
 

@@ -46,11 +46,13 @@ struct DeviceEvent {
 
 // Every event on the worker's GPU streams (as GpuTime: device-op lines of GPU planes, never
 // derived lines), sorted by start.
-std::vector<DeviceEvent> deviceEvents(const Profile& p) {
+std::vector<DeviceEvent> deviceEvents(const Profile& p, uint32_t host) {
     std::vector<DeviceEvent> out;
     for (size_t ti = 0; ti < p.tracks().size(); ++ti) {
         const Track& t = p.tracks()[ti];
-        if (!t.deviceOps || t.derived || p.planes()[t.plane].kind != PlaneKind::Gpu) continue;
+        const Plane& plane = p.planes()[t.plane];
+        if (!t.deviceOps || t.derived || plane.kind != PlaneKind::Gpu || plane.host != host)
+            continue;
         for (EventIndex e = t.firstEvent; e < t.firstEvent + t.eventCount; ++e) {
             const std::string_view name = p.name(e);
             KernelKind kind = KernelKind::Compute;
@@ -67,10 +69,23 @@ std::vector<DeviceEvent> deviceEvents(const Profile& p) {
     return out;
 }
 
-int64_t rankOf(const Profile& p) {
+// A PyTorch/Kineto trace: its events carry Kineto's "category" (cat) metadata stat.
+bool isPytorchTrace(const Profile& p, uint32_t host) {
+    const StringId key = p.strings().find("category");
+    if (key == StringPool::kNotFound) return false;
+    for (size_t m = 0; m < p.metadata().size(); ++m) {
+        if (p.planes()[p.metadata()[m].plane].host != host) continue;
+        for (const StatValue& s : p.metadataStats(uint32_t(m)))
+            if (s.key == key) return true;
+    }
+    return false;
+}
+
+int64_t rankOf(const Profile& p, uint32_t host) {
     for (const Plane& plane : p.planes())
-        for (const StatValue& s : p.planeStats(plane))
-            if (p.str(s.key) == "distributed rank" && s.isNumber()) return s.asInt();
+        if (plane.host == host)
+            for (const StatValue& s : p.planeStats(plane))
+                if (p.str(s.key) == "distributed rank" && s.isNumber()) return s.asInt();
     return -1;
 }
 
@@ -106,18 +121,27 @@ struct WorkerSteps {
 
 } // namespace
 
+std::vector<std::string> PodAnalysis::distributedNames() const {
+    std::vector<std::string> out;
+    for (size_t w : distributedWorkers) out.push_back(workers[w].name);
+    return out;
+}
+
 size_t PodAnalysis::loadedWorkers() const {
     return size_t(std::count_if(workers.begin(), workers.end(),
                                 [](const PodWorker& w) { return w.error.empty(); }));
 }
 
-PodAnalysis analyzePod(std::vector<PodWorker> unordered,
-                       const std::vector<std::shared_ptr<const Profile>>& unorderedProfiles,
-                       const Progress* progress) {
+namespace {
+
+// analyzePod with worker i on the planes of host `unorderedHosts[i]` of its profile.
+PodAnalysis analyzeWorkers(std::vector<PodWorker> unordered,
+                           const std::vector<std::shared_ptr<const Profile>>& unorderedProfiles,
+                           const std::vector<uint32_t>& unorderedHosts, const Progress* progress) {
     // Ranks first, in rank order, then the other workers in the order given (host order).
     for (size_t w = 0; w < unordered.size(); ++w)
         if (unorderedProfiles[w] && unordered[w].rank < 0)
-            unordered[w].rank = rankOf(*unorderedProfiles[w]);
+            unordered[w].rank = rankOf(*unorderedProfiles[w], unorderedHosts[w]);
     std::vector<size_t> order(unordered.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -127,9 +151,11 @@ PodAnalysis analyzePod(std::vector<PodWorker> unordered,
     });
     std::vector<PodWorker> workers;
     std::vector<std::shared_ptr<const Profile>> profiles;
+    std::vector<uint32_t> hostOf;
     for (size_t i : order) {
         workers.push_back(std::move(unordered[i]));
         profiles.push_back(unorderedProfiles[i]);
+        hostOf.push_back(unorderedHosts[i]);
     }
 
     PodAnalysis pod;
@@ -150,7 +176,7 @@ PodAnalysis analyzePod(std::vector<PodWorker> unordered,
             continue;
         }
         per[w].steps = std::move(steps.steps);
-        per[w].device = deviceEvents(p);
+        per[w].device = deviceEvents(p, hostOf[w]);
         pod.startNs = any ? std::min(pod.startNs, p.startNs()) : p.startNs();
         any = true;
         if (progress) progress->report("Analysing workers", double(w + 1) / double(n));
@@ -281,8 +307,26 @@ PodAnalysis analyzePod(std::vector<PodWorker> unordered,
             pod.lastToStart.excessMs = last->second - pod.lastToStart.medianMs;
         }
     }
+    // PyTorch's distributed view over every loaded worker that is a PyTorch trace.
+    std::vector<DistributedInput> inputs;
+    for (size_t w = 0; w < n; ++w)
+        if (profiles[w] && isPytorchTrace(*profiles[w], hostOf[w])) {
+            inputs.push_back({profiles[w].get(), hostOf[w]});
+            pod.distributedWorkers.push_back(w);
+        }
+    pod.pytorch = !inputs.empty();
+    if (pod.pytorch) pod.distributed = analyzeDistributed(inputs);
     pod.workers = std::move(workers);
     return pod;
+}
+
+} // namespace
+
+PodAnalysis analyzePod(std::vector<PodWorker> workers,
+                       const std::vector<std::shared_ptr<const Profile>>& profiles,
+                       const Progress* progress) {
+    return analyzeWorkers(std::move(workers), profiles, std::vector<uint32_t>(profiles.size(), 0),
+                          progress);
 }
 
 PodAnalysis computePodViewer(const std::vector<HostFile>& hosts, const Progress* progress) {
@@ -503,6 +547,19 @@ std::string podViewerJson(const PodAnalysis& pod) {
     json.endArray();
     json.key("rows").table(podStepTable(pod));
     json.key("collective_kernels").table(podKernelTable(pod));
+    if (pod.pytorch) {
+        // PyTorch's distributed view (times in µs, as the plugin's).
+        const std::vector<std::string> names = pod.distributedNames();
+        json.key("pytorch_distributed").beginObject();
+        json.field("transfer_known", pod.distributed.transferKnown);
+        if (pod.distributed.problem.empty())
+            json.key("problem").null();
+        else
+            json.field("problem", pod.distributed.problem);
+        json.key("steps").table(distributedStepTable(pod.distributed, names));
+        json.key("communication_ops").table(distributedOpTable(pod.distributed, names));
+        json.endObject();
+    }
     json.endObject();
     return json.take();
 }

@@ -9,6 +9,7 @@
 #include "model/Profile.h"
 #include "model/Progress.h"
 #include "model/Table.h"
+#include "model/analysis/PytorchDistributed.h"
 #include "model/analysis/StepAnalysis.h"
 
 namespace stepscope {
@@ -87,8 +88,15 @@ struct PodAnalysis {
     PodStraggler stepTime, collectiveWait, lastToStart; // over all steps
     std::vector<PodCollectiveKernel> kernels;           // by worker, then total time descending
     int64_t startNs = 0;                                // the pod time base
+    // PyTorch's distributed view over the loaded workers (PytorchDistributed.h); computed when
+    // some worker is a PyTorch/Kineto trace. `distributedWorkers[i]` is the PodWorker index of
+    // distributed.workers[i].
+    bool pytorch = false;
+    DistributedView distributed;
+    std::vector<size_t> distributedWorkers;
 
     size_t loadedWorkers() const;
+    std::vector<std::string> distributedNames() const;
 };
 
 // Loads each host file as a worker, all at once on up to as many threads as there are cores, and

@@ -364,6 +364,7 @@ private:
     std::string skippedSummary() const;
     std::vector<char> closed_; // the text with a missing closing ] added
     uint64_t unmatchedEnds_ = 0;
+    int64_t lastPs_ = std::numeric_limits<int64_t>::min(); // the latest start or end read
 
     // Nodes are stable: the key cache points at their keys.
     std::unordered_map<std::string, std::pair<uint32_t, Role>, StringHash, std::equal_to<>> keys_;
@@ -752,6 +753,7 @@ void Importer::event(od::object obj, const char* at) {
         if (!parseMicros(durText, 0, duration) || duration < 0)
             skipEvent("\"dur\" is negative or not a duration in µs", at);
     }
+    lastPs_ = std::max(lastPs_, start + duration);
     const StringId nameId = b_.intern(name);
     const StringId catId = b_.intern(cat);
     const Kind kind = kindOfCategory(cat);
@@ -1354,13 +1356,15 @@ std::string Importer::run(bool padded) {
     }
     for (HostThread& t : threads_) {
         for (HostThread::Open& o : t.open) {
-            // A B without its E: shown as an instant at its start.
-            addHostEvent(uint32_t(&t - threads_.data()), o.start, 0, o.name, o.cat, o.args);
+            // A B without its E lasts to the trace's last timestamp, as chrome://tracing and
+            // Perfetto show a slice that did not end.
+            addHostEvent(uint32_t(&t - threads_.data()), o.start,
+                         std::max<int64_t>(0, lastPs_ - o.start), o.name, o.cat, o.args);
         }
         if (!t.open.empty())
             b_.host(host_).warnings.push_back(std::to_string(t.open.size()) +
-                                              " \"B\" events have no matching \"E\"; shown with "
-                                              "no duration");
+                                              " \"B\" events have no matching \"E\"; shown as "
+                                              "lasting to the trace's end");
         t.open.clear();
     }
     finishHostNames();

@@ -63,7 +63,11 @@ PodViewerView::PodViewerView(QWidget* parent)
     , tabs_(new QTabWidget(this))
     , steps_(new DataTableView(this))
     , workers_(new DataTableView(this))
-    , kernels_(new DataTableView(this)) {
+    , kernels_(new DataTableView(this))
+    , distributedPage_(new QWidget(this))
+    , distributedNote_(new QLabel(distributedPage_))
+    , distributedSteps_(new DataTableView(distributedPage_))
+    , distributedOps_(new DataTableView(distributedPage_)) {
     status_->setWordWrap(true);
     summary_->setWordWrap(true);
     summary_->setTextFormat(Qt::RichText);
@@ -80,6 +84,19 @@ PodViewerView::PodViewerView(QWidget* parent)
     tabs_->addTab(steps_, tr("Step per worker"));
     tabs_->addTab(workers_, tr("Workers over all steps"));
     tabs_->addTab(kernels_, tr("Collective kernels"));
+
+    distributedNote_->setWordWrap(true);
+    distributedSteps_->setExportFileName("pod_viewer_pytorch_distributed_steps.csv");
+    distributedOps_->setExportFileName("pod_viewer_pytorch_communication_ops.csv");
+    auto* distributedSplit = new QSplitter(Qt::Horizontal, distributedPage_);
+    distributedSplit->addWidget(distributedSteps_);
+    distributedSplit->addWidget(distributedOps_);
+    distributedSplit->setChildrenCollapsible(false);
+    auto* distributedLayout = new QVBoxLayout(distributedPage_);
+    distributedLayout->setContentsMargins(0, 0, 0, 0);
+    distributedLayout->addWidget(distributedNote_);
+    distributedLayout->addWidget(distributedSplit, 1);
+    distributedPage_->hide();
 
     auto* controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("Step"), this));
@@ -150,6 +167,7 @@ void PodViewerView::showAnalysis() {
     traceButton_->setEnabled(any);
     workers_->setTable(pod_ ? podWorkerTable(*pod_) : Table());
     kernels_->setTable(pod_ ? podKernelTable(*pod_) : Table());
+    showDistributed();
     if (!pod_) {
         summary_->clear();
         chart_->setStep(nullptr, nullptr);
@@ -200,6 +218,9 @@ void PodViewerView::showStep() {
     const PodStep& step = pod_->steps[size_t(slider_->value())];
     chart_->setStep(pod_.get(), &step);
     steps_->setTable(podStepTable(*pod_, step.number));
+    if (pod_->pytorch)
+        distributedSteps_->setTable(stepscope::distributedStepTable(
+            pod_->distributed, pod_->distributedNames(), std::to_string(step.number)));
     const PodAnalysis& pod = *pod_;
     summary_->setText(
         tr("<b>Step %1</b> — %2<br>%3<br>%4<br><b>All steps</b> — %5<br>%6<br>%7")
@@ -212,6 +233,29 @@ void PodViewerView::showStep() {
             .arg(stragglerLine(pod, tr("Most mean collective wait"), pod.collectiveWait, tr("ms")))
             .arg(stragglerLine(pod, tr("Last to start collectives on average"), pod.lastToStart,
                                tr("ms after the first"))));
+}
+
+void PodViewerView::showDistributed() {
+    const bool show = pod_ && pod_->pytorch;
+    const int at = tabs_->indexOf(distributedPage_);
+    if (show && at < 0) tabs_->addTab(distributedPage_, tr("PyTorch distributed"));
+    if (!show) {
+        if (at >= 0) tabs_->removeTab(at);
+        distributedSteps_->setTable(Table());
+        distributedOps_->setTable(Table());
+        return;
+    }
+    const DistributedView& v = pod_->distributed;
+    QString note = tr("As the PyTorch profiler's TensorBoard plugin defines it: communication is "
+                      "the nccl:/gloo: collective ops and their kernels; computation the other "
+                      "kernels; data transfer the shortest time any worker spends in each "
+                      "collective, synchronizing the rest.");
+    if (!v.transferKnown)
+        note += " " + tr("Data transfer and synchronizing are not known: %1.")
+                          .arg(QString::fromStdString(v.problem));
+    distributedNote_->setText(note);
+    distributedSteps_->setTable(stepscope::distributedStepTable(v, pod_->distributedNames()));
+    distributedOps_->setTable(stepscope::distributedOpTable(v, pod_->distributedNames()));
 }
 
 void PodViewerView::showInTrace() {

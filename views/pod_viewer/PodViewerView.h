@@ -38,10 +38,14 @@ public:
     PodStepChart* chart() const { return chart_; }
     DataTableView* stepTable() const { return steps_; }
     QLabel* summary() const { return summary_; }
+    QTabWidget* tabs() const { return tabs_; }
+    DataTableView* distributedStepTable() const { return distributedSteps_; }
+    DataTableView* distributedOpTable() const { return distributedOps_; }
 
 private:
     void showAnalysis();
     void showStep();
+    void showDistributed();
     void showInTrace();
 
     std::shared_ptr<const Profile> profile_;
@@ -59,6 +63,11 @@ private:
     DataTableView* steps_;
     DataTableView* workers_;
     DataTableView* kernels_;
+    // PyTorch's distributed view, a tab shown for PyTorch workers.
+    QWidget* distributedPage_;
+    QLabel* distributedNote_;
+    DataTableView* distributedSteps_;
+    DataTableView* distributedOps_;
 };
 
 } // namespace stepscope

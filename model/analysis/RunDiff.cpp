@@ -1,0 +1,608 @@
+#include "model/analysis/RunDiff.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <unordered_map>
+
+#include "model/analysis/OpName.h"
+#include "model/analysis/TensorCore.h"
+
+namespace stepscope {
+
+namespace {
+
+// A change of Tensor Core share or of 16-bit precision share smaller than this many percentage
+// points is not called out.
+constexpr double kCalloutPoints = 10;
+// Auto alignment shifts only when that lowers the mean distance of paired steps by more than this
+// many times the unshifted pairing's median pair distance (the step-to-step noise): a left-out
+// warm-up step lowers it by far more, a lucky match of jitter does not.
+constexpr double kAutoShiftNoiseFactor = 3;
+
+constexpr double kPsPerUs = 1e6;
+
+std::string percentText(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f%%", v);
+    return buf;
+}
+
+std::string signedPercentText(double v) {
+    return (v > 0 ? "+" : "") + percentText(v);
+}
+
+std::string durationText(double us) {
+    char buf[48];
+    const double a = std::fabs(us);
+    if (a >= 1e6)
+        std::snprintf(buf, sizeof buf, "%.3g s", us / 1e6);
+    else if (a >= 1e3)
+        std::snprintf(buf, sizeof buf, "%.3g ms", us / 1e3);
+    else
+        std::snprintf(buf, sizeof buf, "%.3g µs", us);
+    return buf;
+}
+
+// L1 distances between paired steps' breakdowns (which sum to their durations), in ps.
+std::vector<double> pairDistances(const StepAnalysis& base, const StepAnalysis& candidate,
+                                  const std::vector<std::pair<size_t, size_t>>& pairs) {
+    std::vector<double> distances;
+    for (auto [b, c] : pairs) {
+        double sum = 0;
+        for (size_t k = 0; k < kStepCategoryCount; ++k)
+            sum += std::fabs(double(base.steps[b].categoryPs[k]) -
+                             double(candidate.steps[c].categoryPs[k]));
+        distances.push_back(sum);
+    }
+    return distances;
+}
+
+double mean(const std::vector<double>& v) {
+    if (v.empty()) return std::numeric_limits<double>::infinity();
+    double sum = 0;
+    for (double x : v) sum += x;
+    return sum / double(v.size());
+}
+
+std::vector<std::pair<size_t, size_t>> orderPairs(size_t nb, size_t nc, int shift) {
+    std::vector<std::pair<size_t, size_t>> pairs;
+    for (size_t i = 0; i < nb; ++i) {
+        const long long j = (long long)i + shift;
+        if (j >= 0 && j < (long long)nc) pairs.emplace_back(i, size_t(j));
+    }
+    return pairs;
+}
+
+std::string shiftPhrase(int shift) {
+    if (shift == 0) return "unshifted";
+    const int a = std::abs(shift);
+    return std::string(shift > 0 ? "the candidate's" : "the baseline's") + " first " +
+           (a == 1 ? std::string("step") : std::to_string(a) + " steps") + " left out";
+}
+
+} // namespace
+
+std::string_view diffClassName(DiffClass c) {
+    switch (c) {
+    case DiffClass::Added:
+        return "added";
+    case DiffClass::Removed:
+        return "removed";
+    case DiffClass::Slower:
+        return "slower";
+    case DiffClass::Faster:
+        return "faster";
+    case DiffClass::Unchanged:
+        return "unchanged";
+    }
+    return "unchanged";
+}
+
+std::string_view diffEvidenceText(DiffEvidence e) {
+    switch (e) {
+    case DiffEvidence::Significant:
+        return "significant";
+    case DiffEvidence::NotSignificant:
+        return "within noise";
+    case DiffEvidence::TooFewSteps:
+        return "too few steps for an interval";
+    case DiffEvidence::NoNoiseEstimate:
+        return "no noise estimate possible: one step each";
+    }
+    return "";
+}
+
+StepPairing pairSteps(const StepAnalysis& base, const StepAnalysis& candidate,
+                      const RunDiffOptions& options) {
+    StepPairing result;
+    const size_t nb = base.steps.size(), nc = candidate.steps.size();
+    result.shift = options.shift;
+    if (options.alignment == StepAlignment::ByNumber) {
+        result.alignment = StepAlignment::ByNumber;
+        std::unordered_map<int64_t, size_t> byNumber;
+        for (size_t j = 0; j < nc; ++j) byNumber.emplace(candidate.steps[j].number, j);
+        for (size_t i = 0; i < nb; ++i) {
+            const auto it = byNumber.find(base.steps[i].number + options.shift);
+            if (it != byNumber.end()) result.pairs.emplace_back(i, it->second);
+        }
+        result.explanation = "Steps paired by step number" +
+                             (options.shift ? ", candidate number = baseline number " +
+                                                  std::string(options.shift > 0 ? "+ " : "- ") +
+                                                  std::to_string(std::abs(options.shift))
+                                            : std::string()) +
+                             ".";
+    } else if (options.alignment == StepAlignment::ByOrder) {
+        result.alignment = StepAlignment::ByOrder;
+        result.pairs = orderPairs(nb, nc, options.shift);
+        result.explanation = "Steps paired by order (" + shiftPhrase(options.shift) + ").";
+    } else {
+        result.alignment = StepAlignment::ByOrder;
+        const size_t needed = (std::min(nb, nc) + 1) / 2;
+        const std::vector<double> zero = pairDistances(base, candidate, orderPairs(nb, nc, 0));
+        const double unshifted = mean(zero);
+        const double noise = median(zero);
+        int best = 0;
+        double bestDistance = unshifted;
+        for (int k = -kMaxAutoShift; k <= kMaxAutoShift; ++k) {
+            const auto pairs = orderPairs(nb, nc, k);
+            if (k == 0 || pairs.size() < std::max<size_t>(needed, 1)) continue;
+            const double d = mean(pairDistances(base, candidate, pairs));
+            if (d < bestDistance) {
+                bestDistance = d;
+                best = k;
+            }
+        }
+        if (best != 0 && !(unshifted - bestDistance > kAutoShiftNoiseFactor * noise)) best = 0;
+        result.shift = best;
+        result.pairs = orderPairs(nb, nc, best);
+        if (best == 0) {
+            result.explanation = "Steps paired by order.";
+        } else {
+            result.explanation = "Steps paired by order with " + shiftPhrase(best) +
+                                 ": that pairs steps of a mean breakdown distance of " +
+                                 durationText(bestDistance / kPsPerUs) + " instead of " +
+                                 durationText(unshifted / kPsPerUs) + " unshifted.";
+        }
+    }
+    if (options.firstStep || options.lastStep) {
+        std::erase_if(result.pairs, [&](const std::pair<size_t, size_t>& p) {
+            const int64_t s = base.steps[p.first].number;
+            return (options.firstStep && s < *options.firstStep) ||
+                   (options.lastStep && s > *options.lastStep);
+        });
+        result.explanation +=
+            " Baseline steps " + (options.firstStep ? std::to_string(*options.firstStep) : "") +
+            ":" + (options.lastStep ? std::to_string(*options.lastStep) : "") + " only.";
+    }
+    return result;
+}
+
+namespace {
+
+struct Window {
+    int64_t begin = 0, end = 0;
+    size_t pair = 0;
+};
+
+// Rows of one table, keyed by their identity, accumulated from both runs.
+class RowSet {
+public:
+    explicit RowSet(size_t pairCount)
+        : pairs_(pairCount) {}
+    DiffRow& at(const std::string& type, const std::string& name) {
+        std::string key = type;
+        key += '\0';
+        key += name;
+        const auto [it, fresh] = index_.emplace(std::move(key), rows_.size());
+        if (fresh) {
+            DiffRow row;
+            row.type = type;
+            row.name = name;
+            row.base.perStepUs.assign(pairs_, 0.0);
+            row.candidate.perStepUs.assign(pairs_, 0.0);
+            row.baseTensorCorePercent = row.candidateTensorCorePercent = Table::missing();
+            rows_.push_back(std::move(row));
+            kernelPs_.emplace_back();
+            tensorCorePs_.emplace_back();
+        }
+        return rows_[it->second];
+    }
+    size_t indexOf(const DiffRow& row) const { return size_t(&row - rows_.data()); }
+    std::vector<DiffRow>& rows() { return rows_; }
+    // Kernel time and Tensor Core kernel time per row and side (ops).
+    std::vector<std::array<int64_t, 2>> kernelPs_, tensorCorePs_;
+
+private:
+    size_t pairs_;
+    std::vector<DiffRow> rows_;
+    std::unordered_map<std::string, size_t> index_;
+};
+
+std::string launchConfiguration(const KernelDetails& k) {
+    auto dims = [](const std::array<uint32_t, 3>& d) {
+        return std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]);
+    };
+    std::string s = "grid:" + dims(k.grid) + " block:" + dims(k.block);
+    if (k.hasRegisters) s += " regs:" + std::to_string(k.registersPerThread);
+    s += " shm:" + std::to_string(k.sharedBytes());
+    return s;
+}
+
+// Adds one run's GPU stream events that start inside the aligned steps to the op and kernel rows.
+bool collect(const Profile& p, const std::vector<Window>& windows, bool isBase, RowSet& ops,
+             RowSet& kernels, const Progress* progress) {
+    OpCatalog catalog(p);
+    std::vector<int8_t> tensorCore(p.metadata().size(), -1);
+    const size_t side = isBase ? 0 : 1;
+    // Events are visited in index order (tracks in order, each track's events in a block), so one
+    // forward cursor per side table serves the whole pass.
+    SideCursor<StringId> frameworkOps(p.frameworkOps());
+    SideCursor<StringId> hloOps(p.hloOps());
+    SideCursor<uint32_t> kernelIds(p.kernels());
+    for (const Plane& plane : p.planes()) {
+        if (plane.kind != PlaneKind::Gpu) continue;
+        if (progress && progress->cancelled()) return false;
+        for (uint32_t ti = plane.firstTrack; ti < plane.firstTrack + plane.trackCount; ++ti) {
+            const Track& t = p.tracks()[ti];
+            if (!t.deviceOps || t.eventCount == 0) continue;
+            for (EventIndex e = t.firstEvent; e < t.firstEvent + t.eventCount; ++e) {
+                const int64_t start = p.start(e);
+                auto w = std::upper_bound(windows.begin(), windows.end(), start,
+                                          [](int64_t s, const Window& x) { return s < x.begin; });
+                const StringId* fw = frameworkOps.at(e);
+                const StringId* hlo = hloOps.at(e);
+                const uint32_t* kernel = kernelIds.at(e);
+                if (w == windows.begin()) continue;
+                --w;
+                if (start >= w->end) continue;
+                const int64_t dur = p.duration(e);
+                const double us = double(dur) / kPsPerUs;
+                uint32_t op = fw || hlo ? catalog.deviceOp(e, fw ? *fw : 0, hlo ? *hlo : 0)
+                                        : OpCatalog::kNoOp;
+                if (op == OpCatalog::kNoOp) op = catalog.unclaimedOp(e);
+                const OpIdentity& id = catalog.op(op);
+                DiffRow& opRow = ops.at(id.type, id.name);
+                DiffSide& opSide = isBase ? opRow.base : opRow.candidate;
+                ++opSide.count;
+                opSide.totalPs += dur;
+                opSide.perStepUs[w->pair] += us;
+                if (!kernel) continue;
+                int8_t& tc = tensorCore[p.metadataOf(e)];
+                if (tc < 0) tc = kernelUsesTensorCore(p.name(e), plane.device.vendor) ? 1 : 0;
+                const size_t r = ops.indexOf(opRow);
+                ops.kernelPs_[r][side] += dur;
+                if (tc) ops.tensorCorePs_[r][side] += dur;
+                DiffRow& kRow = kernels.at(launchConfiguration(p.kernelDetailsTable()[*kernel]),
+                                           std::string(p.name(e)));
+                DiffSide& kSide = isBase ? kRow.base : kRow.candidate;
+                ++kSide.count;
+                kSide.totalPs += dur;
+                kSide.perStepUs[w->pair] += us;
+                kRow.usesTensorCore = kRow.usesTensorCore || tc;
+            }
+        }
+    }
+    return true;
+}
+
+std::vector<Window> windowsOf(const StepAnalysis& steps, const StepPairing& pairing, bool isBase,
+                              bool wholeProfiles) {
+    std::vector<Window> windows;
+    if (wholeProfiles) {
+        windows.push_back(
+            {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), 0});
+        return windows;
+    }
+    for (size_t i = 0; i < pairing.pairs.size(); ++i) {
+        const StepRecord& s =
+            steps.steps[isBase ? pairing.pairs[i].first : pairing.pairs[i].second];
+        windows.push_back({s.beginPs, s.beginPs + s.durationPs, i});
+    }
+    std::sort(windows.begin(), windows.end(),
+              [](const Window& a, const Window& b) { return a.begin < b.begin; });
+    return windows;
+}
+
+void classify(DiffRow& row, const RunDiff& diff, const RankSumNull* null) {
+    const size_t pairs = row.base.perStepUs.size();
+    const double minChange = diff.minChangePercent;
+    if (row.base.totalPs == 0 && row.candidate.totalPs > 0) {
+        row.diffClass = DiffClass::Added;
+    } else if (row.candidate.totalPs == 0 && row.base.totalPs > 0) {
+        row.diffClass = DiffClass::Removed;
+    }
+    const bool comparable = row.base.totalPs > 0 && row.candidate.totalPs > 0;
+    const double totalChange =
+        row.base.totalPs > 0
+            ? 100.0 * double(row.candidate.totalPs - row.base.totalPs) / double(row.base.totalPs)
+            : 0;
+    if (pairs >= 2) {
+        row.test = shiftTest(row.base.perStepUs, row.candidate.perStepUs, diff.confidence, null);
+        row.evidence = !row.test.interval ? DiffEvidence::TooFewSteps
+                       : row.test.interval->first > 0 || row.test.interval->second < 0
+                           ? DiffEvidence::Significant
+                           : DiffEvidence::NotSignificant;
+    } else {
+        row.evidence = DiffEvidence::NoNoiseEstimate;
+    }
+    if (!comparable) {
+        row.relativeKnown = row.base.totalPs > 0;
+        if (row.relativeKnown) row.relativeShiftPercent = -100;
+        return;
+    }
+    row.relativeKnown = true;
+    if (row.evidence == DiffEvidence::Significant || row.evidence == DiffEvidence::NotSignificant) {
+        const double baseMeanUs = double(row.base.totalPs) / kPsPerUs / double(pairs);
+        row.relativeShiftPercent = 100.0 * row.test.shift / baseMeanUs;
+    } else {
+        row.relativeShiftPercent = totalChange;
+    }
+    const double rel = row.relativeShiftPercent;
+    const bool tested =
+        row.evidence == DiffEvidence::Significant || row.evidence == DiffEvidence::NotSignificant;
+    const bool real = !tested || row.evidence == DiffEvidence::Significant;
+    if (real && rel >= minChange && (!tested || row.test.interval->first > 0))
+        row.diffClass = DiffClass::Slower;
+    else if (real && rel <= -minChange && (!tested || row.test.interval->second < 0))
+        row.diffClass = DiffClass::Faster;
+    else
+        row.diffClass = DiffClass::Unchanged;
+}
+
+void sortRows(std::vector<DiffRow>& rows) {
+    std::sort(rows.begin(), rows.end(), [](const DiffRow& a, const DiffRow& b) {
+        const int64_t da = std::llabs(a.candidate.totalPs - a.base.totalPs);
+        const int64_t db = std::llabs(b.candidate.totalPs - b.base.totalPs);
+        if (da != db) return da > db;
+        const int64_t ta = std::max(a.base.totalPs, a.candidate.totalPs);
+        const int64_t tb = std::max(b.base.totalPs, b.candidate.totalPs);
+        if (ta != tb) return ta > tb;
+        if (a.name != b.name) return a.name < b.name;
+        return a.type < b.type;
+    });
+}
+
+} // namespace
+
+RunDiff diffRuns(const Profile& base, const Profile& candidate, const RunDiffOptions& options,
+                 const Progress* progress) {
+    RunDiff diff;
+    diff.confidence = options.confidence;
+    diff.minChangePercent = options.minChangePercent;
+    if (progress) progress->report("Steps of the baseline", 0);
+    diff.baseSteps = analyzeSteps(base, {}, progress);
+    if (progress && progress->cancelled()) return {};
+    if (progress) progress->report("Steps of the candidate", 0.3);
+    diff.candidateSteps = analyzeSteps(candidate, {}, progress);
+    if (progress && progress->cancelled()) return {};
+
+    diff.wholeProfiles = diff.baseSteps.steps.empty() || diff.candidateSteps.steps.empty();
+    if (diff.wholeProfiles) {
+        diff.pairing.pairs = {{0, 0}};
+        diff.pairing.explanation =
+            std::string(diff.baseSteps.steps.empty() ? "The baseline" : "The candidate") +
+            " has no steps: the whole profiles are compared as one step each.";
+    } else {
+        diff.pairing = pairSteps(diff.baseSteps, diff.candidateSteps, options);
+        if (diff.pairing.pairs.empty()) {
+            diff.pairing.explanation += " No step of the baseline has a partner in the candidate.";
+            return diff;
+        }
+    }
+    const size_t pairs = diff.pairing.pairs.size();
+    std::unique_ptr<RankSumNull> null;
+    if (pairs >= 2 && pairs <= kExactLimit) null = std::make_unique<RankSumNull>(pairs, pairs);
+
+    // Categories: the step time and its breakdown, per aligned step.
+    if (!diff.wholeProfiles) {
+        auto add = [&](std::string name, auto value) {
+            DiffRow row;
+            row.name = std::move(name);
+            row.baseTensorCorePercent = row.candidateTensorCorePercent = Table::missing();
+            for (auto [b, c] : diff.pairing.pairs) {
+                const int64_t vb = value(diff.baseSteps.steps[b]);
+                const int64_t vc = value(diff.candidateSteps.steps[c]);
+                row.base.perStepUs.push_back(double(vb) / kPsPerUs);
+                row.candidate.perStepUs.push_back(double(vc) / kPsPerUs);
+                row.base.totalPs += vb;
+                row.candidate.totalPs += vc;
+            }
+            row.base.count = row.candidate.count = pairs;
+            // A category neither run has (compilation, always 0 as in XProf) is no row.
+            if (row.base.totalPs == 0 && row.candidate.totalPs == 0) return;
+            classify(row, diff, null.get());
+            diff.categories.push_back(std::move(row));
+        };
+        add("Step time", [](const StepRecord& s) { return s.durationPs; });
+        for (size_t k = 0; k < kStepCategoryCount; ++k)
+            add(std::string(stepCategoryName(StepCategory(k))),
+                [k](const StepRecord& s) { return s.categoryPs[k]; });
+        // The step time first, then the categories by |delta|.
+        if (diff.categories.size() > 1) {
+            std::vector<DiffRow> rest(std::make_move_iterator(diff.categories.begin() + 1),
+                                      std::make_move_iterator(diff.categories.end()));
+            sortRows(rest);
+            diff.categories.resize(1);
+            for (DiffRow& r : rest) diff.categories.push_back(std::move(r));
+        }
+    }
+    if (progress) progress->report("Ops and kernels", 0.6);
+
+    RowSet ops(pairs), kernels(pairs);
+    if (!collect(base, windowsOf(diff.baseSteps, diff.pairing, true, diff.wholeProfiles), true, ops,
+                 kernels, progress) ||
+        !collect(candidate, windowsOf(diff.candidateSteps, diff.pairing, false, diff.wholeProfiles),
+                 false, ops, kernels, progress))
+        return {};
+    for (size_t r = 0; r < ops.rows().size(); ++r) {
+        DiffRow& row = ops.rows()[r];
+        if (ops.kernelPs_[r][0] > 0)
+            row.baseTensorCorePercent =
+                100.0 * double(ops.tensorCorePs_[r][0]) / double(ops.kernelPs_[r][0]);
+        if (ops.kernelPs_[r][1] > 0)
+            row.candidateTensorCorePercent =
+                100.0 * double(ops.tensorCorePs_[r][1]) / double(ops.kernelPs_[r][1]);
+    }
+    diff.ops = std::move(ops.rows());
+    diff.kernels = std::move(kernels.rows());
+    for (DiffRow& row : diff.ops) classify(row, diff, null.get());
+    for (DiffRow& row : diff.kernels) classify(row, diff, null.get());
+    sortRows(diff.ops);
+    sortRows(diff.kernels);
+
+    // Callouts: precision and Tensor Core use.
+    if (!diff.wholeProfiles) {
+        double b16 = 0, b32 = 0, c16 = 0, c32 = 0;
+        for (auto [b, c] : diff.pairing.pairs) {
+            b16 += double(diff.baseSteps.steps[b].ps(StepCategory::DeviceCompute16));
+            b32 += double(diff.baseSteps.steps[b].ps(StepCategory::DeviceCompute32));
+            c16 += double(diff.candidateSteps.steps[c].ps(StepCategory::DeviceCompute16));
+            c32 += double(diff.candidateSteps.steps[c].ps(StepCategory::DeviceCompute32));
+        }
+        if (b16 + b32 > 0 && c16 + c32 > 0) {
+            const double bShare = 100 * b16 / (b16 + b32), cShare = 100 * c16 / (c16 + c32);
+            if (std::fabs(cShare - bShare) >= kCalloutPoints)
+                diff.callouts.push_back("Precision: 16-bit device compute went from " +
+                                        percentText(bShare) + " to " + percentText(cShare) +
+                                        " of device compute time.");
+        }
+    }
+    for (const DiffRow& row : diff.ops) {
+        const double b = row.baseTensorCorePercent, c = row.candidateTensorCorePercent;
+        if (std::isnan(b) || std::isnan(c)) continue;
+        if ((b == 0) != (c == 0) || std::fabs(c - b) >= kCalloutPoints)
+            diff.callouts.push_back("Tensor Cores: " + row.name + " ran " + percentText(b) +
+                                    " of its kernel time on Tensor Cores in the baseline, " +
+                                    percentText(c) + " in the candidate.");
+    }
+    if (progress) progress->report("Ops and kernels", 1);
+    return diff;
+}
+
+Table runDiffTable(const RunDiff& diff, DiffBy by) {
+    Table t;
+    const std::vector<DiffRow>& rows = by == DiffBy::Category ? diff.categories
+                                       : by == DiffBy::Op     ? diff.ops
+                                                              : diff.kernels;
+    const std::string level = percentText(100 * diff.confidence);
+    using T = Table::Type;
+    using F = ColumnFormat;
+    if (by == DiffBy::Op) t.addColumn("Type", T::Text);
+    t.addColumn(by == DiffBy::Category ? "Category"
+                : by == DiffBy::Op     ? "Operation"
+                                       : "Kernel",
+                T::Text);
+    if (by == DiffBy::Kernel) t.addColumn("Launch configuration", T::Text);
+    t.addColumn("Class", T::Text, F::Plain,
+                "added, removed, slower, faster or unchanged (the verdict of the per-step test)");
+    t.addColumn("Evidence", T::Text, F::Plain,
+                "whether the " + level + " interval of the per-step shift excludes 0");
+    const char* countName = by == DiffBy::Category ? "steps" : "count";
+    t.addColumn(std::string("Baseline ") + countName, T::Int);
+    t.addColumn(std::string("Candidate ") + countName, T::Int);
+    t.addColumn("Baseline total (µs)", T::Double, F::Microseconds);
+    t.addColumn("Candidate total (µs)", T::Double, F::Microseconds);
+    t.addColumn("Delta total (µs)", T::Double, F::Microseconds, "candidate total - baseline total");
+    t.addColumn("Ratio", T::Double, F::Plain, "candidate total / baseline total");
+    t.addColumn("Baseline avg (µs)", T::Double, F::Microseconds,
+                by == DiffBy::Category ? "per step" : "per event");
+    t.addColumn("Candidate avg (µs)", T::Double, F::Microseconds,
+                by == DiffBy::Category ? "per step" : "per event");
+    t.addColumn("Shift per step (µs)", T::Double, F::Microseconds,
+                "Hodges-Lehmann estimate: the median of all candidate - baseline per-step "
+                "differences");
+    t.addColumn("Shift low (µs)", T::Double, F::Microseconds, level + " interval, lower end");
+    t.addColumn("Shift high (µs)", T::Double, F::Microseconds, level + " interval, upper end");
+    t.addColumn("Change (%)", T::Double, F::Percent,
+                "shift per step / baseline mean per-step time (without a test: of the totals)");
+    t.addColumn("p-value", T::Double, F::Plain, "two-sided Mann-Whitney U test");
+    if (by == DiffBy::Op) {
+        t.addColumn("Baseline TensorCore (%)", T::Double, F::Percent,
+                    "share of the op's kernel time in kernels that use Tensor Cores");
+        t.addColumn("Candidate TensorCore (%)", T::Double, F::Percent,
+                    "share of the op's kernel time in kernels that use Tensor Cores");
+    }
+    if (by == DiffBy::Kernel) t.addColumn("Kernel uses TensorCore", T::Int, F::Bool);
+
+    const double none = Table::missing();
+    for (const DiffRow& r : rows) {
+        std::vector<Table::Cell> cells;
+        if (by == DiffBy::Op) cells.emplace_back(r.type);
+        cells.emplace_back(r.name);
+        if (by == DiffBy::Kernel) cells.emplace_back(r.type);
+        cells.emplace_back(std::string(diffClassName(r.diffClass)));
+        cells.emplace_back(std::string(diffEvidenceText(r.evidence)));
+        cells.emplace_back(int64_t(r.base.count));
+        cells.emplace_back(int64_t(r.candidate.count));
+        const double bt = double(r.base.totalPs) / kPsPerUs;
+        const double ct = double(r.candidate.totalPs) / kPsPerUs;
+        cells.emplace_back(bt);
+        cells.emplace_back(ct);
+        cells.emplace_back(double(r.candidate.totalPs - r.base.totalPs) / kPsPerUs);
+        cells.emplace_back(r.base.totalPs > 0 ? ct / bt : none);
+        cells.emplace_back(r.base.count ? bt / double(r.base.count) : none);
+        cells.emplace_back(r.candidate.count ? ct / double(r.candidate.count) : none);
+        const bool tested = r.base.perStepUs.size() >= 2;
+        cells.emplace_back(tested ? r.test.shift : none);
+        cells.emplace_back(r.test.interval ? r.test.interval->first : none);
+        cells.emplace_back(r.test.interval ? r.test.interval->second : none);
+        cells.emplace_back(r.relativeKnown ? r.relativeShiftPercent : none);
+        cells.emplace_back(tested ? r.test.pValue : none);
+        if (by == DiffBy::Op) {
+            cells.emplace_back(r.baseTensorCorePercent);
+            cells.emplace_back(r.candidateTensorCorePercent);
+        }
+        if (by == DiffBy::Kernel) cells.emplace_back(int64_t(r.usesTensorCore ? 1 : 0));
+        t.addRow(std::move(cells));
+    }
+    return t;
+}
+
+std::vector<std::string> runDiffSummary(const RunDiff& diff, size_t maxOps) {
+    std::vector<std::string> lines;
+    if (diff.pairing.pairs.empty()) return lines;
+    // How sure: the interval when there is one, else why there is none.
+    auto evidence = [](const DiffRow& r) {
+        if (r.evidence != DiffEvidence::Significant)
+            return "; " + std::string(diffEvidenceText(r.evidence));
+        return "; interval " + durationText(r.test.interval->first) + " to " +
+               durationText(r.test.interval->second) + " per step";
+    };
+    for (const DiffRow& r : diff.categories) {
+        if (r.name != "Step time") continue;
+        if (r.diffClass == DiffClass::Slower || r.diffClass == DiffClass::Faster)
+            lines.push_back("Against the baseline, the step time is " +
+                            std::string(diffClassName(r.diffClass)) + " by " +
+                            percentText(std::fabs(r.relativeShiftPercent)) + " (" +
+                            evidence(r).substr(2) + ").");
+    }
+    size_t told = 0;
+    for (const DiffRow& r : diff.ops) {
+        if (told >= maxOps) break;
+        const double perStepUs = double(r.candidate.totalPs - r.base.totalPs) / kPsPerUs /
+                                 double(r.base.perStepUs.size());
+        if (r.diffClass == DiffClass::Added) {
+            lines.push_back("New in the candidate: " + r.name + " (" + durationText(perStepUs) +
+                            " per step).");
+        } else if (r.diffClass == DiffClass::Removed) {
+            lines.push_back("Gone from the candidate: " + r.name + " (" + durationText(-perStepUs) +
+                            " per step in the baseline).");
+        } else if (r.diffClass == DiffClass::Slower || r.diffClass == DiffClass::Faster) {
+            lines.push_back(r.name + " is " + std::string(diffClassName(r.diffClass)) + " (" +
+                            signedPercentText(r.relativeShiftPercent) + ", " +
+                            (perStepUs > 0 ? "+" : "") + durationText(perStepUs) + " per step" +
+                            evidence(r) + ").");
+        } else {
+            continue;
+        }
+        ++told;
+    }
+    lines.insert(lines.end(), diff.callouts.begin(), diff.callouts.end());
+    return lines;
+}
+
+} // namespace stepscope

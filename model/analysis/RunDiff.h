@@ -1,0 +1,130 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "model/Profile.h"
+#include "model/Progress.h"
+#include "model/Table.h"
+#include "model/analysis/ShiftTest.h"
+#include "model/analysis/StepAnalysis.h"
+
+namespace stepscope {
+
+// Two runs compared: which step of the candidate goes with which step of the baseline, and per
+// step-breakdown category, per framework op and per GPU kernel, how the time per step moved and
+// whether that move stands out of the step-to-step noise.
+//
+// Steps: each run's steps as StepAnalysis finds them (analyzeSteps). A run without steps counts
+// as one "step" spanning the whole profile (then no noise estimate is possible).
+// Work of a step: the GPU stream events (Track::deviceOps on GPU planes) that START inside the
+// step's span [begin, begin + duration), on every GPU of the profile.
+// Rows:
+//   category  StepCategory of StepAnalysis, plus "Step time"; per-step value = that category's
+//             time in the step
+//   op        the framework op an event counts in, as the TF op stats' device side names it
+//             (OpCatalog: tf_op / level 0 / JAX name / hlo_op; device work without an op is a row
+//             named by the kernel or copy, type "Unknown"); per-step value = summed duration.
+//             Self time equals total time on GPU streams (no nesting; XProf's rule), so it is not
+//             a column of its own. Host ops are not compared.
+//   kernel    kernel name + launch configuration (grid, block, registers, shared memory), events
+//             with kernel details only; per-step value = summed duration
+// Rows are sorted by the size of the change of their totals, then by their larger total.
+// Class: added (only the candidate has it), removed (only the baseline), else slower / faster /
+// unchanged from the verdict below.
+enum class StepAlignment : uint8_t {
+    Auto,     // by order; shifted by up to kMaxAutoShift steps when that pairs far closer steps
+              // than the step-to-step noise explains (see pairSteps)
+    ByOrder,  // the i-th baseline step with the (i + shift)-th candidate step
+    ByNumber, // baseline step number s with candidate step number s + shift
+};
+inline constexpr int kMaxAutoShift = 2;
+
+enum class DiffBy : uint8_t { Category, Op, Kernel };
+enum class DiffClass : uint8_t { Added, Removed, Slower, Faster, Unchanged };
+enum class DiffEvidence : uint8_t {
+    Significant,    // the interval of the per-step shift excludes 0
+    NotSignificant, // it includes 0
+    TooFewSteps,    // steps on both sides, too few for an interval at the confidence
+    NoNoiseEstimate // one step each (or a run without steps): nothing to estimate noise from
+};
+std::string_view diffClassName(DiffClass c);
+std::string_view diffEvidenceText(DiffEvidence e);
+
+struct RunDiffOptions {
+    StepAlignment alignment = StepAlignment::Auto;
+    int shift = 0; // ByOrder / ByNumber
+    // Baseline step numbers to compare, inclusive; unset = no bound.
+    std::optional<int64_t> firstStep, lastStep;
+    double confidence = 0.95;
+    // Practical floor: a change smaller than this share of the baseline's median per-step time is
+    // "unchanged" even when significant (and, without a noise estimate, the only test).
+    double minChangePercent = 1.0;
+};
+
+struct StepPairing {
+    StepAlignment alignment = StepAlignment::ByOrder; // what was used (Auto resolves to ByOrder)
+    int shift = 0;
+    std::vector<std::pair<size_t, size_t>> pairs; // indices into base / candidate steps
+    std::string explanation;                      // one sentence for the user
+};
+
+// One run's side of a row, over the aligned steps.
+struct DiffSide {
+    uint64_t count = 0;            // events (categories: steps)
+    int64_t totalPs = 0;           // summed time
+    std::vector<double> perStepUs; // one value per aligned pair, µs
+};
+
+struct DiffRow {
+    std::string type; // op type; kernel: launch configuration; category: empty
+    std::string name; // op / kernel / category name
+    DiffSide base, candidate;
+    DiffClass diffClass = DiffClass::Unchanged;
+    DiffEvidence evidence = DiffEvidence::NoNoiseEstimate;
+    ShiftTest test;                  // per-step shift, when there are >= 2 pairs
+    double relativeShiftPercent = 0; // shift / baseline median per-step (or total) time
+    bool relativeKnown = false;      // false when the baseline has no time (added rows)
+    // Tensor Core: kernel rows, the kernel uses them; op rows, % of the op's kernel time in
+    // kernels that use them (NaN when the op ran no kernel in that run).
+    bool usesTensorCore = false;
+    double baseTensorCorePercent = 0, candidateTensorCorePercent = 0;
+};
+
+struct RunDiff {
+    StepAnalysis baseSteps, candidateSteps;
+    bool wholeProfiles = false; // a run had no steps: each run counted as one step
+    StepPairing pairing;
+    double confidence = 0.95, minChangePercent = 1.0;
+    std::vector<DiffRow> categories, ops, kernels; // categories: "Step time" first
+    std::vector<std::string> callouts; // Tensor Core and precision changes, in plain words
+};
+
+// The pairing of two runs' steps (options: alignment, shift, step range). Auto: by order, with the
+// shift k in [-kMaxAutoShift, kMaxAutoShift] (at least half of the shorter run paired) whose
+// pairs have the smallest mean L1 distance of their step breakdowns, taken only when it lowers
+// that mean by more than 3 times the median pair distance of the unshifted pairing.
+StepPairing pairSteps(const StepAnalysis& base, const StepAnalysis& candidate,
+                      const RunDiffOptions& options);
+
+// Compares `candidate` with `base`. Returns an empty result (no pairs) if cancelled.
+RunDiff diffRuns(const Profile& base, const Profile& candidate, const RunDiffOptions& options,
+                 const Progress* progress = nullptr);
+
+// The rows of one table as the diff page and `stepscope-cli diff --csv` show them. Columns:
+// [Type | Launch configuration,] Name, Class, Evidence, Baseline count, Candidate count,
+// Baseline total (µs), Candidate total (µs), Delta total (µs), Ratio, Baseline avg (µs),
+// Candidate avg (µs), Shift per step (µs), Shift low (µs), Shift high (µs), Shift (%), p-value,
+// then Tensor Core columns (op: baseline / candidate TC %, kernel: uses TC).
+Table runDiffTable(const RunDiff& diff, DiffBy by);
+
+// The candidate's changes against the baseline in a few plain sentences, largest first, for the
+// overview's recommendations: the step time verdict, the ops that got slower or were added, the
+// callouts. Empty when nothing changed.
+std::vector<std::string> runDiffSummary(const RunDiff& diff, size_t maxOps = 3);
+
+} // namespace stepscope

@@ -1,0 +1,411 @@
+// Run diff: the rank test and its interval on samples worked out by hand, step pairing, and the
+// fixture pairs of tests/fixtures/DiffFixtures.h (every expected value is worked out in the
+// comment above it from the fixture's µs); the two ranks of a real Kineto job checked against an
+// independent count (gzip + QJsonDocument, not Stepscope's importer).
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <map>
+
+#include "model/ProfileLoader.h"
+#include "model/analysis/RunDiff.h"
+#include "model/analysis/ShiftTest.h"
+#include "tests/fixtures/DiffFixtures.h"
+
+using namespace stepscope;
+using namespace stepscope::fixtures;
+
+namespace {
+
+std::shared_ptr<const Profile> load(const FixtureSpace& space) {
+    const std::vector<uint8_t> bytes = space.encode();
+    LoadResult r = loadXSpaceBytes(bytes, "diff-host");
+    if (!r.ok()) qFatal("fixture does not load: %s", r.error.c_str());
+    return r.profile;
+}
+
+RunDiff diffOf(DiffScenario s, RunDiffOptions options = {}) {
+    const auto [base, candidate] = diffFixture(s);
+    return diffRuns(*load(base), *load(candidate), options);
+}
+
+const DiffRow* row(const std::vector<DiffRow>& rows, const std::string& name) {
+    for (const DiffRow& r : rows)
+        if (r.name == name) return &r;
+    return nullptr;
+}
+
+constexpr const char* kGemm = "volta_sgemm_128x64_nn";
+
+} // namespace
+
+class TestRunDiff : public QObject {
+    Q_OBJECT
+
+private slots:
+    // The exact null of U for m = n = 3 and 4: C(6,3) = 20 and C(8,4) = 70 equally likely
+    // orderings; U = 0 in exactly one, U <= 1 in two, U <= 2 in four (U=2: two orderings).
+    void exactNull() {
+        const RankSumNull n3(3, 3);
+        QCOMPARE(n3.cdf(-1), 0.0);
+        QVERIFY(std::fabs(n3.cdf(0) - 1.0 / 20) < 1e-15);
+        QVERIFY(std::fabs(n3.cdf(1) - 2.0 / 20) < 1e-15);
+        QVERIFY(std::fabs(n3.cdf(2) - 4.0 / 20) < 1e-15);
+        QCOMPARE(n3.cdf(9), 1.0);
+        const RankSumNull n4(4, 4);
+        QVERIFY(std::fabs(n4.cdf(0) - 1.0 / 70) < 1e-15);
+        QVERIFY(std::fabs(n4.cdf(2) - 4.0 / 70) < 1e-15);
+        // Published two-sided 5% critical value for m = n = 8 (Mann-Whitney tables): U <= 13.
+        const RankSumNull n8(8, 8);
+        QVERIFY(n8.cdf(13) <= 0.025);
+        QVERIFY(n8.cdf(14) > 0.025);
+        QVERIFY(std::fabs(n8.cdf(0) - 1.0 / 12870) < 1e-18);
+    }
+
+    // {1,2,3,4} vs {5,6,7,8}: U = 16 (every candidate larger), exact two-sided p = 2/70.
+    // Differences y - x: 1 once, 2 twice, 3 three, 4 four, 5 three, 6 twice, 7 once; HL = 4.
+    // 95%: P(U<=0) = 1/70 <= 0.025 < P(U<=1) = 2/70, so k = 1: [D(1), D(16)] = [1, 7].
+    // 90%: P(U<=1) = 2/70 <= 0.05 < P(U<=2) = 4/70, so k = 2: [D(2), D(15)] = [2, 6].
+    void exactTestAndInterval() {
+        const RankSumNull null(4, 4);
+        const ShiftTest t = shiftTest({1, 2, 3, 4}, {5, 6, 7, 8}, 0.95, &null);
+        QVERIFY(t.exact);
+        QCOMPARE(t.u, 16.0);
+        QVERIFY(std::fabs(t.pValue - 2.0 / 70) < 1e-15);
+        QCOMPARE(t.shift, 4.0);
+        QVERIFY(t.interval.has_value());
+        QCOMPARE(t.interval->first, 1.0);
+        QCOMPARE(t.interval->second, 7.0);
+        const ShiftTest t90 = shiftTest({1, 2, 3, 4}, {5, 6, 7, 8}, 0.90, &null);
+        QCOMPARE(t90.interval->first, 2.0);
+        QCOMPARE(t90.interval->second, 6.0);
+        // 3 vs 3: the smallest two-sided p is 2/20 = 0.1, so no 95% interval exists.
+        const RankSumNull n3(3, 3);
+        const ShiftTest small = shiftTest({1, 2, 3}, {4, 5, 6}, 0.95, &n3);
+        QVERIFY(std::fabs(small.pValue - 0.1) < 1e-15);
+        QVERIFY(!small.interval);
+        QCOMPARE(small.shift, 3.0);
+    }
+
+    // Ties: 8 x 500 vs 8 x 600. U = 64; tie groups of 8 and 8: sum t^3 - t = 1008; N = 16;
+    // var = 64/12 * (17 - 1008/240) = 5.3333 * 12.8 = 68.2667; z = (64 - 32 - 0.5) / sqrt(var)
+    // = 31.5 / 8.26237 = 3.81247; p = erfc(z / sqrt 2). All 64 differences are 100.
+    void normalApproximationWithTies() {
+        const std::vector<double> base(8, 500.0), candidate(8, 600.0);
+        const RankSumNull null(8, 8);
+        const ShiftTest t = shiftTest(base, candidate, 0.95, &null);
+        QVERIFY(!t.exact);
+        QCOMPARE(t.u, 64.0);
+        const double z = 31.5 / std::sqrt(64.0 / 12.0 * 12.8);
+        QVERIFY(std::fabs(z - 3.81247) < 1e-5);
+        QVERIFY(std::fabs(t.pValue - std::erfc(z / std::sqrt(2.0))) < 1e-12);
+        QCOMPARE(t.shift, 100.0);
+        QCOMPARE(t.interval->first, 100.0);
+        QCOMPARE(t.interval->second, 100.0);
+        // All sixteen values equal: no shift, an interval of exactly 0.
+        const ShiftTest same = shiftTest(base, base, 0.95, &null);
+        QCOMPARE(same.pValue, 1.0);
+        QCOMPARE(same.shift, 0.0);
+        QCOMPARE(same.interval->first, 0.0);
+        QCOMPARE(same.interval->second, 0.0);
+    }
+
+    // Candidate adds dropout_kernel (50 µs, op model/dropout/Mul) in each of 5 steps: an added
+    // op and kernel, 5 events, 250 µs; MatMul and Relu identical (unchanged, within noise).
+    // Step time 620 -> 670 µs in every step: ties only, HL shift 50, interval [50, 50].
+    void opAdded() {
+        const RunDiff d = diffOf(DiffScenario::OpAdded);
+        QCOMPARE(d.pairing.pairs.size(), size_t(5));
+        const DiffRow* mul = row(d.ops, "model/dropout/Mul");
+        QVERIFY(mul);
+        QCOMPARE(mul->type, std::string("Mul"));
+        QCOMPARE(mul->diffClass, DiffClass::Added);
+        QCOMPARE(mul->base.count, uint64_t(0));
+        QCOMPARE(mul->candidate.count, uint64_t(5));
+        QCOMPARE(mul->candidate.totalPs, int64_t(250) * 1000000);
+        QCOMPARE(d.ops.front().name, std::string("model/dropout/Mul")); // largest |delta|
+        const DiffRow* matmul = row(d.ops, "model/dense/MatMul");
+        QCOMPARE(matmul->diffClass, DiffClass::Unchanged);
+        QCOMPARE(matmul->evidence, DiffEvidence::NotSignificant);
+        QCOMPARE(matmul->base.totalPs, int64_t(2500) * 1000000);
+        QCOMPARE(matmul->candidate.totalPs, int64_t(2500) * 1000000);
+        const DiffRow* k = row(d.kernels, "dropout_kernel");
+        QCOMPARE(k->diffClass, DiffClass::Added);
+        QCOMPARE(k->type, std::string("grid:8,2,1 block:256,1,1 regs:32 shm:4096"));
+        QCOMPARE(d.categories.front().name, std::string("Step time"));
+        const DiffRow& step = d.categories.front();
+        QCOMPARE(step.base.totalPs, int64_t(5 * 620) * 1000000);
+        QCOMPARE(step.candidate.totalPs, int64_t(5 * 670) * 1000000);
+        QCOMPARE(step.test.shift, 50.0);
+        QCOMPARE(step.diffClass, DiffClass::Slower);
+        QCOMPARE(step.evidence, DiffEvidence::Significant);
+        // 50 / 620 = 8.0645%
+        QVERIFY(std::fabs(step.relativeShiftPercent - 5000.0 / 620) < 1e-9);
+        const std::vector<std::string> summary = runDiffSummary(d);
+        QVERIFY(!summary.empty());
+        QVERIFY2(summary[0].find("slower by 8.1%") != std::string::npos, summary[0].c_str());
+        QVERIFY(summary[1].find("New in the candidate: model/dropout/Mul (50 µs per step)") !=
+                std::string::npos);
+    }
+
+    void opRemoved() {
+        const RunDiff d = diffOf(DiffScenario::OpRemoved);
+        const DiffRow* mul = row(d.ops, "model/dropout/Mul");
+        QCOMPARE(mul->diffClass, DiffClass::Removed);
+        QCOMPARE(mul->base.count, uint64_t(5));
+        QCOMPARE(mul->candidate.count, uint64_t(0));
+        QCOMPARE(d.categories.front().diffClass, DiffClass::Faster);
+        const Table t = runDiffTable(d, DiffBy::Op);
+        const int cls = t.columnIndex("Class");
+        const int ratio = t.columnIndex("Ratio");
+        QCOMPARE(t.text(0, size_t(cls)), std::string("removed"));
+        QCOMPARE(t.exactText(0, size_t(ratio)), std::string("0"));
+    }
+
+    // gemm 500 + J vs 600 + J, J = {5,-5,15,-15,25,-25,35,-35}: every candidate value (>= 565)
+    // exceeds every baseline value (<= 535), U = 64, no ties: exact p = 2 / C(16,8) = 2/12870.
+    // Differences 100 + (J[b] - J[a]); J's pairwise differences are symmetric, so HL = 100.
+    // Interval: k = 14 (critical U 13). J sorted is -35, -25, ..., 35 in steps of 10, so
+    // J[b] - J[a] = 10 d with 8 - |d| pairs for each d: d = -7, -6, -5, -4 give 1 + 2 + 3 + 4 = 10
+    // values, d = -3 the 11th to 15th: D(14) = 100 - 30 = 70 and, by symmetry, D(51) = 130.
+    // Totals 4000 / 4800 µs: ratio 1.2; relative shift 100 / 500 = 20%.
+    void kernelSlowerEveryStep() {
+        const RunDiff d = diffOf(DiffScenario::KernelSlower);
+        QCOMPARE(d.pairing.pairs.size(), size_t(8));
+        const DiffRow* k = row(d.kernels, kGemm);
+        QVERIFY(k);
+        QCOMPARE(k->base.totalPs, int64_t(4000) * 1000000);
+        QCOMPARE(k->candidate.totalPs, int64_t(4800) * 1000000);
+        QVERIFY(k->test.exact);
+        QCOMPARE(k->test.u, 64.0);
+        QVERIFY(std::fabs(k->test.pValue - 2.0 / 12870) < 1e-15);
+        QCOMPARE(k->test.shift, 100.0);
+        QCOMPARE(k->test.interval->first, 70.0);
+        QCOMPARE(k->test.interval->second, 130.0);
+        QCOMPARE(k->diffClass, DiffClass::Slower);
+        QCOMPARE(k->evidence, DiffEvidence::Significant);
+        QCOMPARE(k->relativeShiftPercent, 20.0);
+        const DiffRow* relu = row(d.kernels, "elementwise_relu_kernel");
+        QCOMPARE(relu->diffClass, DiffClass::Unchanged);
+        const Table t = runDiffTable(d, DiffBy::Kernel);
+        QCOMPARE(t.text(0, 0), std::string(kGemm));
+        QCOMPARE(t.exactText(0, size_t(t.columnIndex("Ratio"))), std::string("1.2"));
+        QCOMPARE(t.exactText(0, size_t(t.columnIndex("Shift low (µs)"))), std::string("70"));
+        QCOMPARE(t.exactText(0, size_t(t.columnIndex("Change (%)"))), std::string("20"));
+    }
+
+    // gemm 500 + J vs 500 + J', J' = {0,10,-10,20,-20,30,-30,0} (up to 7% either way): J sorted
+    // is -35, -25, ..., 35; for the candidate values -30, -20, -10, 0, 0, 10, 20, 30 the baseline
+    // values below them number 1, 2, 3, 4, 4, 5, 6, 7: U = 32 = mn/2, p = 1 (the candidate's two
+    // zeros tie, so the normal approximation, z = 0). Both samples are symmetric about 500, so
+    // HL = 0. Unchanged, within noise, with an interval around 0; steps stay paired unshifted.
+    void jitterIsNoChange() {
+        const RunDiff d = diffOf(DiffScenario::Jitter);
+        QCOMPARE(d.pairing.shift, 0);
+        QCOMPARE(d.pairing.pairs.size(), size_t(8));
+        const DiffRow* k = row(d.kernels, kGemm);
+        QCOMPARE(k->base.totalPs, int64_t(4000) * 1000000);
+        QCOMPARE(k->candidate.totalPs, int64_t(4000) * 1000000);
+        QCOMPARE(k->test.u, 32.0);
+        QCOMPARE(k->test.pValue, 1.0);
+        QCOMPARE(k->test.shift, 0.0);
+        QVERIFY(k->test.interval->first < 0 && k->test.interval->second > 0);
+        QCOMPARE(k->diffClass, DiffClass::Unchanged);
+        QCOMPARE(k->evidence, DiffEvidence::NotSignificant);
+        for (const DiffRow& r : d.ops) QCOMPARE(r.diffClass, DiffClass::Unchanged);
+        for (const DiffRow& r : d.categories) QCOMPARE(r.diffClass, DiffClass::Unchanged);
+        QVERIFY(runDiffSummary(d).empty());
+    }
+
+    // Candidate step 0 is a warm-up (gemm 1500). Auto: by order, distances per pair of the
+    // breakdown: unshifted, pair (0,0) differs by 1000 µs of compute and 1000 µs of step time
+    // and the rest by 0; shifted by one every pair matches: the candidate's first step is left
+    // out, 5 pairs (i, i+1). By number, 0..4 pair with 0..4 and the warm-up shows as slower.
+    void extraStepAtStart() {
+        const RunDiff d = diffOf(DiffScenario::ExtraStep);
+        QCOMPARE(d.pairing.shift, 1);
+        QCOMPARE(d.pairing.pairs.size(), size_t(5));
+        QCOMPARE(d.pairing.pairs.front(), (std::pair<size_t, size_t>(0, 1)));
+        QVERIFY2(d.pairing.explanation.find("the candidate's first step left out") !=
+                     std::string::npos,
+                 d.pairing.explanation.c_str());
+        for (const DiffRow& r : d.ops) QCOMPARE(r.diffClass, DiffClass::Unchanged);
+        QCOMPARE(row(d.ops, "model/dense/MatMul")->candidate.totalPs, int64_t(2500) * 1000000);
+
+        RunDiffOptions byNumber;
+        byNumber.alignment = StepAlignment::ByNumber;
+        const RunDiff n = diffOf(DiffScenario::ExtraStep, byNumber);
+        QCOMPARE(n.pairing.pairs.front(), (std::pair<size_t, size_t>(0, 0)));
+        // MatMul: 2500 vs 1500 + 4 x 500 = 3500 µs.
+        QCOMPARE(row(n.ops, "model/dense/MatMul")->candidate.totalPs, int64_t(3500) * 1000000);
+
+        // --steps 1:3 keeps baseline steps 1, 2, 3.
+        RunDiffOptions range;
+        range.firstStep = 1;
+        range.lastStep = 3;
+        const RunDiff r = diffOf(DiffScenario::ExtraStep, range);
+        QCOMPARE(r.pairing.pairs.size(), size_t(3));
+        QCOMPARE(r.pairing.pairs.front(), (std::pair<size_t, size_t>(1, 2)));
+    }
+
+    // One step each: no noise estimate; 520 vs 500 is +4% of the total: slower.
+    void oneStepEach() {
+        const RunDiff d = diffOf(DiffScenario::OneStep);
+        const DiffRow* k = row(d.kernels, kGemm);
+        QCOMPARE(k->evidence, DiffEvidence::NoNoiseEstimate);
+        QCOMPARE(k->diffClass, DiffClass::Slower);
+        QCOMPARE(k->relativeShiftPercent, 4.0);
+        const Table t = runDiffTable(d, DiffBy::Kernel);
+        QVERIFY(t.isMissing(0, size_t(t.columnIndex("p-value"))));
+        QCOMPARE(t.text(0, size_t(t.columnIndex("Evidence"))),
+                 std::string("no noise estimate possible: one step each"));
+    }
+
+    // A run without steps (no markers): each whole profile is one step.
+    void runWithoutSteps() {
+        auto [base, candidate] = diffFixture(DiffScenario::OneStep);
+        base.planes[0].lines[0].events.clear();
+        const RunDiff d = diffRuns(*load(base), *load(candidate), {});
+        QVERIFY(d.wholeProfiles);
+        QVERIFY(d.categories.empty());
+        QVERIFY(d.pairing.explanation.find("The baseline has no steps") != std::string::npos);
+        QCOMPARE(row(d.kernels, kGemm)->base.totalPs, int64_t(500) * 1000000);
+    }
+
+    // The CLI writes the same table (CSV) and everything (JSON); bad input says which file and
+    // why, with exit status 1; bad options are usage errors (2).
+    void commandLine() {
+        QTemporaryDir dir;
+        const auto [base, candidate] = diffFixture(DiffScenario::KernelSlower);
+        const QString b = dir.filePath("base.xplane.pb"), c = dir.filePath("cand.xplane.pb");
+        QVERIFY(writeFile(b, base.encode()));
+        QVERIFY(writeFile(c, candidate.encode()));
+        auto run = [](const QStringList& args, QByteArray* out = nullptr,
+                      QByteArray* err = nullptr) {
+            QProcess p;
+            p.start(STEPSCOPE_CLI, QStringList{"diff"} + args);
+            if (!p.waitForFinished(60000)) qFatal("stepscope-cli diff hangs");
+            if (out) *out = p.readAllStandardOutput();
+            if (err) *err = p.readAllStandardError();
+            return p.exitCode();
+        };
+        QByteArray out, err;
+        QCOMPARE(run({b, c, "--by", "kernel", "--csv", "-"}, &out, &err), 0);
+        QVERIFY(out.startsWith("Kernel,Launch configuration,Class,Evidence,"));
+        QVERIFY2(out.contains("\r\nvolta_sgemm_128x64_nn,\"grid:8,2,1 block:256,1,1 regs:32 "
+                              "shm:4096\",slower,significant,8,8,4000,4800,800,1.2,500,600,100,70,"
+                              "130,20,"),
+                 out.constData());
+        QVERIFY(err.contains("Steps paired by order. 8 step pair(s)."));
+        QCOMPARE(run({b, c, "--json", "-"}, &out), 0);
+        const QJsonObject json = QJsonDocument::fromJson(out).object();
+        QCOMPARE(json["pairing"].toObject()["steps"].toArray().size(), 8);
+        QCOMPARE(json["kernels"].toArray()[0].toObject()["Class"].toString(), QString("slower"));
+        QVERIFY(json.contains("categories") && json.contains("ops"));
+        QCOMPARE(json["summary"].toArray().size(), 2); // the step time and MatMul
+        // --steps 2:4 keeps three pairs.
+        QCOMPARE(run({b, c, "--steps", "2:4", "--by", "category", "--json", "-"}, &out), 0);
+        QCOMPARE(
+            QJsonDocument::fromJson(out).object()["pairing"].toObject()["steps"].toArray().size(),
+            3);
+
+        // A candidate cut short: exit 1, the message names the candidate and the problem.
+        QFile cut(c);
+        QVERIFY(cut.resize(cut.size() / 2));
+        QCOMPARE(run({b, c, "--csv", "-"}, &out, &err), 1);
+        QVERIFY2(err.contains("cannot load the candidate") && err.contains("cand.xplane.pb"),
+                 err.constData());
+        QCOMPARE(run({dir.filePath("missing.pb"), b, "--csv", "-"}, &out, &err), 1);
+        QVERIFY(err.contains("cannot load the baseline"));
+        QCOMPARE(run({b, "--csv", "-"}), 2);
+        QCOMPARE(run({b, b, "--csv", "-", "--by", "nothing"}), 2);
+        QCOMPARE(run({b, b, "--csv", "-", "--steps", "5"}), 2);
+        QCOMPARE(run({b, b, "--csv", "-", "--confidence", "1.5"}), 2);
+        QCOMPARE(run({b, b, "--csv", "-", "--shift", "1"}), 2); // needs --align order|number
+    }
+
+    // The two ranks of HTA's sampled 128-rank job, as baseline and candidate. Independent count:
+    // gunzip with the gzip program, parse with QJsonDocument, and sum the kernels (cat "kernel")
+    // that start inside each ProfilerStep's [ts, ts + dur).
+    void realRanks() {
+        const QString dir = QStringLiteral(STEPSCOPE_REALDATA) + "/kineto/";
+        const QString f0 = dir + "sampled_rank-0.json.gz", f1 = dir + "sampled_rank-1.json.gz";
+        if (!QFile::exists(f0) || !QFile::exists(f1))
+            QSKIP("../shared/realdata/kineto/sampled_rank-{0,1}.json.gz not present");
+        struct Count {
+            int64_t kernels = 0;
+            double kernelUs = 0;
+            std::map<std::string, double> byName;
+        };
+        auto count = [](const QString& path) {
+            QProcess gz;
+            gz.start("gzip", {"-dc", path});
+            if (!gz.waitForFinished(60000)) qFatal("gzip failed");
+            const QJsonArray events = QJsonDocument::fromJson(gz.readAllStandardOutput())
+                                          .object()["traceEvents"]
+                                          .toArray();
+            std::vector<std::pair<double, double>> steps;
+            for (const QJsonValue& v : events) {
+                const QJsonObject e = v.toObject();
+                if (e["name"].toString().startsWith("ProfilerStep#"))
+                    steps.emplace_back(e["ts"].toDouble(),
+                                       e["ts"].toDouble() + e["dur"].toDouble());
+            }
+            Count c;
+            for (const QJsonValue& v : events) {
+                const QJsonObject e = v.toObject();
+                if (e["cat"].toString() != "kernel") continue;
+                const double ts = e["ts"].toDouble();
+                for (auto [b, end] : steps)
+                    if (b <= ts && ts < end) {
+                        ++c.kernels;
+                        c.kernelUs += e["dur"].toDouble();
+                        c.byName[e["name"].toString().toStdString()] += e["dur"].toDouble();
+                    }
+            }
+            return c;
+        };
+        const Count c0 = count(f0), c1 = count(f1);
+        QCOMPARE(c0.kernels, int64_t(1154)); // every kernel of the sampled trace is in a step
+        const LoadResult base = loadPath(f0.toStdString());
+        const LoadResult candidate = loadPath(f1.toStdString());
+        QVERIFY2(base.ok() && candidate.ok(), (base.error + candidate.error).c_str());
+        const RunDiff d = diffRuns(*base.profile, *candidate.profile, {});
+        QCOMPARE(d.baseSteps.source, StepSource::ProfilerSteps);
+        QCOMPARE(d.pairing.pairs.size(), size_t(2));
+        QCOMPARE(d.baseSteps.steps[0].number, int64_t(551));
+        int64_t n0 = 0, n1 = 0;
+        double us0 = 0, us1 = 0;
+        std::map<std::string, double> name0, name1;
+        for (const DiffRow& r : d.kernels) {
+            n0 += int64_t(r.base.count);
+            n1 += int64_t(r.candidate.count);
+            us0 += double(r.base.totalPs) / 1e6;
+            us1 += double(r.candidate.totalPs) / 1e6;
+            name0[r.name] += double(r.base.totalPs) / 1e6;
+            name1[r.name] += double(r.candidate.totalPs) / 1e6;
+            // Two steps each: no 95% interval exists (smallest p = 1/3).
+            QVERIFY(r.evidence == DiffEvidence::TooFewSteps);
+        }
+        QCOMPARE(n0, c0.kernels);
+        QCOMPARE(n1, c1.kernels);
+        QVERIFY(std::fabs(us0 - c0.kernelUs) < 1e-6 * c0.kernelUs);
+        QVERIFY(std::fabs(us1 - c1.kernelUs) < 1e-6 * c1.kernelUs);
+        for (const auto& [name, v] : c0.byName) QVERIFY(std::fabs(name0[name] - v) < 1e-3);
+        for (const auto& [name, v] : c1.byName) QVERIFY(std::fabs(name1[name] - v) < 1e-3);
+        // Kernel names in only one rank are added / removed rows.
+        for (const DiffRow& r : d.kernels) {
+            const bool in0 = c0.byName.count(r.name) > 0, in1 = c1.byName.count(r.name) > 0;
+            if (in0 && !in1 && r.base.totalPs > 0) QCOMPARE(r.diffClass, DiffClass::Removed);
+            if (in1 && !in0 && r.candidate.totalPs > 0) QCOMPARE(r.diffClass, DiffClass::Added);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRunDiff)
+#include "test_run_diff.moc"

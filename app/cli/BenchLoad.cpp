@@ -29,19 +29,22 @@ namespace stepscope::cli {
 
 namespace {
 
-constexpr int kRepeats = 3;                    // best of
-constexpr uint64_t kRepeatOnceFrom = 50000000; // larger profiles are loaded once per thread count
+constexpr int kRepeats = 3; // best of
+// Profiles from this size on (about 50M events of the synthetic mix) are loaded once per thread
+// count: a load takes most of a minute there.
+constexpr size_t kRepeatOnceFromBytes = size_t(3) << 30;
 constexpr uint64_t kHundredMillion = 100000000;
 
 constexpr const char* kUsage =
     "usage: stepscope-cli bench load [--events-list N,N,..] [--with-100m] [--gpus G]\n"
-    "                                [--threads-list T,T,..]\n"
+    "                                [--threads-list T,T,..] [--file PATH]\n"
     "  --events-list   profile sizes in events (default 1000000,10000000)\n"
     "  --with-100m     add a 100M event profile (about 7 GB of disk, twice that while it is\n"
     "                  written, and 10 GB of memory)\n"
     "  --gpus G        GPUs per synthetic host (default 2)\n"
     "  --threads-list  threads to load with; the first is the baseline of `speedup`\n"
-    "                  (default 1 and every core this process may use, e.g. 1,2)\n";
+    "                  (default 1 and every core this process may use, e.g. 1,2)\n"
+    "  --file PATH     measure on this .xplane.pb instead of synthetic profiles\n";
 
 double seconds(std::chrono::steady_clock::duration d) {
     return std::chrono::duration<double>(d).count();
@@ -97,25 +100,15 @@ std::optional<double> protobufParseSeconds(const std::string& path, size_t fileB
     return best;
 }
 
-int benchOne(uint64_t requested, int gpus, const std::vector<uint64_t>& threadCounts) {
-    QTemporaryDir dir;
-    if (!dir.isValid()) {
-        std::fprintf(stderr, "stepscope-cli bench load: cannot create a temporary folder: %s\n",
-                     qPrintable(dir.errorString()));
-        return 1;
-    }
-    SyntheticOptions options;
-    options.events = requested;
-    options.gpus = gpus;
-    const std::string logDir = dir.path().toStdString();
-    const std::string error = writeSyntheticLogDir(options, 1, logDir, "bench");
-    if (!error.empty()) {
-        std::fprintf(stderr, "stepscope-cli bench load: %s\n", error.c_str());
-        return 1;
-    }
-    const HostFile file{"worker0", logDir + "/plugins/profile/bench/worker0.xplane.pb"};
+// Load figures of one XSpace file; `requested` is the synthetic size asked for (0: a given file).
+int benchFile(const HostFile& file, uint64_t requested, const std::vector<uint64_t>& threadCounts) {
     std::error_code ec;
     const size_t fileBytes = std::filesystem::file_size(file.path, ec);
+    if (ec) {
+        std::fprintf(stderr, "stepscope-cli bench load: cannot read %s: %s\n", file.path.c_str(),
+                     ec.message().c_str());
+        return 1;
+    }
 
     // Our loader, from the file (in the page cache: it was just written), with each thread
     // count; then the baseline (its allocations would otherwise hide our loader's RSS growth).
@@ -127,7 +120,7 @@ int benchOne(uint64_t requested, int gpus, const std::vector<uint64_t>& threadCo
         ProfileMemory memory;
         int64_t rssGrowth = 0;
     };
-    const int repeats = requested >= kRepeatOnceFrom ? 1 : kRepeats;
+    const int repeats = fileBytes >= kRepeatOnceFromBytes ? 1 : kRepeats;
     std::vector<Measured> measured;
     for (uint64_t threads : threadCounts) {
         Measured m;
@@ -167,7 +160,7 @@ int benchOne(uint64_t requested, int gpus, const std::vector<uint64_t>& threadCo
     for (const Measured& m : measured) {
         const double perEvent = m.events ? 1.0 / double(m.events) : 0.0;
         auto bpe = [&](size_t bytes) { return double(bytes) * perEvent; };
-        std::printf("{\"bench\":\"load\",\"events\":%llu,\"requested_events\":%llu,"
+        std::printf("{\"bench\":\"load\",\"events\":%llu,\"requested_events\":%s,"
                     "\"file_bytes\":%zu,\"threads\":%u,\"cores\":%u,\"load_average\":%.2f,"
                     "\"repeats\":%d,\"load_seconds\":%.4f,\"cpu_seconds\":%.4f,"
                     "\"events_per_second\":%.0f,\"baseline_threads\":%u,\"speedup\":%.3f,"
@@ -175,7 +168,7 @@ int benchOne(uint64_t requested, int gpus, const std::vector<uint64_t>& threadCo
                     "\"memory_bytes_per_event\":{\"event_columns\":%.2f,\"event_stats\":%.2f,"
                     "\"hot_stats\":%.2f,\"flows\":%.2f,\"strings\":%.2f,\"structure\":%.2f},",
                     static_cast<unsigned long long>(m.events),
-                    static_cast<unsigned long long>(requested), fileBytes, m.threads,
+                    requested ? std::to_string(requested).c_str() : "null", fileBytes, m.threads,
                     availableCores(), loadAverage(), repeats, m.loadSeconds, m.cpuSeconds,
                     double(m.events) / m.loadSeconds, measured.front().threads,
                     measured.front().loadSeconds / m.loadSeconds, bpe(m.memory.total()),
@@ -193,10 +186,31 @@ int benchOne(uint64_t requested, int gpus, const std::vector<uint64_t>& threadCo
     return 0;
 }
 
+int benchSynthetic(uint64_t requested, int gpus, const std::vector<uint64_t>& threadCounts) {
+    QTemporaryDir dir;
+    if (!dir.isValid()) {
+        std::fprintf(stderr, "stepscope-cli bench load: cannot create a temporary folder: %s\n",
+                     qPrintable(dir.errorString()));
+        return 1;
+    }
+    SyntheticOptions options;
+    options.events = requested;
+    options.gpus = gpus;
+    const std::string logDir = dir.path().toStdString();
+    const std::string error = writeSyntheticLogDir(options, 1, logDir, "bench");
+    if (!error.empty()) {
+        std::fprintf(stderr, "stepscope-cli bench load: %s\n", error.c_str());
+        return 1;
+    }
+    return benchFile({"worker0", logDir + "/plugins/profile/bench/worker0.xplane.pb"}, requested,
+                     threadCounts);
+}
+
 } // namespace
 
 int runBenchLoad(const std::vector<std::string>& args) {
     std::vector<uint64_t> sizes{1000000, 10000000};
+    std::string file;
     std::vector<uint64_t> threadCounts{1};
     if (availableCores() > 1) threadCounts.push_back(availableCores());
     int gpus = 2;
@@ -218,6 +232,8 @@ int runBenchLoad(const std::vector<std::string>& args) {
                 return 2;
             }
             sizes = *list;
+        } else if (a == "--file" && i + 1 < args.size()) {
+            file = args[++i];
         } else if (a == "--threads-list" && i + 1 < args.size()) {
             const auto list = parseCountList(args[++i], 1, 256);
             if (!list) {
@@ -242,8 +258,9 @@ int runBenchLoad(const std::vector<std::string>& args) {
             return 2;
         }
     }
+    if (!file.empty()) return benchFile({"host", file}, 0, threadCounts);
     for (uint64_t n : sizes)
-        if (const int rc = benchOne(n, gpus, threadCounts); rc != 0) return rc;
+        if (const int rc = benchSynthetic(n, gpus, threadCounts); rc != 0) return rc;
     return 0;
 }
 

@@ -121,12 +121,12 @@ int benchFile(const HostFile& file, uint64_t requested, const std::vector<uint64
         int64_t rssGrowth = 0;
     };
     const int repeats = fileBytes >= kRepeatOnceFromBytes ? 1 : kRepeats;
+    const int64_t rssBaseline = residentBytes();
     std::vector<Measured> measured;
     for (uint64_t threads : threadCounts) {
         Measured m;
         m.threads = unsigned(threads);
         for (int i = 0; i < repeats; ++i) {
-            const int64_t rssBefore = residentBytes();
             const double cpu0 = cpuSeconds();
             const auto t0 = std::chrono::steady_clock::now();
             LoadResult r = loadHosts({file}, nullptr, m.threads);
@@ -136,8 +136,10 @@ int benchFile(const HostFile& file, uint64_t requested, const std::vector<uint64
                 std::fprintf(stderr, "stepscope-cli bench load: %s\n", r.error.c_str());
                 return 1;
             }
-            // Measured on the first run only: later runs reuse memory the allocator kept.
-            if (i == 0) m.rssGrowth = residentBytes() - rssBefore;
+            // The process's growth since before its first load, holding this profile (the one
+            // of the run before is freed): what a process that loaded it keeps, including any
+            // memory the allocator kept from earlier loads. First run of each thread count.
+            if (i == 0) m.rssGrowth = residentBytes() - rssBaseline;
             if (t < m.loadSeconds) {
                 m.loadSeconds = t;
                 m.cpuSeconds = cpu;

@@ -8,6 +8,10 @@
 #include <string>
 #include <vector>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include "app/cli/Commands.h"
 
 namespace {
@@ -57,6 +61,14 @@ int usageError(const std::string& message) {
 } // namespace
 
 int main(int argc, char** argv) {
+#ifdef __GLIBC__
+    // One heap arena for every thread. The parallel loader's workers allocate and free hundreds
+    // of MB; glibc gives each thread an arena of its own and keeps what is freed there (about
+    // 25 bytes per event loaded, growing with each reload), where the one shared arena returns
+    // it to the system after a load (the loader calls malloc_trim). The workers allocate rarely,
+    // so sharing costs nothing measurable (bench load: same CPU time).
+    mallopt(M_ARENA_MAX, 1);
+#endif
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) return usageError("no command given");
     const std::string& command = args[0];

@@ -272,7 +272,7 @@ struct MemoryRecord {
 struct OpSpan {
     int64_t start, end;
     StringId name;
-    int64_t externalId; // 0: none
+    int32_t externalId; // 0: none (or beyond int32: Kineto counts them from 1)
 };
 // A time on a host thread whose enclosing op is wanted: a launch (by its correlation id) or a
 // [memory] event (by its index in the memory records).
@@ -280,9 +280,9 @@ struct Launch {
     int64_t start;
     uint64_t correlation;
     bool memory = false;
-    bool runtime = false; // a runtime event (the PyTorch plugin's launches, for the steps)
-    int64_t end = 0;
-    int64_t externalId = 0; // 0: none
+    bool runtime = false;    // a runtime event (the PyTorch plugin's launches, for the steps)
+    int32_t externalId = 0;  // 0: none (or beyond int32)
+    uint32_t durationNs = 0; // of a runtime event, capped at ~4.3 s
 };
 
 struct HostThread {
@@ -406,6 +406,11 @@ private:
         int64_t number;
     };
     std::vector<Step> steps_;
+    struct StepLaunch {
+        int64_t start, end;
+        uint64_t correlation;
+    };
+    std::vector<StepLaunch> stepLaunches_; // runtime launches, kept for extendSteps
     void extendSteps();
     std::unordered_map<int64_t, std::string> processNames_;
     std::unordered_map<int64_t, int64_t> processSort_;
@@ -673,10 +678,14 @@ void Importer::addHostEvent(uint32_t thread, int64_t start, int64_t duration, St
         if (a.role == Role::ExternalId && a.type == StatType::Int64) externalId = int64_t(a.raw);
     }
     const std::string_view catText = b_.strings().get(cat);
-    if (isOpCategory(catText)) t.ops.push_back({start, start + duration, name, externalId});
+    const int32_t shortId = externalId > 0 && externalId <= std::numeric_limits<int32_t>::max()
+                                ? int32_t(externalId)
+                                : 0;
+    if (isOpCategory(catText)) t.ops.push_back({start, start + duration, name, shortId});
     if (hasCorrelation)
         t.launches.push_back(
-            {start, correlation, false, isRuntimeCategory(catText), start + duration, externalId});
+            {start, correlation, false, isRuntimeCategory(catText), shortId,
+             uint32_t(std::min<int64_t>(duration / 1000, std::numeric_limits<uint32_t>::max()))});
     const std::string_view nameText = b_.strings().get(name);
     if (nameText.starts_with("ProfilerStep#")) {
         int64_t number = -1;
@@ -991,13 +1000,21 @@ void Importer::document(od::document& doc) {
 // innermost cpu_op open on the launching thread when the launch began, or, where an op open
 // there carries the launch's "External id", that op (Kineto stamps a launch with the External id
 // of its op, and the PyTorch profiler's TensorBoard plugin joins them by it: event_parser.py
-// parse_nodes). The launches stay for the device steps (extendSteps).
+// parse_nodes). Runtime launches are kept, compactly, for the device steps (extendSteps).
 void Importer::finishHostNames() {
     for (HostThread& t : threads_) {
         if (t.launches.empty()) continue;
+        if (!steps_.empty())
+            for (const Launch& l : t.launches)
+                if (l.runtime && !l.memory)
+                    stepLaunches_.push_back(
+                        {l.start, l.start + int64_t(l.durationNs) * 1000, l.correlation});
+        if (t.ops.empty()) {
+            std::vector<Launch>().swap(t.launches);
+            continue;
+        }
         std::sort(t.launches.begin(), t.launches.end(),
                   [](const Launch& a, const Launch& b) { return a.start < b.start; });
-        if (t.ops.empty()) continue;
         std::sort(t.ops.begin(), t.ops.end(), [](const OpSpan& a, const OpSpan& b) {
             return a.start != b.start ? a.start < b.start : a.end > b.end;
         });
@@ -1031,6 +1048,7 @@ void Importer::finishHostNames() {
                 launchOp_.emplace(l.correlation, op->name);
         }
         std::vector<OpSpan>().swap(t.ops);
+        std::vector<Launch>().swap(t.launches);
     }
     // Plane and thread names from the M events.
     for (HostProcess& p : processes_) {
@@ -1076,6 +1094,9 @@ StringId Importer::opOfLaunch(uint64_t correlation) const {
 }
 
 void Importer::finishDevices() {
+    // First, while the builder has not grown by the device events: its temporaries are freed
+    // before the columns need the memory.
+    extendSteps();
     // Devices: those with events and those described in deviceProperties.
     std::map<int64_t, uint32_t> planes;
     for (const auto& [id, props] : deviceProps_) planes[id] = 0;
@@ -1213,8 +1234,6 @@ void Importer::finishDevices() {
             if (op) b_.addEventStat(tfOpKey, StatType::Str, op);
         }
     }
-    extendSteps();
-    for (HostThread& t : threads_) std::vector<Launch>().swap(t.launches);
     std::vector<DeviceEvent>().swap(deviceEvents_);
     std::vector<Arg>().swap(deviceArgs_);
     // Steps: XProf keeps a "Steps" line on each device plane; PyTorch marks steps on the host
@@ -1255,17 +1274,16 @@ void Importer::extendSteps() {
     std::vector<uint32_t> launchWork(byCorrelation.size());
     for (size_t i = 0; i < byCorrelation.size(); ++i) launchWork[i] = byCorrelation[i].second;
     std::vector<TorchLaunch> launches;
-    for (HostThread& t : threads_) {
-        for (const Launch& l : t.launches) {
-            if (l.memory || !l.runtime) continue;
-            const auto lo = std::lower_bound(byCorrelation.begin(), byCorrelation.end(),
-                                             std::make_pair(l.correlation, uint32_t(0)));
-            auto hi = lo;
-            while (hi != byCorrelation.end() && hi->first == l.correlation) ++hi;
-            launches.push_back({l.start, l.end, uint32_t(lo - byCorrelation.begin()),
-                                uint32_t(hi - byCorrelation.begin())});
-        }
+    launches.reserve(stepLaunches_.size());
+    for (const StepLaunch& l : stepLaunches_) {
+        const auto lo = std::lower_bound(byCorrelation.begin(), byCorrelation.end(),
+                                         std::make_pair(l.correlation, uint32_t(0)));
+        auto hi = lo;
+        while (hi != byCorrelation.end() && hi->first == l.correlation) ++hi;
+        launches.push_back({l.start, l.end, uint32_t(lo - byCorrelation.begin()),
+                            uint32_t(hi - byCorrelation.begin())});
     }
+    std::vector<StepLaunch>().swap(stepLaunches_);
     std::vector<TorchRange> ranges;
     for (const Step& s : steps_) ranges.push_back({s.start, s.end});
     const size_t keep = extendStepsToDeviceWork(ranges, std::move(launches), launchWork, work);

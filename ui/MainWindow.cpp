@@ -22,6 +22,7 @@
 #include <QThreadPool>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <utility>
 
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -38,6 +39,7 @@
 #include "ui/WelcomePage.h"
 #include "ui/widgets/ViewSettings.h"
 #include "views/ToolView.h"
+#include "views/run_diff/RunDiffView.h"
 #include "views/trace/ShortcutSheet.h"
 
 // The icons are compiled into the static stepscope_ui library, whose resource initializer the
@@ -190,6 +192,14 @@ void MainWindow::buildMenus() {
         file->addAction(tr("&Capture Profile…"), this, &MainWindow::showCaptureDialog);
     capture->setObjectName("captureAction");
     capture->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    QAction* compare = file->addAction(tr("Compare &With…"), this, [this] {
+        if (!profile_ || !selectTool(QStringLiteral("run_diff"))) return;
+        if (auto* view = qobject_cast<RunDiffView*>(currentView())) view->chooseCandidate();
+    });
+    compare->setObjectName("compareAction");
+    compare->setEnabled(false);
+    connect(this, &MainWindow::profileShown, compare,
+            [this, compare] { compare->setEnabled(profile_ != nullptr); });
     file->addSeparator();
     exportChromeAction_ =
         file->addAction(tr("&Export as Chrome Trace…"), this, &MainWindow::exportChromeTrace);
@@ -355,6 +365,7 @@ void MainWindow::showProfile(const LoadOutcome& outcome) {
         pendingNoticeTitle_.clear();
         pendingNoticeDetail_.clear();
     }
+    if (!pendingCompare_.isEmpty()) compareWith(std::exchange(pendingCompare_, QString()));
     emit profileShown();
     if (cache_ && !outcome.fromCache && outcome.cacheKey.ok()) writeCache(outcome.cacheKey);
 }
@@ -444,6 +455,15 @@ QStringList MainWindow::availableToolIds() const {
     QStringList ids;
     for (int i = 0; i < toolBox_->count(); ++i) ids << toolBox_->itemData(i).toString();
     return ids;
+}
+
+void MainWindow::compareWith(const QString& path) {
+    if (!profile_ || isLoading()) {
+        pendingCompare_ = path;
+        return;
+    }
+    if (!selectTool(QStringLiteral("run_diff"))) return;
+    if (auto* view = qobject_cast<RunDiffView*>(currentView())) view->setCandidatePath(path);
 }
 
 bool MainWindow::selectTool(const QString& id) {

@@ -47,6 +47,9 @@ public:
     // File > Export as Chrome Trace…: the profile on screen as Chrome trace JSON (Perfetto).
     void exportChromeTrace();
     ChromeTraceExport* chromeTraceExport() const { return chromeExport_; }
+    // Compares the profile on screen (the baseline) with the run at `path` on the "Compare runs"
+    // page; when no profile is shown yet, once the one being loaded is.
+    void compareWith(const QString& path);
     // Opens the built-in synthetic profile in the background.
     void openDemo();
     void cancelLoad();
@@ -132,6 +135,7 @@ private:
     QAction* exportChromeAction_ = nullptr;
     ChromeTraceExport* chromeExport_ = nullptr;
     QAction* sidePanelAction_ = nullptr;
+    QString pendingCompare_; // compareWith() before a profile was shown
     // Shown in the banner once the next load succeeds (a capture's warnings).
     QString pendingNoticeTitle_, pendingNoticeDetail_;
 };

@@ -11,11 +11,11 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
-#include <mutex>
 #include <thread>
 #include <type_traits>
 
 #include "model/MappedFile.h"
+#include "model/ParallelFor.h"
 
 namespace stepscope {
 
@@ -76,30 +76,6 @@ struct Reader {
         return s;
     }
 };
-
-// Runs f(i) for i in [0, n) on every core; the calling thread takes part as worker 0. The first
-// exception a call throws is rethrown here after all workers stopped.
-template <class F> void parallelFor(size_t n, F&& f) {
-    const size_t workers =
-        std::max<size_t>(1, std::min<size_t>(n, std::thread::hardware_concurrency()));
-    std::atomic<size_t> next{0};
-    std::exception_ptr failure;
-    std::mutex failureMutex;
-    const auto run = [&](size_t worker) {
-        try {
-            for (size_t i; (i = next.fetch_add(1)) < n;) f(i, worker);
-        } catch (...) {
-            next.store(n);
-            const std::lock_guard lock(failureMutex);
-            if (!failure) failure = std::current_exception();
-        }
-    };
-    std::vector<std::thread> threads;
-    for (size_t w = 1; w < workers; ++w) threads.emplace_back(run, w);
-    run(0);
-    for (std::thread& t : threads) t.join();
-    if (failure) std::rethrow_exception(failure);
-}
 
 // Sizes a column for `n` elements. Large columns ask for transparent huge pages before they are
 // first touched: that turns about 250 page faults per MiB into one.
@@ -370,17 +346,13 @@ std::string ProfileCache::write(const CacheKey& key, const Profile& profile) con
     std::vector<std::vector<uint8_t>> frames(chunks.size());
     std::vector<std::string> errors(chunks.size());
     try {
-        std::vector<std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)>> contexts;
-        for (unsigned w = 0; w <= std::thread::hardware_concurrency(); ++w)
-            contexts.emplace_back(nullptr, ZSTD_freeCCtx);
-        parallelFor(chunks.size(), [&](size_t i, size_t worker) {
-            ZSTD_CCtx* cctx = contexts[worker].get();
-            if (!cctx) {
-                contexts[worker].reset(cctx = ZSTD_createCCtx());
-                if (!cctx) throw std::bad_alloc();
-                ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, kLevel);
-                ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
-            }
+        parallelFor(chunks.size(), 0, [&](size_t i) {
+            const std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> context(ZSTD_createCCtx(),
+                                                                             ZSTD_freeCCtx);
+            ZSTD_CCtx* cctx = context.get();
+            if (!cctx) throw std::bad_alloc();
+            ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, kLevel);
+            ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
             const Chunk& ch = chunks[i];
             std::vector<uint8_t>& out = frames[i];
             out.resize(ZSTD_compressBound(ch.rawBytes));
@@ -562,20 +534,17 @@ std::unique_ptr<Profile> ProfileCache::load(const CacheKey& key, const Progress*
     std::vector<std::string> errors(chunks.size());
     std::atomic<size_t> done{0};
     try {
-        parallelFor(order.size(), [&](size_t i, size_t) {
+        parallelFor(order.size(), 0, [&](size_t i) {
             ColumnIn& col = columns[order[i]];
             col.data = col.size(col.bytes / col.elementSize);
         });
-        std::vector<std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)>> contexts;
-        for (unsigned w = 0; w <= std::thread::hardware_concurrency(); ++w)
-            contexts.emplace_back(nullptr, ZSTD_freeDCtx);
-        parallelFor(chunks.size(), [&](size_t i, size_t worker) {
+        const std::thread::id caller = std::this_thread::get_id();
+        parallelFor(chunks.size(), 0, [&](size_t i) {
             if (progress && progress->cancelled()) return;
-            ZSTD_DCtx* dctx = contexts[worker].get();
-            if (!dctx) {
-                contexts[worker].reset(dctx = ZSTD_createDCtx());
-                if (!dctx) throw std::bad_alloc();
-            }
+            const std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> context(ZSTD_createDCtx(),
+                                                                             ZSTD_freeDCtx);
+            ZSTD_DCtx* dctx = context.get();
+            if (!dctx) throw std::bad_alloc();
             const Chunk& ch = chunks[i];
             const size_t n =
                 ZSTD_decompressDCtx(dctx, columns[ch.column].data + ch.rawOffset, ch.rawBytes,
@@ -587,7 +556,7 @@ std::unique_ptr<Profile> ProfileCache::load(const CacheKey& key, const Progress*
                 errors[i] = "corrupt: a frame of column " + std::to_string(ch.column) +
                             " holds the wrong number of bytes";
             const size_t finished = ++done;
-            if (progress && worker == 0)
+            if (progress && std::this_thread::get_id() == caller)
                 progress->report("Reading the cache", double(finished) / double(chunks.size()));
         });
     } catch (const std::bad_alloc&) {

@@ -19,6 +19,7 @@
 #include <QScreen>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QThreadPool>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <utility>
@@ -390,7 +391,10 @@ void MainWindow::writeCache(const CacheKey& key) {
                         error = std::string("cannot write the cache: ") + e.what();
                     }
                 });
+                // This pool thread only waits: let the pool run the views' analyses meanwhile.
+                QThreadPool::globalInstance()->releaseThread();
                 writer.join();
+                QThreadPool::globalInstance()->reserveThread();
                 return error;
             },
             [this](std::shared_ptr<const std::string> error) {

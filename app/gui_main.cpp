@@ -2,6 +2,7 @@
 // OUT.png (PATH | --demo)` renders one tool to a PNG and exits.
 #include <QApplication>
 #include <QSettings>
+#include <QStandardPaths>
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -58,10 +59,24 @@ int main(int argc, char** argv) {
 
     QSettings settings;
     stepscope::MainWindow window(&settings);
+    if (!cmd.noCache) {
+        // Reopening a profile reads its columns back from here (model/ProfileCache.h).
+        const QString folder =
+            QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + "/profiles";
+        window.setProfileCache(std::make_shared<const stepscope::ProfileCache>(
+            folder.toStdString(), STEPSCOPE_VERSION, stepscope::ProfileCache::kDefaultCapBytes,
+            [](bool problem, const std::string& line) {
+                if (problem)
+                    qWarning("%s", line.c_str());
+                else
+                    qInfo("%s", line.c_str());
+            }));
+    }
     window.show();
     if (cmd.demo)
         window.openDemo();
     else if (!cmd.path.isEmpty())
         window.openPath(cmd.path);
+    if (!cmd.comparePath.isEmpty()) window.compareWith(cmd.comparePath);
     return app.exec();
 }

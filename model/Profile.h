@@ -230,6 +230,7 @@ public:
 
 private:
     friend class ProfileBuilder;
+    friend class ProfileCache; // writes and reads every column
 
     StringPool strings_;
     std::vector<Host> hosts_;

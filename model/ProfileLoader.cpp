@@ -1,5 +1,6 @@
 #include "model/ProfileLoader.h"
 
+#include <algorithm>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -43,16 +44,21 @@ LoadResult finishLoad(ProfileBuilder& builder, const Progress* progress, unsigne
 
 } // namespace
 
-LoadResult loadHosts(const std::vector<HostFile>& hosts, const Progress* progress,
-                     unsigned threads) {
+namespace {
+
+// One attempt: hosts marked in `unreadable` (with their problem) are added without reading them;
+// the first other host that cannot be read ends the attempt with `failed` set to its index.
+LoadResult loadHostsSkipping(const std::vector<HostFile>& hosts,
+                             const std::vector<std::string>& unreadable, const Progress* progress,
+                             unsigned threads, size_t& failed) {
     LoadResult result;
-    if (hosts.empty()) {
-        result.error = "no host files to load";
-        return result;
-    }
     ProfileBuilder builder;
     for (size_t i = 0; i < hosts.size(); ++i) {
         const HostFile& h = hosts[i];
+        if (!unreadable[i].empty()) {
+            builder.host(builder.addHost(h.host, h.path)).errors.push_back(unreadable[i]);
+            continue;
+        }
         if (progress) {
             if (progress->cancelled()) {
                 result.cancelled = true;
@@ -64,6 +70,7 @@ LoadResult loadHosts(const std::vector<HostFile>& hosts, const Progress* progres
         MappedFile file(h.path);
         if (!file.error().empty()) {
             result.error = "cannot read " + h.path + ": " + file.error();
+            failed = i;
             return result;
         }
         const auto bytes = file.bytes();
@@ -84,11 +91,37 @@ LoadResult loadHosts(const std::vector<HostFile>& hosts, const Progress* progres
             } else {
                 result.error =
                     h.path + (json ? ": not a readable Chrome trace JSON: " : ": ") + error;
+                failed = i;
             }
             return result;
         }
     }
     return finishLoad(builder, progress, threads);
+}
+
+} // namespace
+
+LoadResult loadHosts(const std::vector<HostFile>& hosts, const Progress* progress,
+                     unsigned threads) {
+    if (hosts.empty()) {
+        LoadResult result;
+        result.error = "no host files to load";
+        return result;
+    }
+    // A host that cannot be read is kept, without planes, with its problem in Host::errors, and
+    // the others are read again without it (only this case costs a second read).
+    std::vector<std::string> unreadable(hosts.size());
+    for (;;) {
+        size_t failed = hosts.size();
+        LoadResult result = loadHostsSkipping(hosts, unreadable, progress, threads, failed);
+        if (failed == hosts.size() || hosts.size() == 1) return result;
+        unreadable[failed] = "cannot be loaded: " + result.error;
+        if (std::none_of(unreadable.begin(), unreadable.end(),
+                         [](const std::string& e) { return e.empty(); })) {
+            result.error = "no host of the run can be read; the last: " + result.error;
+            return result;
+        }
+    }
 }
 
 LoadResult loadXSpaceBytes(std::span<const uint8_t> bytes, const std::string& hostName,

@@ -23,7 +23,9 @@ struct LoadResult {
 // so they line up). Runs on the calling thread, which it blocks; call it from a worker. XSpace
 // events are decoded on up to `threads` threads (0: every core this process may use); the
 // profile is the same for any count. Progress is reported per file and stage; cancel() on the
-// Progress stops it.
+// Progress stops it. Of several hosts, one that cannot be read does not fail the load: it is kept
+// as a host without planes whose Host::errors says "cannot be loaded: <file>: <problem>"; the
+// load fails only when no host can be read.
 LoadResult loadHosts(const std::vector<HostFile>& hosts, const Progress* progress = nullptr,
                      unsigned threads = 0);
 

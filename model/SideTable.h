@@ -43,6 +43,7 @@ public:
     }
 
 private:
+    friend class ProfileCache; // writes and reads every column
     std::vector<uint32_t> events_;
     std::vector<T> values_;
 };

@@ -9,7 +9,7 @@ GuiCommand parseGuiCommand(const QStringList& args) {
     QCommandLineParser parser;
     parser.setApplicationDescription(
         "Stepscope: a profiler for GPU training jobs.\n\n"
-        "  stepscope [PATH | --demo]\n"
+        "  stepscope [PATH | --demo] [--compare CANDIDATE] [--no-cache]\n"
         "  stepscope --screenshot TOOL OUT.png (PATH | --demo) [--size WxH]\n\n"
         "PATH is a TensorBoard log directory, its plugins/profile folder, one run folder, or a "
         "single .xplane.pb file.");
@@ -19,7 +19,12 @@ GuiCommand parseGuiCommand(const QStringList& args) {
         "screenshot", "Save the window showing TOOL as a PNG (OUT.png) and exit.", "TOOL");
     const QCommandLineOption size("size", "Screenshot size in pixels (default 1600x1000).", "WxH",
                                   "1600x1000");
-    parser.addOptions({help, demo, screenshot, size});
+    const QCommandLineOption compare(
+        "compare", "Compare the profile (the baseline) with CANDIDATE on the Compare runs page.",
+        "CANDIDATE");
+    const QCommandLineOption noCache(
+        "no-cache", "Load profiles from their sources; neither read nor write the profile cache.");
+    parser.addOptions({help, demo, screenshot, size, noCache, compare});
     parser.addPositionalArgument("PATH", "The profile to open.", "[PATH]");
 
     GuiCommand cmd;
@@ -34,11 +39,14 @@ GuiCommand parseGuiCommand(const QStringList& args) {
     }
     QStringList positional = parser.positionalArguments();
     cmd.demo = parser.isSet(demo);
+    cmd.comparePath = parser.value(compare);
+    cmd.noCache = parser.isSet(noCache);
 
     if (parser.isSet(screenshot)) {
         ScreenshotRequest req;
         req.tool = parser.value(screenshot);
         req.demo = cmd.demo;
+        req.comparePath = cmd.comparePath;
         const int wanted = cmd.demo ? 1 : 2;
         if (positional.size() != wanted) {
             cmd.error = positional.size() < wanted
@@ -68,6 +76,10 @@ GuiCommand parseGuiCommand(const QStringList& args) {
         return cmd;
     }
     if (!positional.isEmpty()) cmd.path = positional.front();
+    if (!cmd.comparePath.isEmpty() && cmd.path.isEmpty() && !cmd.demo) {
+        cmd.error = "--compare needs a PATH to compare with (the baseline)";
+        return cmd;
+    }
     return cmd;
 }
 

@@ -6,9 +6,11 @@
 #include <vector>
 
 #include "model/Profile.h"
+#include "model/ProfileCache.h"
 #include "ui/ProfileLoadJobs.h"
 #include "ui/ProfileSelection.h"
 #include "ui/RecentFiles.h"
+#include "views/AnalysisJob.h"
 #include "views/ToolRegistry.h"
 
 class QAction;
@@ -45,10 +47,18 @@ public:
     // File > Export as Chrome Trace…: the profile on screen as Chrome trace JSON (Perfetto).
     void exportChromeTrace();
     ChromeTraceExport* chromeTraceExport() const { return chromeExport_; }
+    // Compares the profile on screen (the baseline) with the run at `path` on the "Compare runs"
+    // page; when no profile is shown yet, once the one being loaded is.
+    void compareWith(const QString& path);
     // Opens the built-in synthetic profile in the background.
     void openDemo();
     void cancelLoad();
     bool isLoading() const;
+    // Loads read valid entries of this cache instead of their sources, and a profile loaded from
+    // its sources is written to it in the background once shown. Null (the default): no cache.
+    void setProfileCache(std::shared_ptr<const ProfileCache> cache);
+    // Whether the profile on screen was read from the cache.
+    bool shownFromCache() const { return shownFromCache_; }
 
     std::shared_ptr<const Profile> profile() const { return profile_; }
     const ProfileSelection& selection() const { return shown_; }
@@ -66,6 +76,8 @@ signals:
     void profileShown();
     void loadFailed(const QString& message);
     void loadCancelled();
+    // A background cache write ended: empty on success, else why nothing was written.
+    void cacheWritten(const QString& error);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -89,6 +101,7 @@ private:
     void chooseFile();
     void chooseFolder();
     void updateTitleAndStatus();
+    void writeCache(const CacheKey& key);
 
     QSettings* settings_;
     RecentFiles recent_;
@@ -96,6 +109,9 @@ private:
     ProfileLoadTracker* tracker_;
 
     std::shared_ptr<const Profile> profile_;
+    bool shownFromCache_ = false;
+    std::shared_ptr<const ProfileCache> cache_;
+    AnalysisJob<std::string> cacheWriter_{this};
     ProfileSelection shown_;     // what the profile on screen was loaded from
     ProfileSelection requested_; // what the selectors show: shown_, or the load in flight
     QString toolId_;
@@ -119,6 +135,7 @@ private:
     QAction* exportChromeAction_ = nullptr;
     ChromeTraceExport* chromeExport_ = nullptr;
     QAction* sidePanelAction_ = nullptr;
+    QString pendingCompare_; // compareWith() before a profile was shown
     // Shown in the banner once the next load succeeds (a capture's warnings).
     QString pendingNoticeTitle_, pendingNoticeDetail_;
 };

@@ -8,6 +8,7 @@
 #include "ui/MainWindow.h"
 #include "views/ToolRegistry.h"
 #include "views/ToolView.h"
+#include "views/run_diff/RunDiffView.h"
 
 namespace stepscope {
 
@@ -95,6 +96,11 @@ QString takeScreenshot(const ScreenshotRequest& request) {
                    "The tool '%1' has nothing to show for %2. Tools for this profile: %3")
             .arg(request.tool, what, toolIds(window.availableToolIds()));
     ToolView* view = window.currentView();
+    if (!request.comparePath.isEmpty()) {
+        auto* diff = qobject_cast<RunDiffView*>(view);
+        if (!diff) return QStringLiteral("--compare goes with the run_diff tool");
+        diff->setCandidatePath(request.comparePath);
+    }
     const bool ready = waitFor(
         request.timeoutMs, [view] { return view->isReady(); },
         [view](QEventLoop& loop) {

@@ -12,6 +12,7 @@ struct ScreenshotRequest {
     QString outPath;
     QString profilePath; // unused with demo
     bool demo = false;
+    QString comparePath; // --compare CANDIDATE: compared with the profile on the run_diff page
     QSize size{1600, 1000};
     int timeoutMs = 120000; // per wait: the load, then the tool
 };

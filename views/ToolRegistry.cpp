@@ -11,6 +11,7 @@
 #include "views/overview/OverviewView.h"
 #include "views/pod_viewer/PodViewerView.h"
 #include "views/pytorch/PyTorchView.h"
+#include "views/run_diff/RunDiffView.h"
 #include "views/summary/SummaryView.h"
 #include "views/tf_data/TfDataView.h"
 #include "views/tf_stats/TfStatsView.h"
@@ -48,6 +49,9 @@ std::vector<ToolInfo> toolRegistry() {
     tools.push_back({"tf_data_bottleneck", "tf.data bottleneck analysis",
                      [](QWidget* p) { return new TfDataView(p); },
                      [](const Profile& profile) { return hasTfDataEvents(profile); }});
+    // The profile on screen as the baseline against a candidate run the page loads.
+    tools.push_back({"run_diff", "Compare runs", [](QWidget* p) { return new RunDiffView(p); },
+                     [](const Profile& profile) { return profile.eventCount() > 0; }});
     return tools;
 }
 

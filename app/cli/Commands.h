@@ -19,6 +19,9 @@ int runBenchOverview(const std::vector<std::string>& args); // bench overview
 int runCapture(const std::vector<std::string>& args);       // capture --service ADDR --logdir DIR
 int runConvert(const std::vector<std::string>& args);       // convert PATH [--to F] OUT
 int runBenchKineto(const std::vector<std::string>& args);   // bench kineto
+int runBenchDiff(const std::vector<std::string>& args);     // bench diff
+int runBenchReopen(const std::vector<std::string>& args);   // bench reopen
+int runCache(const std::vector<std::string>& args);         // cache info|clear
 int runDiff(const std::vector<std::string>& args);          // diff BASE CANDIDATE --csv|--json OUT
 
 } // namespace stepscope::cli

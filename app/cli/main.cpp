@@ -22,7 +22,8 @@ constexpr const char* kUsage =
     "usage: stepscope-cli COMMAND [ARGS]\n"
     "\n"
     "commands:\n"
-    "  info PATH [--json]             hosts, planes, tracks, event counts of a profile\n"
+    "  info PATH [--json] [--no-cache]\n"
+    "                                 hosts, planes, tracks, event counts of a profile\n"
     "  generate --out LOGDIR [--events N] [--hosts H] [--gpus G] [--seed S] [--run NAME]\n"
     "                                 write a synthetic profile as a TensorBoard log directory\n"
     "  export TOOL PATH (--csv OUT | --json OUT) [OPTIONS]\n"
@@ -38,13 +39,19 @@ constexpr const char* kUsage =
     "  bench overview [--events N]    overview and input pipeline analysis times\n"
     "  bench memory [--events-list N,N,..]\n"
     "                                 memory profile analysis and timeline frame times\n"
+    "  bench diff [--events N]        run diff vs kernel + op stats of both runs\n"
     "  bench kineto [--events-list N,N,..]\n"
     "                                 Kineto JSON load speed and memory vs a bare simdjson parse\n"
-    "  convert PATH [--to chrome-json] OUT.json[.gz]\n"
+    "  bench reopen [--events-list N,N,..]\n"
+    "                                 reopening from the profile cache vs loading the source\n"
+    "  cache (info | clear) [--dir DIR]\n"
+    "                                 the profile cache: its size, or empty it\n"
+    "  convert PATH [--to chrome-json] [--no-cache] OUT.json[.gz]\n"
     "                                 write a profile as Chrome trace JSON (Perfetto)\n"
     "\n"
     "PATH is a TensorBoard log directory, LOGDIR/plugins/profile, one run folder, one\n"
-    ".xplane.pb file or one PyTorch/Chrome trace .json[.gz]. Options: --help, --version.\n";
+    ".xplane.pb file or one PyTorch/Chrome trace .json[.gz]. info, export and convert\n"
+    "reuse the profile cache (see cache); --no-cache bypasses it. Options: --help, --version.\n";
 
 int usageError(const std::string& message) {
     std::fprintf(stderr, "stepscope-cli: %s\n\n%s", message.c_str(), kUsage);
@@ -95,11 +102,12 @@ int main(int argc, char** argv) {
     if (command == "export") return stepscope::cli::runExport(rest);
     if (command == "capture") return stepscope::cli::runCapture(rest);
     if (command == "convert") return stepscope::cli::runConvert(rest);
+    if (command == "cache") return stepscope::cli::runCache(rest);
     if (command == "diff") return stepscope::cli::runDiff(rest);
     if (command == "bench") {
         if (rest.empty())
             return usageError(
-                "bench needs one of: load, timeline, stats, memory, kineto, overview");
+                "bench needs one of: load, timeline, stats, memory, kineto, overview, diff, reopen");
         const std::vector<std::string> benchArgs(rest.begin() + 1, rest.end());
         if (rest[0] == "load") return stepscope::cli::runBenchLoad(benchArgs);
         if (rest[0] == "timeline") return stepscope::cli::runBenchTimeline(benchArgs);
@@ -107,8 +115,12 @@ int main(int argc, char** argv) {
         if (rest[0] == "kineto") return stepscope::cli::runBenchKineto(benchArgs);
         if (rest[0] == "memory") return stepscope::cli::runBenchMemory(benchArgs);
         if (rest[0] == "overview") return stepscope::cli::runBenchOverview(benchArgs);
+        if (rest[0] == "diff") return stepscope::cli::runBenchDiff(benchArgs);
         return usageError("unknown benchmark '" + rest[0] +
-                          "' (load, timeline, stats, memory, kineto, overview)");
+                          "' (load, timeline, stats, memory, kineto, overview, diff)");
+        if (rest[0] == "reopen") return stepscope::cli::runBenchReopen(benchArgs);
+        return usageError("unknown benchmark '" + rest[0] +
+                          "' (load, timeline, stats, memory, kineto, overview, reopen)");
     }
     return usageError("unknown command '" + command + "'");
 }

@@ -24,6 +24,7 @@ constexpr double kCalloutPoints = 10;
 constexpr double kAutoShiftNoiseFactor = 3;
 
 constexpr double kPsPerUs = 1e6;
+constexpr uint32_t kNoRow = 0xFFFFFFFFu;
 
 std::string percentText(double v) {
     char buf[32];
@@ -193,15 +194,15 @@ class RowSet {
 public:
     explicit RowSet(size_t pairCount)
         : pairs_(pairCount) {}
-    DiffRow& at(const std::string& type, const std::string& name) {
-        std::string key = type;
+    DiffRow& at(std::string_view type, std::string_view name) {
+        std::string key(type);
         key += '\0';
         key += name;
         const auto [it, fresh] = index_.emplace(std::move(key), rows_.size());
         if (fresh) {
             DiffRow row;
-            row.type = type;
-            row.name = name;
+            row.type = std::string(type);
+            row.name = std::string(name);
             row.base.perStepUs.assign(pairs_, 0.0);
             row.candidate.perStepUs.assign(pairs_, 0.0);
             row.baseTensorCorePercent = row.candidateTensorCorePercent = Table::missing();
@@ -237,6 +238,10 @@ bool collect(const Profile& p, const std::vector<Window>& windows, bool isBase, 
              RowSet& kernels, const Progress* progress) {
     OpCatalog catalog(p);
     std::vector<int8_t> tensorCore(p.metadata().size(), -1);
+    // Row of each catalog op and of each (kernel name, launch configuration) met: the string key
+    // is built once per op or kernel, not per event.
+    std::vector<uint32_t> opRowOf;
+    std::unordered_map<uint64_t, uint32_t> kernelRowOf;
     const size_t side = isBase ? 0 : 1;
     // Events are visited in index order (tracks in order, each track's events in a block), so one
     // forward cursor per side table serves the whole pass.
@@ -264,8 +269,12 @@ bool collect(const Profile& p, const std::vector<Window>& windows, bool isBase, 
                 uint32_t op = fw || hlo ? catalog.deviceOp(e, fw ? *fw : 0, hlo ? *hlo : 0)
                                         : OpCatalog::kNoOp;
                 if (op == OpCatalog::kNoOp) op = catalog.unclaimedOp(e);
-                const OpIdentity& id = catalog.op(op);
-                DiffRow& opRow = ops.at(id.type, id.name);
+                if (op >= opRowOf.size()) opRowOf.resize(op + 1, kNoRow);
+                if (opRowOf[op] == kNoRow) {
+                    const OpIdentity& id = catalog.op(op);
+                    opRowOf[op] = uint32_t(ops.indexOf(ops.at(id.type, id.name)));
+                }
+                DiffRow& opRow = ops.rows()[opRowOf[op]];
                 DiffSide& opSide = isBase ? opRow.base : opRow.candidate;
                 ++opSide.count;
                 opSide.totalPs += dur;
@@ -276,8 +285,12 @@ bool collect(const Profile& p, const std::vector<Window>& windows, bool isBase, 
                 const size_t r = ops.indexOf(opRow);
                 ops.kernelPs_[r][side] += dur;
                 if (tc) ops.tensorCorePs_[r][side] += dur;
-                DiffRow& kRow = kernels.at(launchConfiguration(p.kernelDetailsTable()[*kernel]),
-                                           std::string(p.name(e)));
+                const auto [k, fresh] =
+                    kernelRowOf.emplace(uint64_t(p.nameId(e)) << 32 | *kernel, 0);
+                if (fresh)
+                    k->second = uint32_t(kernels.indexOf(kernels.at(
+                        launchConfiguration(p.kernelDetailsTable()[*kernel]), p.name(e))));
+                DiffRow& kRow = kernels.rows()[k->second];
                 DiffSide& kSide = isBase ? kRow.base : kRow.candidate;
                 ++kSide.count;
                 kSide.totalPs += dur;

@@ -1,0 +1,186 @@
+// The "Compare runs" page: loads a candidate in the background, shows RunDiff's tables in the
+// shared table widget, keeps the last good candidate when a new one cannot be loaded, and is
+// reachable from the window (File > Compare With…, --compare).
+#include <QAction>
+#include <QComboBox>
+#include <QLabel>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "model/ProfileLoader.h"
+#include "model/analysis/StepAnalysis.h"
+#include "tests/fixtures/DiffFixtures.h"
+#include "ui/CommandLine.h"
+#include "ui/MainWindow.h"
+#include "ui/widgets/DataTableView.h"
+#include "views/run_diff/RunDiffView.h"
+
+using namespace stepscope;
+using namespace stepscope::fixtures;
+
+namespace {
+constexpr int kTimeoutMs = 60000;
+}
+
+class TestRunDiffView : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        const auto [base, candidate] = diffFixture(DiffScenario::KernelSlower);
+        base_ = dir_.filePath("base.xplane.pb");
+        candidate_ = dir_.filePath("cand.xplane.pb");
+        QVERIFY(writeFile(base_, base.encode()));
+        QVERIFY(writeFile(candidate_, candidate.encode()));
+        const std::vector<uint8_t> bytes = candidate.encode();
+        QVERIFY(writeFile(dir_.filePath("cut.xplane.pb"),
+                          std::span<const uint8_t>(bytes.data(), bytes.size() / 2)));
+    }
+
+    void comparesAndKeepsTheLastGoodCandidate() {
+        RunDiffView view;
+        view.resize(1000, 600);
+        const LoadResult base = loadPath(base_.toStdString());
+        QVERIFY(base.ok());
+        view.setProfile(base.profile);
+        QVERIFY(view.isReady());
+        QVERIFY(view.statusText().contains("Choose a candidate"));
+        view.setCandidatePath(candidate_);
+        QVERIFY(!view.isReady());
+        QTRY_VERIFY_WITH_TIMEOUT(view.isReady(), kTimeoutMs);
+        QVERIFY(view.diff());
+        QVERIFY2(view.statusText().contains("Steps paired by order. 8 step pairs compared"),
+                 qPrintable(view.statusText()));
+        // Ops table by default: MatMul first, slower.
+        const Table& ops = view.tableView()->table();
+        QCOMPARE(ops.text(0, size_t(ops.columnIndex("Operation"))),
+                 std::string("model/dense/MatMul"));
+        QCOMPARE(ops.text(0, size_t(ops.columnIndex("Class"))), std::string("slower"));
+        QVERIFY(view.summaryText().contains("model/dense/MatMul is slower (+20.0%"));
+
+        view.setTableKind(DiffBy::Kernel);
+        QCOMPARE(view.tableView()->table().text(0, 0), std::string("volta_sgemm_128x64_nn"));
+        view.setTableKind(DiffBy::Category);
+        QCOMPARE(view.tableView()->table().text(0, 0), std::string("Step time"));
+
+        // By number with a shift of 1: baseline 0..6 pair with candidate 1..7.
+        view.setAlignment(StepAlignment::ByNumber, 1);
+        QTRY_VERIFY_WITH_TIMEOUT(view.isReady(), kTimeoutMs);
+        QCOMPARE(view.diff()->pairing.pairs.size(), size_t(7));
+
+        // A truncated candidate: an error naming it; the comparison before stays.
+        const size_t rows = view.tableView()->table().rowCount();
+        QVERIFY(rows >= 2);
+        view.setCandidatePath(dir_.filePath("cut.xplane.pb"));
+        QTRY_VERIFY_WITH_TIMEOUT(view.isReady(), kTimeoutMs);
+        QVERIFY2(view.statusText().contains("Could not load the candidate") &&
+                     view.statusText().contains("cut.xplane.pb"),
+                 qPrintable(view.statusText()));
+        QVERIFY(view.diff());
+        QCOMPARE(view.tableView()->table().rowCount(), rows);
+
+        // Cancel while loading: nothing changes, the page is ready again.
+        view.setCandidatePath(candidate_);
+        view.cancelCandidateLoad();
+        QVERIFY(view.isReady());
+        QVERIFY(view.statusText().contains("cancelled"));
+    }
+
+    // A candidate log directory with two hosts: all hosts first, then one host at a time.
+    void candidateRunAndHost() {
+        const auto [base, candidate] = diffFixture(DiffScenario::KernelSlower);
+        const QString logDir = writeLogDir(
+            dir_, "2026_01_01_run", {{"hostA", candidate.encode()}, {"hostB", base.encode()}});
+        QVERIFY(!logDir.isEmpty());
+        RunDiffView view;
+        const LoadResult b = loadPath(base_.toStdString());
+        view.setProfile(b.profile);
+        view.setCandidatePath(logDir);
+        QTRY_VERIFY_WITH_TIMEOUT(view.isReady() && view.diff(), kTimeoutMs);
+        auto* runs = view.findChild<QComboBox*>("candidateRun");
+        auto* hosts = view.findChild<QComboBox*>("candidateHost");
+        QCOMPARE(runs->count(), 1);
+        QCOMPARE(hosts->count(), 3);
+        QCOMPARE(hosts->currentText(), QString("All hosts (2)"));
+        // Host B is the baseline itself: nothing changed.
+        view.chooseCandidateRun(0, 1);
+        QTRY_VERIFY_WITH_TIMEOUT(view.isReady(), kTimeoutMs);
+        QCOMPARE(hosts->currentText(), QString("hostB"));
+        for (const DiffRow& r : view.diff()->kernels) QCOMPARE(r.diffClass, DiffClass::Unchanged);
+        // Host A is the slower candidate.
+        view.chooseCandidateRun(0, 0);
+        QTRY_VERIFY_WITH_TIMEOUT(view.isReady(), kTimeoutMs);
+        QCOMPARE(view.diff()->kernels.front().diffClass, DiffClass::Slower);
+    }
+
+    // Step 0 of KernelSlower: baseline gemm 505 µs (500 + J[0]) from 10 µs, relu 100 µs after
+    // it; candidate gemm 605 µs, then relu. One stream row each, one op index per op in both.
+    void stepTimelineLanes() {
+        const auto [base, candidate] = diffFixture(DiffScenario::KernelSlower);
+        const std::vector<uint8_t> bb = base.encode(), cb = candidate.encode();
+        const LoadResult b = loadXSpaceBytes(bb, "b"), c = loadXSpaceBytes(cb, "c");
+        QVERIFY(b.ok() && c.ok());
+        const StepAnalysis bs = analyzeSteps(*b.profile), cs = analyzeSteps(*c.profile);
+        const StepLanes lanes = collectStepLanes(*b.profile, bs.steps[0], *c.profile, cs.steps[0]);
+        constexpr int64_t us = 1000000;
+        QCOMPARE(lanes.base.rows, std::vector<std::string>{"GPU:0 stream 7"});
+        QCOMPARE(lanes.base.title, std::string("Baseline step 0"));
+        QCOMPARE(lanes.base.durationPs, 625 * us);
+        QCOMPARE(lanes.candidate.durationPs, 725 * us);
+        QCOMPARE(lanes.base.bars.size(), size_t(2));
+        QCOMPARE(lanes.base.bars[0].beginPs, 10 * us);
+        QCOMPARE(lanes.base.bars[0].endPs, 515 * us);
+        QCOMPARE(lanes.candidate.bars[0].endPs, 615 * us);
+        QCOMPARE(lanes.candidate.bars[1].beginPs, 615 * us);
+        QCOMPARE(lanes.base.bars[0].op, lanes.candidate.bars[0].op);
+        QCOMPARE(lanes.ops[lanes.base.bars[0].op], std::string("model/dense/MatMul"));
+
+        StepTimeline timeline;
+        timeline.resize(800, 200);
+        timeline.setLanes(std::make_shared<const StepLanes>(lanes));
+        QCOMPARE(timeline.viewEndPs(), 725 * us); // the longer step
+        timeline.setView(-50 * us, 100 * us);     // clamped to the start, width kept
+        QCOMPARE(timeline.viewBeginPs(), int64_t(0));
+        QCOMPARE(timeline.viewEndPs(), 150 * us);
+        timeline.setHighlight("model/dense/MatMul");
+        QVERIFY(!timeline.grab().isNull());
+    }
+
+    void windowCompareWith() {
+        MainWindow window(nullptr);
+        window.resize(1024, 640);
+        window.show();
+        window.openPath(base_);
+        window.compareWith(candidate_); // before the baseline is shown: done once it is
+        QTRY_VERIFY_WITH_TIMEOUT(!window.isLoading() && window.profile(), kTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(window.currentToolId(), QString("run_diff"), kTimeoutMs);
+        auto* view = qobject_cast<RunDiffView*>(window.currentView());
+        QVERIFY(view);
+        QTRY_VERIFY_WITH_TIMEOUT(view->isReady() && view->diff(), kTimeoutMs);
+        QVERIFY2(window.minimumSizeHint().width() <= 1024,
+                 qPrintable(QString::number(window.minimumSizeHint().width())));
+        QAction* compare = window.findChild<QAction*>("compareAction");
+        QVERIFY(compare && compare->isEnabled());
+    }
+
+    void commandLine() {
+        GuiCommand c = parseGuiCommand({"stepscope", "a.pb", "--compare", "b.pb"});
+        QVERIFY(c.error.isEmpty());
+        QCOMPARE(c.path, QString("a.pb"));
+        QCOMPARE(c.comparePath, QString("b.pb"));
+        c = parseGuiCommand({"stepscope", "--compare", "b.pb"});
+        QVERIFY(c.error.contains("--compare needs a PATH"));
+        c = parseGuiCommand(
+            {"stepscope", "--screenshot", "run_diff", "o.png", "a.pb", "--compare", "b.pb"});
+        QVERIFY(c.error.isEmpty());
+        QCOMPARE(c.screenshot->comparePath, QString("b.pb"));
+    }
+
+private:
+    QTemporaryDir dir_;
+    QString base_, candidate_;
+};
+
+QTEST_MAIN(TestRunDiffView)
+#include "test_run_diff_view.moc"

@@ -106,8 +106,8 @@ int main(int argc, char** argv) {
     if (command == "diff") return stepscope::cli::runDiff(rest);
     if (command == "bench") {
         if (rest.empty())
-            return usageError(
-                "bench needs one of: load, timeline, stats, memory, kineto, overview, diff, reopen");
+            return usageError("bench needs one of: load, timeline, stats, memory, kineto, "
+                              "overview, diff, reopen");
         const std::vector<std::string> benchArgs(rest.begin() + 1, rest.end());
         if (rest[0] == "load") return stepscope::cli::runBenchLoad(benchArgs);
         if (rest[0] == "timeline") return stepscope::cli::runBenchTimeline(benchArgs);
@@ -116,11 +116,9 @@ int main(int argc, char** argv) {
         if (rest[0] == "memory") return stepscope::cli::runBenchMemory(benchArgs);
         if (rest[0] == "overview") return stepscope::cli::runBenchOverview(benchArgs);
         if (rest[0] == "diff") return stepscope::cli::runBenchDiff(benchArgs);
-        return usageError("unknown benchmark '" + rest[0] +
-                          "' (load, timeline, stats, memory, kineto, overview, diff)");
         if (rest[0] == "reopen") return stepscope::cli::runBenchReopen(benchArgs);
         return usageError("unknown benchmark '" + rest[0] +
-                          "' (load, timeline, stats, memory, kineto, overview, reopen)");
+                          "' (load, timeline, stats, memory, kineto, overview, diff, reopen)");
     }
     return usageError("unknown command '" + command + "'");
 }

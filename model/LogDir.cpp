@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <system_error>
 
 namespace stepscope {
@@ -68,6 +69,50 @@ std::vector<HostFile> hostFilesIn(const fs::path& dir, std::string& error) {
     return hosts;
 }
 
+// PyTorch's tensorboard_trace_handler names each profiling span's trace
+// `<worker>.<span>.pt.trace.json[.gz]`, the span a timestamp; the PyTorch TensorBoard plugin reads
+// the number as the span (tb_plugin/torch_tb_profiler/consts.py WORKER_PATTERN). Empty span when
+// the name has none.
+std::pair<std::string, std::string> workerAndSpan(const std::string& fileName) {
+    for (std::string_view s :
+         {std::string_view(".pt.trace.json.gz"), std::string_view(".pt.trace.json")}) {
+        if (fileName.size() <= s.size() || !fileName.ends_with(s)) continue;
+        const std::string stem = fileName.substr(0, fileName.size() - s.size());
+        const size_t dot = stem.rfind('.');
+        if (dot == std::string::npos || dot == 0 || dot + 1 == stem.size()) return {stem, {}};
+        const std::string span = stem.substr(dot + 1);
+        if (!std::all_of(span.begin(), span.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            return {stem, {}};
+        return {stem.substr(0, dot), span};
+    }
+    return {};
+}
+
+// A folder holding traces of several spans of the same job is several profiles, not one with a
+// host per file: one run per span, named `<run>/<span>` (newest first, after sorting), its hosts
+// the workers. Files without a span stay in the folder's own run. Folders with at most one span
+// are left as they are.
+std::vector<ProfileRun> splitSpans(ProfileRun run) {
+    std::map<std::string, std::vector<HostFile>> spans;
+    std::vector<HostFile> rest;
+    for (const HostFile& h : run.hosts) {
+        auto [worker, span] = workerAndSpan(fs::path(h.path).filename().string());
+        if (span.empty())
+            rest.push_back(h);
+        else
+            spans[span].push_back({worker, h.path});
+    }
+    if (spans.size() < 2) return {std::move(run)};
+    std::vector<ProfileRun> out;
+    for (auto& [span, files] : spans) {
+        std::sort(files.begin(), files.end(),
+                  [](const HostFile& a, const HostFile& b) { return a.host < b.host; });
+        out.push_back({run.name + "/" + span, run.path, std::move(files)});
+    }
+    if (!rest.empty()) out.push_back({run.name, run.path, std::move(rest)});
+    return out;
+}
+
 // Runs are the sub-folders of `profileDir` that hold host files.
 std::vector<ProfileRun> runsIn(const fs::path& profileDir, std::string& error) {
     std::vector<ProfileRun> runs;
@@ -83,7 +128,9 @@ std::vector<ProfileRun> runsIn(const fs::path& profileDir, std::string& error) {
         std::string ignored;
         std::vector<HostFile> hosts = hostFilesIn(it->path(), ignored);
         if (hosts.empty()) continue;
-        runs.push_back({it->path().filename().string(), it->path().string(), std::move(hosts)});
+        for (ProfileRun& r :
+             splitSpans({it->path().filename().string(), it->path().string(), std::move(hosts)}))
+            runs.push_back(std::move(r));
     }
     // TensorBoard names runs by their start time (e.g. 2020_12_03_14_05_11), so descending name
     // order lists the newest run first.
@@ -121,7 +168,11 @@ Discovery discoverProfiles(const std::string& path) {
     d.runs = runsIn(profileDir, d.error);
     if (d.runs.empty() && d.error.empty()) {
         std::vector<HostFile> hosts = hostFilesIn(p, d.error);
-        if (!hosts.empty()) d.runs.push_back({p.filename().string(), p.string(), std::move(hosts)});
+        if (!hosts.empty()) {
+            d.runs = splitSpans({p.filename().string(), p.string(), std::move(hosts)});
+            std::sort(d.runs.begin(), d.runs.end(),
+                      [](const ProfileRun& a, const ProfileRun& b) { return a.name > b.name; });
+        }
     }
     if (d.runs.empty() && d.error.empty())
         d.error = "no profiles found in " + path +

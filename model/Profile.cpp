@@ -146,21 +146,28 @@ std::vector<EventIndex> Profile::launchesOf(EventIndex target) const {
     return out;
 }
 
-size_t Profile::memoryBytes() const {
+ProfileMemory Profile::memoryUsage() const {
     auto vec = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
-    size_t n = strings_.memoryBytes();
-    n += vec(planes_) + vec(tracks_) + vec(metadata_) + vec(start_) + vec(duration_) + vec(meta_) +
-         vec(statBegin_) + vec(statBlob_) + vec(statKeys_) + vec(stats_) + vec(depthOffsets_) +
-         vec(trackStarts_) + vec(groupId_) + vec(kernelDetails_) + vec(flows_) +
-         vec(flowsByTarget_);
-    n += correlation_.memoryBytes() + kernels_.memoryBytes() + memcpys_.memoryBytes() +
-         memory_.memoryBytes() + tfOps_.memoryBytes() + hloOps_.memoryBytes();
+    ProfileMemory m;
+    m.eventColumns = vec(start_) + vec(duration_) + vec(meta_) + vec(statBegin_) +
+                     vec(depthOffsets_) + vec(trackStarts_);
+    m.eventStats = vec(statBlob_) + vec(statKeys_) + vec(stats_);
+    m.hotStats = vec(groupId_) + vec(kernelDetails_) + correlation_.memoryBytes() +
+                 kernels_.memoryBytes() + memcpys_.memoryBytes() + memory_.memoryBytes() +
+                 tfOps_.memoryBytes() + hloOps_.memoryBytes();
+    m.flows = vec(flows_) + vec(flowsByTarget_);
+    m.strings = strings_.memoryBytes();
+    m.structure = vec(planes_) + vec(tracks_) + vec(metadata_);
     for (const Host& h : hosts_) {
-        n += sizeof(Host) + h.name.capacity() + h.sourcePath.capacity();
-        for (const auto& s : h.errors) n += s.capacity() + sizeof(s);
-        for (const auto& s : h.warnings) n += s.capacity() + sizeof(s);
+        m.structure += sizeof(Host) + h.name.capacity() + h.sourcePath.capacity();
+        for (const auto& s : h.errors) m.structure += s.capacity() + sizeof(s);
+        for (const auto& s : h.warnings) m.structure += s.capacity() + sizeof(s);
     }
-    return n;
+    return m;
+}
+
+size_t Profile::memoryBytes() const {
+    return memoryUsage().total();
 }
 
 } // namespace stepscope

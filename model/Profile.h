@@ -123,6 +123,19 @@ struct EventRange {
     bool empty() const { return begin == end; }
 };
 
+// Where a profile's memory goes, in bytes (allocated capacity).
+struct ProfileMemory {
+    size_t eventColumns = 0; // start, duration, metadata, stat offset; depth and track offsets
+    size_t eventStats = 0;   // encoded event stat lists, stat keys, metadata and plane stats
+    size_t hotStats = 0;     // step ids, correlation ids, kernels, memcpys, ops, memory events
+    size_t flows = 0;        // launch -> device joins, both orders
+    size_t strings = 0;      // the string pool
+    size_t structure = 0;    // hosts, planes, tracks, event metadata
+    size_t total() const {
+        return eventColumns + eventStats + hotStats + flows + strings + structure;
+    }
+};
+
 // One loaded profile: hosts, planes, tracks, and one columnar event table shared by all.
 //
 // Events are rows of parallel columns, grouped by track (in track order), then by nesting depth,
@@ -213,9 +226,11 @@ public:
 
     // Bytes held by every column, stat, side table and string of this profile.
     size_t memoryBytes() const;
+    ProfileMemory memoryUsage() const;
 
 private:
     friend class ProfileBuilder;
+    friend class ProfileCache; // writes and reads every column
 
     StringPool strings_;
     std::vector<Host> hosts_;

@@ -1,10 +1,41 @@
 #include "model/ProfileBuilder.h"
 
 #include <algorithm>
+#include <atomic>
+#include <limits>
+#include <mutex>
 #include <numeric>
 #include <unordered_map>
 
+#include "model/ParallelFor.h"
+
 namespace stepscope {
+
+namespace {
+
+// Row-parallel passes work on blocks of this many events.
+constexpr size_t kBlock = size_t(1) << 18;
+size_t blockCount(size_t n) {
+    return (n + kBlock - 1) / kBlock;
+}
+std::pair<size_t, size_t> block(size_t n, size_t k) {
+    return {k * kBlock, std::min(n, (k + 1) * kBlock)};
+}
+
+// The parts one after another, freeing each once copied.
+template <class T> std::vector<T> concatenate(std::vector<std::vector<T>>& parts) {
+    size_t total = 0;
+    for (const auto& part : parts) total += part.size();
+    std::vector<T> out;
+    out.reserve(total);
+    for (auto& part : parts) {
+        out.insert(out.end(), part.begin(), part.end());
+        std::vector<T>().swap(part);
+    }
+    return out;
+}
+
+} // namespace
 
 uint32_t ProfileBuilder::addHost(std::string name, std::string sourcePath) {
     profile_->hosts_.push_back(Host{std::move(name), std::move(sourcePath), {}, {}, {}});
@@ -97,6 +128,36 @@ void ProfileBuilder::reserveEvents(size_t events) {
     statBegin_.reserve(events);
 }
 
+ProfileBuilder::EventBlock ProfileBuilder::appendEvents(size_t events, size_t statBytes) {
+    closeStatList();
+    EventBlock block{start_.size(), statBlob_.size()};
+    reserveEvents(start_.size() + events);
+    if (statBlob_.size() + statBytes >= 0xFFFFFFF0u && error_.empty())
+        error_ = "the profile is too large: its event stats exceed 4 GiB";
+    if (!error_.empty()) return block;
+    const size_t rows = start_.size() + events;
+    track_.resize(rows);
+    start_.resize(rows);
+    duration_.resize(rows);
+    meta_.resize(rows);
+    statBegin_.resize(rows);
+    statBlob_.reserve(statBlob_.size() +
+                      statBytes); // exactly: finish() would copy a spare tail away
+    statBlob_.resize(statBlob_.size() + statBytes);
+    return block;
+}
+
+void ProfileBuilder::fillEvents(size_t row, uint32_t track, std::span<const int64_t> start,
+                                std::span<const int64_t> duration, std::span<const uint32_t> meta,
+                                std::span<const uint32_t> statBegin, uint32_t statBase) {
+    const size_t n = start.size();
+    std::fill_n(track_.begin() + ptrdiff_t(row), n, track);
+    std::copy(start.begin(), start.end(), start_.begin() + ptrdiff_t(row));
+    std::copy(duration.begin(), duration.end(), duration_.begin() + ptrdiff_t(row));
+    std::copy(meta.begin(), meta.end(), meta_.begin() + ptrdiff_t(row));
+    for (size_t i = 0; i < n; ++i) statBegin_[row + i] = statBegin[i] ? statBase + statBegin[i] : 0;
+}
+
 void ProfileBuilder::dropLastEvent() {
     if (listOpen_) {
         statBlob_.resize(statBegin_.back());
@@ -151,7 +212,8 @@ void ProfileBuilder::groupTracksByPlane() {
 // parent precedes its children), then given a depth with a stack: an event's depth is the number
 // of open events that contain its start. An event that overlaps the open one without nesting in
 // it still goes one level deeper, so no two events of a (track, depth) ever overlap.
-std::vector<uint32_t> ProfileBuilder::orderEvents(const Progress* progress, bool& cancelled) {
+std::vector<uint32_t> ProfileBuilder::orderEvents(const Progress* progress, bool& cancelled,
+                                                  unsigned threads) {
     Profile& p = *profile_;
     const size_t n = start_.size();
     const size_t trackCount = p.tracks_.size();
@@ -162,30 +224,38 @@ std::vector<uint32_t> ProfileBuilder::orderEvents(const Progress* progress, bool
     for (uint32_t t : track_) ++trackBegin[t + 1];
     std::partial_sum(trackBegin.begin(), trackBegin.end(), trackBegin.begin());
     if (std::is_sorted(track_.begin(), track_.end())) {
-        std::iota(order.begin(), order.end(), 0u);
+        parallelFor(blockCount(n), threads, [&](size_t k) {
+            const auto [b, e] = block(n, k);
+            std::iota(order.begin() + ptrdiff_t(b), order.begin() + ptrdiff_t(e), uint32_t(b));
+        });
     } else {
         std::vector<uint32_t> fill(trackBegin.begin(), trackBegin.end() - 1);
         for (uint32_t i = 0; i < n; ++i) order[fill[track_[i]]++] = i;
     }
 
-    p.depthOffsets_.clear();
-    std::vector<uint32_t> depth;
-    std::vector<uint32_t> depthCount;
-    std::vector<int64_t> openEnds;
-    std::vector<uint32_t> scratch;
-    for (size_t t = 0; t < trackCount; ++t) {
-        if (progress) {
-            if (progress->cancelled()) {
-                cancelled = true;
-                return {};
-            }
-            progress->report("Sorting events", double(t) / double(trackCount));
+    // Tracks are independent: each is sorted and given depths on its own, the largest first so
+    // that the threads finish together. Each track's depth offsets are kept apart and joined in
+    // track order afterwards.
+    std::vector<uint32_t> byWork(trackCount);
+    std::iota(byWork.begin(), byWork.end(), 0u);
+    std::stable_sort(byWork.begin(), byWork.end(), [&](uint32_t a, uint32_t b) {
+        return trackBegin[a + 1] - trackBegin[a] > trackBegin[b + 1] - trackBegin[b];
+    });
+    std::vector<std::vector<uint32_t>> depthOffsets(trackCount);
+    std::atomic<bool> stop{false};
+    std::atomic<size_t> sorted{0};
+    std::mutex reportMutex;
+    parallelFor(trackCount, threads, [&](size_t k) {
+        if (stop.load(std::memory_order_relaxed)) return;
+        if (progress && progress->cancelled()) {
+            stop = true;
+            return;
         }
+        const size_t t = byWork[k];
         Track& track = p.tracks_[t];
         const uint32_t b = trackBegin[t], e = trackBegin[t + 1];
         track.firstEvent = b;
         track.eventCount = e - b;
-        track.firstDepth = static_cast<uint32_t>(p.depthOffsets_.size());
         auto before = [&](uint32_t x, uint32_t y) {
             if (start_[x] != start_[y]) return start_[x] < start_[y];
             if (duration_[x] != duration_[y]) return duration_[x] > duration_[y];
@@ -194,61 +264,98 @@ std::vector<uint32_t> ProfileBuilder::orderEvents(const Progress* progress, bool
         if (!std::is_sorted(order.begin() + b, order.begin() + e, before))
             std::sort(order.begin() + b, order.begin() + e, before);
 
-        depth.assign(e - b, 0);
-        openEnds.clear();
+        std::vector<uint32_t> depth(e - b, 0);
+        std::vector<int64_t> openEnds;
         uint32_t maxDepth = 0;
         int64_t minStart = 0, maxEnd = 0;
-        for (uint32_t k = b; k < e; ++k) {
-            const uint32_t i = order[k];
+        for (uint32_t k2 = b; k2 < e; ++k2) {
+            const uint32_t i = order[k2];
             const int64_t s = start_[i], end = s + duration_[i];
             while (!openEnds.empty() && openEnds.back() <= s) openEnds.pop_back();
-            depth[k - b] = static_cast<uint32_t>(openEnds.size());
-            maxDepth = std::max(maxDepth, depth[k - b]);
+            depth[k2 - b] = static_cast<uint32_t>(openEnds.size());
+            maxDepth = std::max(maxDepth, depth[k2 - b]);
             openEnds.push_back(end);
-            if (k == b || s < minStart) minStart = s;
-            if (k == b || end > maxEnd) maxEnd = end;
+            if (k2 == b || s < minStart) minStart = s;
+            if (k2 == b || end > maxEnd) maxEnd = end;
         }
         track.minStartPs = minStart;
         track.maxEndPs = maxEnd;
         track.depthCount = e > b ? maxDepth + 1 : 0;
 
         // Stable counting sort of the track's events by depth.
-        depthCount.assign(track.depthCount + 1, 0);
-        for (uint32_t k = 0; k < e - b; ++k) ++depthCount[depth[k] + 1];
+        std::vector<uint32_t> depthCount(track.depthCount + 1, 0);
+        for (uint32_t k2 = 0; k2 < e - b; ++k2) ++depthCount[depth[k2] + 1];
         std::partial_sum(depthCount.begin(), depthCount.end(), depthCount.begin());
-        for (uint32_t d = 0; d <= track.depthCount; ++d)
-            p.depthOffsets_.push_back(b + depthCount[d]);
+        std::vector<uint32_t>& offsets = depthOffsets[t];
+        for (uint32_t d = 0; d <= track.depthCount; ++d) offsets.push_back(b + depthCount[d]);
         if (maxDepth > 0) {
-            scratch.assign(order.begin() + b, order.begin() + e);
-            for (uint32_t k = 0; k < e - b; ++k) order[b + depthCount[depth[k]]++] = scratch[k];
+            const std::vector<uint32_t> scratch(order.begin() + b, order.begin() + e);
+            for (uint32_t k2 = 0; k2 < e - b; ++k2)
+                order[b + depthCount[depth[k2]]++] = scratch[k2];
         }
+        const size_t done = ++sorted;
+        if (progress) {
+            const std::lock_guard lock(reportMutex);
+            progress->report("Sorting events", double(done) / double(trackCount));
+        }
+    });
+    if (stop) {
+        cancelled = true;
+        return {};
+    }
+    p.depthOffsets_.clear();
+    for (size_t t = 0; t < trackCount; ++t) {
+        p.tracks_[t].firstDepth = static_cast<uint32_t>(p.depthOffsets_.size());
+        p.depthOffsets_.insert(p.depthOffsets_.end(), depthOffsets[t].begin(),
+                               depthOffsets[t].end());
     }
     return order;
 }
 
-std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress) {
+std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress, unsigned threads) {
     Profile& p = *profile_;
     closeStatList();
     if (!error_.empty()) return nullptr;
     const size_t n = start_.size();
     groupTracksByPlane();
     bool cancelled = false;
-    std::vector<uint32_t> order = orderEvents(progress, cancelled);
+    std::vector<uint32_t> order = orderEvents(progress, cancelled, threads);
     if (cancelled) return nullptr;
     if (progress) progress->report("Building columns", 0);
 
     // Shift time so the profile starts within the first nanosecond; keep the absolute start.
+    // Blocks of events are scanned in parallel; the first event (in row order) whose end
+    // overflows is the one reported.
+    struct Extent {
+        int64_t minStart = std::numeric_limits<int64_t>::max();
+        int64_t maxEnd = std::numeric_limits<int64_t>::min();
+        size_t overflowAt = SIZE_MAX;
+    };
+    std::vector<Extent> extents(blockCount(n));
+    parallelFor(extents.size(), threads, [&](size_t k) {
+        const auto [b, e] = block(n, k);
+        Extent& x = extents[k];
+        for (size_t i = b; i < e; ++i) {
+            int64_t end;
+            if (__builtin_add_overflow(start_[i], duration_[i], &end)) {
+                x.overflowAt = i;
+                return;
+            }
+            x.minStart = std::min(x.minStart, start_[i]);
+            x.maxEnd = std::max(x.maxEnd, end);
+        }
+    });
     int64_t minStart = 0, maxEnd = 0;
-    for (size_t i = 0; i < n; ++i) {
-        int64_t end;
-        if (__builtin_add_overflow(start_[i], duration_[i], &end)) {
+    for (size_t k = 0; k < extents.size(); ++k) {
+        if (extents[k].overflowAt != SIZE_MAX) {
+            const size_t i = extents[k].overflowAt;
             error_ = "an event ends past the largest time a profile can hold (start " +
                      std::to_string(start_[i]) + " ps, duration " + std::to_string(duration_[i]) +
                      " ps)";
             return nullptr;
         }
-        minStart = i == 0 ? start_[i] : std::min(minStart, start_[i]);
-        maxEnd = i == 0 ? end : std::max(maxEnd, end);
+        minStart = k == 0 ? extents[k].minStart : std::min(minStart, extents[k].minStart);
+        maxEnd = k == 0 ? extents[k].maxEnd : std::max(maxEnd, extents[k].maxEnd);
     }
     const int64_t shiftNs = minStart >= 0 ? minStart / 1000 : -((-minStart + 999) / 1000);
     const int64_t shift = shiftNs * 1000;
@@ -273,28 +380,36 @@ std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress) {
         t.maxEndPs -= shift;
     }
 
-    const bool identity = [&] {
-        for (uint32_t i = 0; i < n; ++i)
-            if (order[i] != i) return false;
-        return true;
-    }();
-    if (identity) {
+    std::vector<uint8_t> moved(blockCount(n), 0);
+    parallelFor(moved.size(), threads, [&](size_t k) {
+        const auto [b, e] = block(n, k);
+        for (size_t i = b; i < e && !moved[k]; ++i) moved[k] = order[i] != i;
+    });
+    if (std::find(moved.begin(), moved.end(), 1) == moved.end()) {
         p.start_ = std::move(start_);
         p.duration_ = std::move(duration_);
         p.meta_ = std::move(meta_);
         p.statBegin_ = std::move(statBegin_);
+        if (shift != 0)
+            parallelFor(blockCount(n), threads, [&](size_t k) {
+                const auto [b, e] = block(n, k);
+                for (size_t i = b; i < e; ++i) p.start_[i] -= shift;
+            });
     } else {
         p.start_.resize(n);
         p.duration_.resize(n);
         p.meta_.resize(n);
         p.statBegin_.resize(n);
-        for (uint32_t i = 0; i < n; ++i) {
-            const uint32_t r = order[i];
-            p.start_[i] = start_[r];
-            p.duration_[i] = duration_[r];
-            p.meta_[i] = meta_[r];
-            p.statBegin_[i] = statBegin_[r];
-        }
+        parallelFor(blockCount(n), threads, [&](size_t k) {
+            const auto [b, e] = block(n, k);
+            for (size_t i = b; i < e; ++i) {
+                const uint32_t r = order[i];
+                p.start_[i] = start_[r] - shift;
+                p.duration_[i] = duration_[r];
+                p.meta_[i] = meta_[r];
+                p.statBegin_[i] = statBegin_[r];
+            }
+        });
         std::vector<int64_t>().swap(start_);
         std::vector<int64_t>().swap(duration_);
         std::vector<uint32_t>().swap(meta_);
@@ -305,8 +420,6 @@ std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress) {
     p.statKeys_ = std::move(statKeys_);
     std::vector<uint32_t>().swap(order);
     std::vector<uint32_t>().swap(track_);
-    if (shift != 0)
-        for (int64_t& s : p.start_) s -= shift;
 
     // Metadata and plane stats go after the event stats, in one column.
     std::stable_sort(metadataStats_.begin(), metadataStats_.end(),
@@ -363,9 +476,9 @@ std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress) {
     }
 
     if (progress) progress->report("Decoding stats", 0);
-    decodeHotStats();
+    decodeHotStats(threads);
     if (progress) progress->report("Joining launches to kernels", 0);
-    joinFlows();
+    joinFlows(threads);
     if (progress) progress->report("Done", 1);
     return std::move(profile_);
 }
@@ -374,7 +487,7 @@ std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress) {
 // those of its metadata. Text stats such as kernel_details repeat across events, so each distinct
 // string is parsed once. Memory events are indexed with their allocator; their other allocator
 // fields are decoded from the binary stat list when asked for (Profile::memoryEvent).
-void ProfileBuilder::decodeHotStats() {
+void ProfileBuilder::decodeHotStats(unsigned threads) {
     Profile& p = *profile_;
     const StringPool& pool = p.strings_;
     const size_t n = p.start_.size();
@@ -408,8 +521,6 @@ void ProfileBuilder::decodeHotStats() {
     for (size_t m = 0; m < p.metadata_.size(); ++m)
         isMemory[m] = p.metadata_[m].name == allocName || p.metadata_[m].name == deallocName;
 
-    std::unordered_map<StringId, uint32_t> kernelIndex;
-    std::unordered_map<StringId, MemcpyDetails> memcpyCache;
     p.groupId_.assign(n, -1);
 
     struct Hot {
@@ -456,7 +567,22 @@ void ProfileBuilder::decodeHotStats() {
         for (const StatValue& s : p.metadataStats(uint32_t(m)))
             apply(classify(s.key), s, metaHot[m]);
 
-    for (const Track& track : p.tracks_) {
+    // Tracks decode on their own, into side tables of their own; kernels are numbered there by
+    // first appearance in the track, and renumbered below, in track order, into the profile's
+    // table, so the numbering is that of one pass over all events.
+    struct TrackHot {
+        SideTable<uint64_t> correlation;
+        SideTable<uint32_t> kernels; // into `kernelTexts`
+        std::vector<StringId> kernelTexts;
+        SideTable<MemcpyDetails> memcpys;
+        SideTable<StringId> memory, tfOps, hloOps;
+    };
+    std::vector<TrackHot> perTrack(p.tracks_.size());
+    parallelFor(p.tracks_.size(), threads, [&](size_t t) {
+        const Track& track = p.tracks_[t];
+        TrackHot& out = perTrack[t];
+        std::unordered_map<StringId, uint32_t> kernelIndex;
+        std::unordered_map<StringId, MemcpyDetails> memcpyCache;
         // Kernel geometry is a property of device work. TF 2020 also wrote `kernel_details` on
         // host executor events, with uninitialised values, so only device stream events count.
         const bool deviceWork = track.deviceOps;
@@ -477,24 +603,55 @@ void ProfileBuilder::decodeHotStats() {
                 apply(key, s, h);
             }
             if (h.group >= INT32_MIN && h.group <= INT32_MAX) p.groupId_[e] = int32_t(h.group);
-            if (h.hasCorr) p.correlation_.append(e, h.corr);
+            if (h.hasCorr) out.correlation.append(e, h.corr);
             if (h.kernel && deviceWork) {
                 auto [it, inserted] =
-                    kernelIndex.try_emplace(h.kernel, uint32_t(p.kernelDetails_.size()));
-                if (inserted) p.kernelDetails_.push_back(KernelDetails::parse(pool.get(h.kernel)));
-                p.kernels_.append(e, it->second);
+                    kernelIndex.try_emplace(h.kernel, uint32_t(out.kernelTexts.size()));
+                if (inserted) out.kernelTexts.push_back(h.kernel);
+                out.kernels.append(e, it->second);
             }
             if (h.memcpy) {
                 auto it = memcpyCache.find(h.memcpy);
                 if (it == memcpyCache.end())
                     it = memcpyCache.emplace(h.memcpy, MemcpyDetails::parse(pool.get(h.memcpy)))
                              .first;
-                p.memcpys_.append(e, it->second);
+                out.memcpys.append(e, it->second);
             }
-            if (h.tfOp || h.level0) p.tfOps_.append(e, h.tfOp ? h.tfOp : h.level0);
-            if (h.hloOp) p.hloOps_.append(e, h.hloOp);
-            if (isMemory[m]) p.memory_.append(e, h.allocator);
+            if (h.tfOp || h.level0) out.tfOps.append(e, h.tfOp ? h.tfOp : h.level0);
+            if (h.hloOp) out.hloOps.append(e, h.hloOp);
+            if (isMemory[m]) out.memory.append(e, h.allocator);
         }
+    });
+
+    auto reserve = [&](auto& table, auto member) {
+        size_t total = 0;
+        for (const TrackHot& t : perTrack) total += (t.*member).size();
+        table.reserve(total);
+    };
+    reserve(p.correlation_, &TrackHot::correlation);
+    reserve(p.kernels_, &TrackHot::kernels);
+    reserve(p.memcpys_, &TrackHot::memcpys);
+    reserve(p.memory_, &TrackHot::memory);
+    reserve(p.tfOps_, &TrackHot::tfOps);
+    reserve(p.hloOps_, &TrackHot::hloOps);
+    std::unordered_map<StringId, uint32_t> kernelIndex;
+    for (TrackHot& t : perTrack) {
+        std::vector<uint32_t> renumber(t.kernelTexts.size());
+        for (size_t k = 0; k < t.kernelTexts.size(); ++k) {
+            auto [it, inserted] =
+                kernelIndex.try_emplace(t.kernelTexts[k], uint32_t(p.kernelDetails_.size()));
+            if (inserted)
+                p.kernelDetails_.push_back(KernelDetails::parse(pool.get(t.kernelTexts[k])));
+            renumber[k] = it->second;
+        }
+        for (size_t i = 0; i < t.kernels.size(); ++i)
+            p.kernels_.append(t.kernels.eventAt(i), renumber[t.kernels.valueAt(i)]);
+        p.correlation_.append(t.correlation);
+        p.memcpys_.append(t.memcpys);
+        p.memory_.append(t.memory);
+        p.tfOps_.append(t.tfOps);
+        p.hloOps_.append(t.hloOps);
+        t = TrackHot();
     }
     p.correlation_.shrink();
     p.kernels_.shrink();
@@ -509,7 +666,7 @@ void ProfileBuilder::decodeHotStats() {
 // (Track::deviceOps: a GPU stream, a TPU op line), never on a derived line, which repeats them.
 // Launches are sorted by (host, id) and each target looks its launch up, visiting targets in event
 // order, so the by-target list comes out sorted as it is built.
-void ProfileBuilder::joinFlows() {
+void ProfileBuilder::joinFlows(unsigned threads) {
     Profile& p = *profile_;
     struct Launch {
         uint64_t corr;
@@ -530,29 +687,39 @@ void ProfileBuilder::joinFlows() {
         else if (p.tracks_[t].deviceOps)
             trackRole[t] = IsTarget;
     }
-    // Correlated events are visited in event order, which is track order: the track of each is
-    // found by walking forward, not by a search per event.
-    std::vector<Launch> launches;
+    // Correlated events are visited in event order, which is track order, in blocks on all
+    // cores: the track of a block's first event is searched, the others found by walking forward.
+    // Each block's results are kept apart and joined in block order, so every list comes out as
+    // one pass in event order would make it.
+    const size_t m = p.correlation_.size();
     auto forEachCorrelated = [&](auto&& fn) {
-        uint32_t t = 0;
-        for (size_t i = 0; i < p.correlation_.size(); ++i) {
-            const EventIndex e = p.correlation_.eventAt(i);
-            while (e >= p.tracks_[t].firstEvent + p.tracks_[t].eventCount) ++t;
-            fn(e, p.correlation_.valueAt(i), trackRole[t], p.planes_[p.tracks_[t].plane].host);
-        }
+        parallelFor(blockCount(m), threads, [&](size_t k) {
+            const auto [b, e] = block(m, k);
+            uint32_t t = p.trackOf(p.correlation_.eventAt(b));
+            for (size_t i = b; i < e; ++i) {
+                const EventIndex ev = p.correlation_.eventAt(i);
+                while (ev >= p.tracks_[t].firstEvent + p.tracks_[t].eventCount) ++t;
+                fn(k, ev, p.correlation_.valueAt(i), trackRole[t],
+                   p.planes_[p.tracks_[t].plane].host);
+            }
+        });
     };
-    forEachCorrelated([&](EventIndex e, uint64_t corr, Role role, uint32_t host) {
-        if (role == IsLaunch) launches.push_back({corr, host, e});
+    std::vector<std::vector<Launch>> launchParts(blockCount(m));
+    forEachCorrelated([&](size_t k, EventIndex e, uint64_t corr, Role role, uint32_t host) {
+        if (role == IsLaunch) launchParts[k].push_back({corr, host, e});
     });
-    std::sort(launches.begin(), launches.end());
-    forEachCorrelated([&](EventIndex e, uint64_t corr, Role role, uint32_t host) {
+    std::vector<Launch> launches = concatenate(launchParts);
+    parallelSort(launches.begin(), launches.end(), threads, std::less<Launch>());
+    std::vector<std::vector<Flow>> flowParts(blockCount(m));
+    forEachCorrelated([&](size_t k, EventIndex e, uint64_t corr, Role role, uint32_t host) {
         if (role != IsTarget) return;
         auto it = std::lower_bound(launches.begin(), launches.end(), Launch{corr, host, 0});
         for (; it != launches.end() && it->corr == corr && it->host == host; ++it)
-            p.flowsByTarget_.push_back({it->event, e});
+            flowParts[k].push_back({it->event, e});
     });
+    p.flowsByTarget_ = concatenate(flowParts);
     p.flows_ = p.flowsByTarget_;
-    std::sort(p.flows_.begin(), p.flows_.end(), [](const Flow& a, const Flow& b) {
+    parallelSort(p.flows_.begin(), p.flows_.end(), threads, [](const Flow& a, const Flow& b) {
         return a.launch != b.launch ? a.launch < b.launch : a.target < b.target;
     });
 }

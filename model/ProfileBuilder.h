@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -96,12 +97,32 @@ public:
             statBlob_.reserve(std::max(need, statBlob_.capacity() * 2));
     }
     size_t eventCount() const { return start_.size(); }
+
+    // The bulk path of importers that decode on several threads: appendEvents() adds `events`
+    // rows and `statBytes` bytes of encoded stat lists in one step and says where they begin;
+    // then fillEvents() and fillStatBytes() may run on any threads, each on rows and bytes of its
+    // own, until the next call that adds anything. Past kMaxEvents rows or 4 GiB of stats it sets
+    // error() instead.
+    struct EventBlock {
+        size_t firstEvent = 0;
+        size_t firstStatByte = 0;
+    };
+    EventBlock appendEvents(size_t events, size_t statBytes);
+    // Rows from `row` on, all of `track`. Stat list offsets are `statBase` + statBegin, except
+    // 0, the shared empty list.
+    void fillEvents(size_t row, uint32_t track, std::span<const int64_t> start,
+                    std::span<const int64_t> duration, std::span<const uint32_t> meta,
+                    std::span<const uint32_t> statBegin, uint32_t statBase);
+    void fillStatBytes(size_t at, std::span<const uint8_t> bytes) {
+        std::copy(bytes.begin(), bytes.end(), statBlob_.begin() + ptrdiff_t(at));
+    }
     // Set when the profile outgrows what the columns can address; finish() then fails.
     const std::string& error() const { return error_; }
 
-    // Builds the profile; the builder is spent afterwards. Returns nullptr if cancelled, or with
-    // error() set if the profile is too large.
-    std::unique_ptr<Profile> finish(const Progress* progress = nullptr);
+    // Builds the profile on up to `threads` threads (0: every core this process may use); the
+    // profile is the same for any count. The builder is spent afterwards. Returns nullptr if
+    // cancelled, or with error() set if the profile is too large.
+    std::unique_ptr<Profile> finish(const Progress* progress = nullptr, unsigned threads = 0);
 
 private:
     struct PendingStat {
@@ -109,8 +130,8 @@ private:
         StatValue stat;
     };
     void groupTracksByPlane();
-    std::vector<uint32_t> orderEvents(const Progress* progress, bool& cancelled);
-    void decodeHotStats();
+    std::vector<uint32_t> orderEvents(const Progress* progress, bool& cancelled, unsigned threads);
+    void decodeHotStats(unsigned threads);
     void closeStatList() {
         if (listOpen_) {
             statBlob_.push_back(0);
@@ -118,7 +139,7 @@ private:
         }
     }
     uint32_t blobOffset();
-    void joinFlows();
+    void joinFlows(unsigned threads);
 
     std::unique_ptr<Profile> profile_ = std::make_unique<Profile>();
     bool hasTimeBase_ = false;

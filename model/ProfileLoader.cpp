@@ -1,5 +1,10 @@
 #include "model/ProfileLoader.h"
 
+#include <algorithm>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include "model/MappedFile.h"
 #include "model/ProfileBuilder.h"
 #include "model/kineto/KinetoImporter.h"
@@ -19,9 +24,15 @@ bool isChromeTrace(const std::string& path, std::span<const uint8_t> b) {
     return !path.ends_with(".pb");
 }
 
-LoadResult finishLoad(ProfileBuilder& builder, const Progress* progress) {
+LoadResult finishLoad(ProfileBuilder& builder, const Progress* progress, unsigned threads) {
     LoadResult result;
-    std::unique_ptr<Profile> profile = builder.finish(progress);
+    std::unique_ptr<Profile> profile = builder.finish(progress, threads);
+#ifdef __GLIBC__
+    // Loading frees as much as the profile keeps (staging columns, per-chunk buffers of every
+    // thread); glibc keeps freed heap memory for reuse, so without this the process would stay
+    // about 25% larger than its profile.
+    malloc_trim(0);
+#endif
     if (!profile) {
         result.cancelled = builder.error().empty();
         result.error = result.cancelled ? "loading was cancelled" : builder.error();
@@ -33,15 +44,21 @@ LoadResult finishLoad(ProfileBuilder& builder, const Progress* progress) {
 
 } // namespace
 
-LoadResult loadHosts(const std::vector<HostFile>& hosts, const Progress* progress) {
+namespace {
+
+// One attempt: hosts marked in `unreadable` (with their problem) are added without reading them;
+// the first other host that cannot be read ends the attempt with `failed` set to its index.
+LoadResult loadHostsSkipping(const std::vector<HostFile>& hosts,
+                             const std::vector<std::string>& unreadable, const Progress* progress,
+                             unsigned threads, size_t& failed) {
     LoadResult result;
-    if (hosts.empty()) {
-        result.error = "no host files to load";
-        return result;
-    }
     ProfileBuilder builder;
     for (size_t i = 0; i < hosts.size(); ++i) {
         const HostFile& h = hosts[i];
+        if (!unreadable[i].empty()) {
+            builder.host(builder.addHost(h.host, h.path)).errors.push_back(unreadable[i]);
+            continue;
+        }
         if (progress) {
             if (progress->cancelled()) {
                 result.cancelled = true;
@@ -53,6 +70,7 @@ LoadResult loadHosts(const std::vector<HostFile>& hosts, const Progress* progres
         MappedFile file(h.path);
         if (!file.error().empty()) {
             result.error = "cannot read " + h.path + ": " + file.error();
+            failed = i;
             return result;
         }
         const auto bytes = file.bytes();
@@ -60,7 +78,7 @@ LoadResult loadHosts(const std::vector<HostFile>& hosts, const Progress* progres
         const bool json = isChromeTrace(h.path, bytes);
         std::string error = json ? importChromeTrace(bytes, builder, host, progress,
                                                      MappedFile::readableAfterEnd(bytes.size()))
-                                 : importXSpace(bytes, builder, host, progress);
+                                 : importXSpace(bytes, builder, host, progress, threads);
         if (file.shrunk())
             error = "the file changed while it was being read: it is shorter than the " +
                     std::to_string(bytes.size()) +
@@ -73,35 +91,61 @@ LoadResult loadHosts(const std::vector<HostFile>& hosts, const Progress* progres
             } else {
                 result.error =
                     h.path + (json ? ": not a readable Chrome trace JSON: " : ": ") + error;
+                failed = i;
             }
             return result;
         }
     }
-    return finishLoad(builder, progress);
+    return finishLoad(builder, progress, threads);
+}
+
+} // namespace
+
+LoadResult loadHosts(const std::vector<HostFile>& hosts, const Progress* progress,
+                     unsigned threads) {
+    if (hosts.empty()) {
+        LoadResult result;
+        result.error = "no host files to load";
+        return result;
+    }
+    // A host that cannot be read is kept, without planes, with its problem in Host::errors, and
+    // the others are read again without it (only this case costs a second read).
+    std::vector<std::string> unreadable(hosts.size());
+    for (;;) {
+        size_t failed = hosts.size();
+        LoadResult result = loadHostsSkipping(hosts, unreadable, progress, threads, failed);
+        if (failed == hosts.size() || hosts.size() == 1) return result;
+        unreadable[failed] = "cannot be loaded: " + result.error;
+        if (std::none_of(unreadable.begin(), unreadable.end(),
+                         [](const std::string& e) { return e.empty(); })) {
+            result.error = "no host of the run can be read; the last: " + result.error;
+            return result;
+        }
+    }
 }
 
 LoadResult loadXSpaceBytes(std::span<const uint8_t> bytes, const std::string& hostName,
-                           const Progress* progress) {
+                           const Progress* progress, unsigned threads) {
     ProfileBuilder builder;
     const uint32_t host = builder.addHost(hostName, {});
-    const std::string error = importXSpace(bytes, builder, host, progress);
+    const std::string error = importXSpace(bytes, builder, host, progress, threads);
     if (!error.empty()) {
         LoadResult result;
         result.cancelled = progress && progress->cancelled();
         result.error = result.cancelled ? "loading was cancelled" : hostName + ": " + error;
         return result;
     }
-    return finishLoad(builder, progress);
+    return finishLoad(builder, progress, threads);
 }
 
-LoadResult loadPath(const std::string& path, const Progress* progress) {
+LoadResult loadPath(const std::string& path, const Progress* progress, unsigned threads) {
     const Discovery d = discoverProfiles(path);
     if (!d.ok()) {
         LoadResult result;
         result.error = d.error;
         return result;
     }
-    return loadHosts(d.runs.front().hosts, progress);
+    return loadHosts(d.runs.front().hosts, progress, threads);
 }
 
 } // namespace stepscope

@@ -20,16 +20,22 @@ struct LoadResult {
 };
 
 // Loads one or more hosts of a run into one Profile (hosts side by side, sharing one time base
-// so they line up). Runs on the calling thread; call it from a worker. Progress is reported per
-// file and stage; cancel() on the Progress stops it.
-LoadResult loadHosts(const std::vector<HostFile>& hosts, const Progress* progress = nullptr);
+// so they line up). Runs on the calling thread, which it blocks; call it from a worker. XSpace
+// events are decoded on up to `threads` threads (0: every core this process may use); the
+// profile is the same for any count. Progress is reported per file and stage; cancel() on the
+// Progress stops it. Of several hosts, one that cannot be read does not fail the load: it is kept
+// as a host without planes whose Host::errors says "cannot be loaded: <file>: <problem>"; the
+// load fails only when no host can be read.
+LoadResult loadHosts(const std::vector<HostFile>& hosts, const Progress* progress = nullptr,
+                     unsigned threads = 0);
 
 // Loads an XSpace held in memory (the demo profile, tests).
 LoadResult loadXSpaceBytes(std::span<const uint8_t> bytes, const std::string& hostName,
-                           const Progress* progress = nullptr);
+                           const Progress* progress = nullptr, unsigned threads = 0);
 
 // Convenience for the CLI and tests: discovers `path` and loads the newest run's hosts (all of
 // them), or the single file.
-LoadResult loadPath(const std::string& path, const Progress* progress = nullptr);
+LoadResult loadPath(const std::string& path, const Progress* progress = nullptr,
+                    unsigned threads = 0);
 
 } // namespace stepscope

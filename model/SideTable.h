@@ -14,6 +14,15 @@ public:
         events_.push_back(event);
         values_.push_back(value);
     }
+    void reserve(size_t n) {
+        events_.reserve(n);
+        values_.reserve(n);
+    }
+    // Appends every entry of `other`, whose events must all follow this table's.
+    void append(const SideTable& other) {
+        events_.insert(events_.end(), other.events_.begin(), other.events_.end());
+        values_.insert(values_.end(), other.values_.begin(), other.values_.end());
+    }
     const T* find(uint32_t event) const {
         const auto it = std::lower_bound(events_.begin(), events_.end(), event);
         if (it == events_.end() || *it != event) return nullptr;
@@ -34,6 +43,7 @@ public:
     }
 
 private:
+    friend class ProfileCache; // writes and reads every column
     std::vector<uint32_t> events_;
     std::vector<T> values_;
 };

@@ -28,6 +28,7 @@ public:
     static constexpr StringId kNotFound = 0xFFFFFFFFu;
 
 private:
+    friend class ProfileCache; // writes and reads every column
     void grow();
     size_t slotOf(std::string_view s, uint64_t hash) const;
 

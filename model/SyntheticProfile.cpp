@@ -11,6 +11,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "model/xspace/SpillFile.h"
 #include "model/xspace/XSpaceWriter.h"
 
 // The synthetic profile imitates what the TensorFlow profiler records for a Keras model trained
@@ -910,6 +911,36 @@ std::vector<uint8_t> generateSyntheticXSpace(const SyntheticOptions& options,
     return writer.finish();
 }
 
+std::string writeSyntheticXSpace(const SyntheticOptions& options, const std::string& hostName,
+                                 const std::string& path) {
+    namespace fs = std::filesystem;
+    const fs::path file(path);
+    const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
+    // Events stream to a temporary file beside the output as they are generated, so memory
+    // stays flat at any size (the disk briefly holds the profile twice).
+    std::string spillError;
+    const std::unique_ptr<SpillFile> spill = SpillFile::create(folder.string(), spillError);
+    if (!spill) return spillError;
+    XSpaceWriter writer;
+    writer.spillTo(spill.get());
+    try {
+        HostGenerator(options, hostName).generate(writer);
+    } catch (const std::bad_alloc&) {
+        return "not enough memory to generate " + std::to_string(options.events) + " events for " +
+               path;
+    }
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(std::fopen(path.c_str(), "wb"),
+                                                        &std::fclose);
+    if (!out) return "cannot write " + path + ": " + std::strerror(errno);
+    const bool written = writer.finish([&](const uint8_t* data, size_t size) {
+        return std::fwrite(data, 1, size, out.get()) == size;
+    });
+    if (!spill->error().empty()) return spill->error();
+    if (!written || std::fclose(out.release()) != 0)
+        return "cannot write " + path + ": " + std::strerror(errno);
+    return {};
+}
+
 std::string writeSyntheticLogDir(const SyntheticOptions& options, int hosts,
                                  const std::string& logDir, const std::string& runName) {
     namespace fs = std::filesystem;
@@ -919,22 +950,9 @@ std::string writeSyntheticLogDir(const SyntheticOptions& options, int hosts,
     if (ec) return "cannot create folder " + run.string() + ": " + ec.message();
     for (int h = 0; h < hosts; ++h) {
         const std::string host = "worker" + std::to_string(h);
-        const fs::path file = run / (host + ".xplane.pb");
-        XSpaceWriter writer;
-        try {
-            HostGenerator(options, host).generate(writer);
-        } catch (const std::bad_alloc&) {
-            return "not enough memory to generate " + std::to_string(options.events) +
-                   " events for " + file.string();
-        }
-        std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(std::fopen(file.c_str(), "wb"),
-                                                            &std::fclose);
-        if (!out) return "cannot write " + file.string() + ": " + std::strerror(errno);
-        const bool written = writer.finish([&](const uint8_t* data, size_t size) {
-            return std::fwrite(data, 1, size, out.get()) == size;
-        });
-        if (!written || std::fclose(out.release()) != 0)
-            return "cannot write " + file.string() + ": " + std::strerror(errno);
+        const std::string error =
+            writeSyntheticXSpace(options, host, (run / (host + ".xplane.pb")).string());
+        if (!error.empty()) return error;
     }
     return {};
 }

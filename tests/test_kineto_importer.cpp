@@ -136,6 +136,42 @@ std::vector<EventIndex> eventsOf(const Profile& p, const Track& t) {
     return out;
 }
 
+// Traces of the device-steps and External id tests.
+const char* kDeviceStepsTrace =
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,"
+    "\"ts\":0,\"dur\":100},"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#2\",\"pid\":1,\"tid\":1,"
+    "\"ts\":100,\"dur\":100},"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#3\",\"pid\":1,\"tid\":1,"
+    "\"ts\":200,\"dur\":100},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+    "\"ts\":10,\"dur\":5,\"args\":{\"correlation\":1}},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+    "\"ts\":110,\"dur\":5,\"args\":{\"correlation\":2}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":50,\"dur\":100,"
+    "\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":160,\"dur\":100,"
+    "\"args\":{\"device\":0,\"stream\":7,\"correlation\":2}}]}";
+const char* kExternalIdTrace =
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"outer\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100,"
+    "\"args\":{\"External id\":5}},"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"inner\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":10,"
+    "\"args\":{\"External id\":6}},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+    "\"ts\":15,\"dur\":1,\"args\":{\"External id\":5,\"correlation\":1}},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+    "\"ts\":16,\"dur\":1,\"args\":{\"External id\":6,\"correlation\":2}},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+    "\"ts\":12,\"dur\":1,\"args\":{\"External id\":99,\"correlation\":3}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k1\",\"pid\":0,\"tid\":7,\"ts\":50,\"dur\":5,"
+    "\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k2\",\"pid\":0,\"tid\":7,\"ts\":60,\"dur\":5,"
+    "\"args\":{\"device\":0,\"stream\":7,\"correlation\":2}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k3\",\"pid\":0,\"tid\":7,\"ts\":70,\"dur\":5,"
+    "\"args\":{\"device\":0,\"stream\":7,\"correlation\":3}}]}";
+
 std::string statText(const Profile& p, EventIndex e, std::string_view key) {
     const auto s = p.findStat(e, key);
     return s ? s->format(p.strings()) : std::string("(none)");
@@ -546,6 +582,48 @@ private slots:
         QVERIFY(p.hosts()[0].warnings[0].find("\"C\"") != std::string::npos);
     }
 
+    // The GPU "Steps" line follows the device work each step launched (the PyTorch TensorBoard
+    // plugin's rule). Host steps 0..100, 100..200, 200..300 µs; step 1 launches (10..15) a kernel
+    // that runs 50..150, step 2 launches (110..115) one that runs 160..260, step 3 launches
+    // nothing. Device steps: [0, max(100, 150)] = 0..150; [max(150, 100), max(200, 260)] =
+    // 150..260; step 3, trailing without device work, is dropped from the line.
+    void deviceStepsFollowTheirDeviceWork() {
+        QTemporaryDir dir;
+        const LoadResult r = loadText(dir, "steps.json", kDeviceStepsTrace);
+        QVERIFY2(r.ok(), r.error.c_str());
+        const Profile& p = *r.profile;
+        const Track* steps = trackNamed(p, "Steps");
+        QVERIFY(steps);
+        const std::vector<EventIndex> e = eventsOf(p, *steps);
+        QCOMPARE(e.size(), size_t(2));
+        constexpr int64_t us = 1000000;
+        QCOMPARE(p.name(e[0]), std::string_view("ProfilerStep#1"));
+        QCOMPARE(p.start(e[0]), 0 * us);
+        QCOMPARE(p.end(e[0]), 150 * us);
+        QCOMPARE(p.name(e[1]), std::string_view("ProfilerStep#2"));
+        QCOMPARE(p.start(e[1]), 150 * us);
+        QCOMPARE(p.end(e[1]), 260 * us);
+        // The host keeps every step as recorded.
+        QCOMPARE(p.eventsByName("ProfilerStep#3").size(), size_t(1));
+    }
+
+    // A kernel's op (tf_op) is the op open around its launch that carries the launch's External
+    // id, as the PyTorch TensorBoard plugin joins them, though a nested op is innermost; without
+    // such an op, the innermost op around the launch.
+    void kernelOpByExternalId() {
+        QTemporaryDir dir;
+        const LoadResult r = loadText(dir, "ext.json", kExternalIdTrace);
+        QVERIFY2(r.ok(), r.error.c_str());
+        const Profile& p = *r.profile;
+        auto opOf = [&](std::string_view kernel) {
+            const std::vector<EventIndex> e = p.eventsByName(kernel);
+            return e.size() == 1 ? statText(p, e[0], "tf_op") : std::string("?");
+        };
+        QCOMPARE(opOf("k1"), std::string("outer")); // by External id, though inside "inner"
+        QCOMPARE(opOf("k2"), std::string("inner")); // by External id
+        QCOMPARE(opOf("k3"), std::string("inner")); // no op with id 99: the op around it
+    }
+
     void beginWithoutEndLastsToTheTraceEnd() {
         // "outer" never ends; the trace's last timestamp is the X event's end, 50 + 250 = 300 µs.
         QTemporaryDir dir;
@@ -597,6 +675,34 @@ private slots:
         std::sort(starts.begin(), starts.end());
         // Each host's step on its thread and on its GPU's Steps line.
         QCOMPARE(starts, (std::vector<int64_t>{0, 0, 1000000000000, 1000000000000}));
+    }
+
+    // tensorboard_trace_handler's <worker>.<span>.pt.trace.json.gz: spans of one job in one folder
+    // are separate profiles (runs "<run>/<span>", newest first) whose hosts are the workers.
+    void spansOfOneFolderAreSeparateRuns() {
+        QTemporaryDir dir;
+        const std::string run = dir.path().toStdString() + "/run";
+        fs::create_directories(run);
+        writeFile(run + "/worker0.1623143089861.pt.trace.json.gz", gzipOf(kFixture2022));
+        writeFile(run + "/worker1.1623143089861.pt.trace.json.gz", gzipOf(kFixture2022));
+        writeFile(run + "/worker0.1623143095000.pt.trace.json", kFixture2022);
+        writeFile(run + "/other.json.gz", gzipOf(kFixture2022));
+        const Discovery d = discoverProfiles(run);
+        QVERIFY2(d.ok(), d.error.c_str());
+        QCOMPARE(d.runs.size(), size_t(3));
+        QCOMPARE(d.runs[0].name, std::string("run/1623143095000"));
+        QCOMPARE(d.runs[0].hosts.size(), size_t(1));
+        QCOMPARE(d.runs[0].hosts[0].host, std::string("worker0"));
+        QCOMPARE(d.runs[1].name, std::string("run/1623143089861"));
+        QCOMPARE(d.runs[1].hosts.size(), size_t(2));
+        QCOMPARE(d.runs[1].hosts[0].host, std::string("worker0"));
+        QCOMPARE(d.runs[1].hosts[1].host, std::string("worker1"));
+        QCOMPARE(d.runs[2].name, std::string("run"));
+        QCOMPARE(d.runs[2].hosts.size(), size_t(1));
+        QCOMPARE(d.runs[2].hosts[0].host, std::string("other"));
+        const LoadResult r = loadHosts(d.runs[1].hosts);
+        QVERIFY2(r.ok(), r.error.c_str());
+        QCOMPARE(r.profile->hosts().size(), size_t(2));
     }
 
     void badInputsNameTheFileAndThePlace() {

@@ -224,6 +224,77 @@ private slots:
         QVERIFY(tfOpStatsPie(s, OpSide::Device, OpGrouping::ByOp, true).empty());
     }
 
+    // The "by op" pie folds all but the top ops by type. Ten device ops (self time in µs):
+    //   a/MatMul 40, d/Cast 30, b/MatMul 10, c/MatMul 8, e/Cast 6, g/Relu 5, f/Cast 4,
+    //   h/AddV2 3, i/Mul 2, j/Sub 1 (109 in all), device idle 20, and a host op of 50.
+    // Top 2 ops: a/MatMul 40, d/Cast 30. The rest by type: MatMul {b, c} 18, Cast {e, f} 10,
+    // Relu {g} 5, AddV2 {h} 3, Mul {i} 2, Sub {j} 1.
+    void byOpPieFoldsTheRestByType() {
+        TfOpStats s;
+        auto add = [&](OpSide side, const char* name, const char* type, int64_t selfUs) {
+            s.rows.push_back(
+                {side, uint32_t(s.ops.size()), 1, selfUs * us, selfUs * us, 0, 0, kNoIndex});
+            s.ops.push_back({name, type});
+        };
+        add(OpSide::Device, "c/MatMul", "MatMul", 8); // rows in no particular order
+        add(OpSide::Device, "a/MatMul", "MatMul", 40);
+        add(OpSide::Device, "e/Cast", "Cast", 6);
+        add(OpSide::Device, "b/MatMul", "MatMul", 10);
+        add(OpSide::Device, "d/Cast", "Cast", 30);
+        add(OpSide::Host, "x/Cast", "Cast", 50);
+        add(OpSide::Device, "g/Relu", "Relu", 5);
+        add(OpSide::Device, "f/Cast", "Cast", 4);
+        add(OpSide::Device, "h/AddV2", "AddV2", 3);
+        add(OpSide::Device, "i/Mul", "Mul", 2);
+        add(OpSide::Device, "j/Sub", "Sub", 1);
+        s.deviceIdlePs = 20 * us;
+        struct Expected {
+            std::string label, legend;
+            double value;
+            size_t items;
+        };
+        auto check = [](const PieData& got, const std::vector<Expected>& want) {
+            QCOMPARE(got.size(), want.size());
+            for (size_t i = 0; i < want.size(); ++i) {
+                QCOMPARE(got[i].label, want[i].label);
+                QCOMPARE(got[i].legend, want[i].legend);
+                QCOMPARE(got[i].value, want[i].value);
+                QCOMPARE(got[i].items, want[i].items);
+            }
+        };
+        // Two types shown: Relu, AddV2, Mul and Sub (4 ops, 11 µs) are the last slice.
+        check(tfOpStatsTopOpsPie(s, OpSide::Device, true, 2, 2),
+              {{"a/MatMul", "", 40, 1},
+               {"d/Cast", "", 30, 1},
+               {"IDLE", "", 20, 0},
+               {"MatMul (2 more ops of this type)", "MatMul (2 more ops)", 18, 2},
+               {"Other (4 ops of 4 types)", "", 11, 4},
+               {"Cast (2 more ops of this type)", "Cast (2 more ops)", 10, 2}});
+        // Three types shown, without idle: Relu's fold is its one op, g/Relu; the rest 6 µs.
+        check(tfOpStatsTopOpsPie(s, OpSide::Device, false, 2, 3),
+              {{"a/MatMul", "", 40, 1},
+               {"d/Cast", "", 30, 1},
+               {"MatMul (2 more ops of this type)", "MatMul (2 more ops)", 18, 2},
+               {"Cast (2 more ops of this type)", "Cast (2 more ops)", 10, 2},
+               {"Other (3 ops of 3 types)", "", 6, 3},
+               {"g/Relu", "", 5, 1}});
+        // Five types shown: the last one left is Sub's single op, shown as itself.
+        check(tfOpStatsTopOpsPie(s, OpSide::Device, false, 2, 5),
+              {{"a/MatMul", "", 40, 1},
+               {"d/Cast", "", 30, 1},
+               {"MatMul (2 more ops of this type)", "MatMul (2 more ops)", 18, 2},
+               {"Cast (2 more ops of this type)", "Cast (2 more ops)", 10, 2},
+               {"g/Relu", "", 5, 1},
+               {"h/AddV2", "", 3, 1},
+               {"i/Mul", "", 2, 1},
+               {"j/Sub", "", 1, 1}});
+        // Enough op slices for all: nothing folded.
+        QCOMPARE(tfOpStatsTopOpsPie(s, OpSide::Device, false, 10, 1).size(), size_t(10));
+        // The host side has its own op only; no device op leaks in.
+        check(tfOpStatsTopOpsPie(s, OpSide::Host, true, 2, 2), {{"x/Cast", "", 50, 1}});
+        QVERIFY(tfOpStatsTopOpsPie(TfOpStats(), OpSide::Device, true).empty());
+    }
+
     // Before: an op that only partly overlapped the op above it (the builder stacks it one lane
     // deeper) lost the overlap from the upper op's self time, as if it were nested.
     void partialOverlapIsNoChild() {
@@ -642,6 +713,67 @@ private slots:
             QCOMPARE(deviceRows, int64_t(expected.size()));
             QCOMPARE(devicePs, allPs); // every device event's time is in exactly one row
         }
+    }
+
+    // On BERT the device "by op" pie, checked against the device ops of an independent
+    // protobuf count (op: the framework op, tf_op or 'level 0', before ':', type: after it; a
+    // kernel without one is its own op of type Unknown; GPU ops have no
+    // children, so self time is total time): its first op slices are the top ops, its type folds
+    // hold the remaining ops of their type, and all slices together hold every op and all time.
+    void bertByOpPieAgainstAnIndependentCount() {
+        if (!std::filesystem::exists(kBert)) QSKIP("../shared/realdata not found");
+        std::map<std::string, std::pair<std::string, int64_t>> ops; // op -> (type, time)
+        int64_t allPs = 0;
+        for (const fixtures::ProtoEvent& e : fixtures::readProtoEvents(kBert)) {
+            const auto id = int32_t(uint32_t(uint64_t(e.lineId)));
+            const bool derived = id >= int32_t(0xdeadbeefu) && id <= int32_t(0xdeadbeefu) + 289;
+            if (!e.plane.starts_with("/device:GPU:") || derived) continue;
+            const auto tfOp = e.text.find("tf_op");
+            const auto level0 = e.text.find("level 0"); // TF 2.4's spelling
+            const std::string fw = tfOp != e.text.end() && !tfOp->second.empty() ? tfOp->second
+                                   : level0 != e.text.end()                      ? level0->second
+                                                                                 : std::string();
+            const size_t colon = fw.find(':');
+            auto& op = fw.empty() ? ops[e.name] : ops[fw.substr(0, colon)];
+            op.first = fw.empty() ? "Unknown" : fw.substr(colon + 1);
+            op.second += e.durationPs;
+            allPs += e.durationPs;
+        }
+        QVERIFY(ops.size() > 1000);
+        std::vector<std::pair<int64_t, std::string>> byTime; // (-time, op): largest first
+        for (const auto& [name, op] : ops) byTime.push_back({-op.second, name});
+        std::sort(byTime.begin(), byTime.end());
+        std::map<std::string, size_t> restOfType;
+        for (size_t i = 4; i < byTime.size(); ++i) ++restOfType[ops.at(byTime[i].second).first];
+
+        const LoadResult r = loadPath(kBert);
+        QVERIFY2(r.ok(), r.error.c_str());
+        const PieData pie =
+            tfOpStatsTopOpsPie(computeTfOpStats(*r.profile), OpSide::Device, false, 4, 3);
+        size_t items = 0, opSlices = 0;
+        double value = 0;
+        for (const PieSlice& slice : pie) {
+            items += slice.items;
+            value += slice.value;
+            if (slice.items == 1 && ops.count(slice.label)) {
+                QVERIFY2(opSlices < 4, slice.label.c_str());
+                QCOMPARE(slice.label, byTime[opSlices].second);
+                QCOMPARE(slice.value, double(-byTime[opSlices].first) / 1e6);
+                ++opSlices;
+            }
+            const size_t paren = slice.label.find(" (");
+            if (slice.items > 1 && !slice.label.starts_with("Other")) {
+                const std::string type = slice.label.substr(0, paren);
+                QVERIFY2(restOfType.count(type), type.c_str());
+                QCOMPARE(slice.items, restOfType.at(type));
+            }
+        }
+        QCOMPARE(opSlices, size_t(4));
+        QCOMPARE(items, ops.size());
+        QVERIFY(std::abs(value - double(allPs) / 1e6) < 1e-6 * value);
+        // What a top-7 pie folded into one 96% slice is now spread over types: no slice holds
+        // half the time.
+        for (const PieSlice& slice : pie) QVERIFY2(slice.value < value / 2, slice.label.c_str());
     }
 
     void bertHostFacts() {

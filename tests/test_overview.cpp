@@ -7,9 +7,11 @@
 #include <QTemporaryDir>
 #include <QtTest>
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "model/ProfileLoader.h"
 #include "model/analysis/GpuTime.h"
@@ -47,9 +49,10 @@ const Recommendation* find(const Overview& o, const std::string& id) {
 
 // Windows (of 30 equal ones over [first, last)) less than half busy, counted by brute force over
 // each picosecond-exact interval of the fixture: the busy intervals are given per step (µs
-// offsets within the 1000 µs step period).
+// offsets within the 1000 µs step period). `run`: the longest run of consecutive low windows
+// (the earliest of equals), as [begin, end) in ps.
 int lowWindows(int64_t busyFromUs, int64_t busyToUs, int steps = 4, int64_t pitchUs = 0,
-               int64_t dutyUs = 0) {
+               int64_t dutyUs = 0, std::pair<int64_t, int64_t>* run = nullptr) {
     std::vector<std::pair<int64_t, int64_t>> busy;
     for (int g = 0; g < steps; ++g) {
         if (pitchUs == 0) {
@@ -60,13 +63,21 @@ int lowWindows(int64_t busyFromUs, int64_t busyToUs, int steps = 4, int64_t pitc
         }
     }
     const int64_t first = busy.front().first, last = busy.back().second;
-    int low = 0;
+    int low = 0, length = 0, best = 0;
     for (int c = 0; c < 30; ++c) {
         const int64_t lo = first + (last - first) * c / 30,
                       hi = first + (last - first) * (c + 1) / 30;
         int64_t b = 0;
         for (auto [s, e] : busy) b += std::max<int64_t>(0, std::min(hi, e) - std::max(lo, s));
-        if (2 * b < hi - lo) ++low;
+        if (2 * b < hi - lo) {
+            ++low;
+            if (++length > best) {
+                best = length;
+                if (run) *run = {first + (last - first) * (c + 1 - length) / 30, hi};
+            }
+        } else {
+            length = 0;
+        }
     }
     return low;
 }
@@ -105,7 +116,11 @@ private slots:
                  (std::set<std::string>{"input_bound", "mixed_precision", "low_utilization"}));
         QCOMPARE(find(o, "input_bound")->level, std::string("high"));
         QCOMPARE(find(o, "input_bound")->value, 40.0);
-        QCOMPARE(find(o, "low_utilization")->value, double(lowWindows(410, 1000)));
+        std::pair<int64_t, int64_t> run;
+        QCOMPARE(find(o, "low_utilization")->value, double(lowWindows(410, 1000, 4, 0, 0, &run)));
+        // The evidence is the longest run of low windows, not first-to-last low window.
+        QCOMPARE(find(o, "low_utilization")->beginPs, run.first);
+        QCOMPARE(find(o, "low_utilization")->endPs, run.second);
     }
 
     void launchBound() {
@@ -128,6 +143,8 @@ private slots:
                                                 "low_utilization"}));
         QCOMPARE(find(o, "input_bound")->value, 20.0);
         QVERIFY(find(o, "kernel_launch")->text.find("160 of 160 kernels") != std::string::npos);
+        // XProf adds the TF_GPU_THREAD_MODE advice only when tf.data is in use; no tf.data here.
+        QVERIFY(find(o, "kernel_launch")->text.find("gpu_private") == std::string::npos);
         QCOMPARE(find(o, "low_utilization")->value, double(lowWindows(10, 795, 4, 20, 5)));
     }
 
@@ -517,8 +534,8 @@ private slots:
         QCOMPARE(found, expected);
     }
 
-    // Raw JAX profiles: no group ids and no step markers, so no steps (never invented), but GPU
-    // time per device, counted here with protobuf's classes.
+    // Raw JAX profiles: no group ids and no step markers; GPU time per device, counted here with
+    // protobuf's classes.
     void realJax() {
         const std::string path = kRealData + "/jax-rocm/jax_conv_minimal_08.tw003.xplane.pb";
         if (!std::filesystem::exists(path)) QSKIP("../shared/realdata is absent");
@@ -534,7 +551,6 @@ private slots:
         LoadResult r = loadPath(path);
         QVERIFY(r.ok());
         const Overview o = computeOverview(*r.profile);
-        QCOMPARE(o.steps.source, StepSource::None);
         QCOMPARE(o.gpu.devices.size(), extent.size());
         for (const GpuTimeRow& d : o.gpu.devices) {
             QCOMPARE(d.events, count.at(d.device));
@@ -544,5 +560,184 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestOverview)
+namespace {
+// The XLA module steps of a raw JAX file, counted with protobuf's classes (the rule is at
+// StepAnalysis.cpp moduleSteps): the module with the most device time; its k-th
+// "GpuExecutable::ExecuteThunks" launch on each host line is step k (host marker: the extent of
+// those launches); device events of that module whose launch call (same correlation id) starts
+// inside one of step k's launches make its device marker; step time by XProf's StepTime().
+// Returns (begin, duration) per step, in step order.
+std::vector<std::pair<int64_t, int64_t>> jaxModuleSteps(const std::string& path) {
+    const std::vector<ProtoEvent> events = readProtoEvents(path);
+    std::map<std::string, int64_t> deviceTime;
+    std::map<int64_t, int64_t> launchStart; // correlation id -> host launch start
+    std::map<std::string, std::vector<std::tuple<int64_t, int64_t, std::string>>> byLine;
+    for (const ProtoEvent& e : events) {
+        const bool gpu = e.plane.rfind("/device:GPU:", 0) == 0 && e.line.rfind("Stream", 0) == 0;
+        if (gpu && e.text.count("hlo_module")) deviceTime[e.text.at("hlo_module")] += e.durationPs;
+        if (e.plane != "/host:CPU") continue;
+        if (e.ints.count("correlation_id")) launchStart[e.ints.at("correlation_id")] = e.startPs;
+        if (e.name == "GpuExecutable::ExecuteThunks" && e.text.count("module_name"))
+            byLine[e.line].emplace_back(e.startPs, e.startPs + e.durationPs,
+                                        e.text.at("module_name"));
+    }
+    std::string module;
+    for (const auto& [m, t] : deviceTime)
+        if (module.empty() || t > deviceTime[module]) module = m;
+    std::map<int64_t, std::pair<int64_t, int64_t>> host, device;
+    std::vector<std::tuple<int64_t, int64_t, int64_t>> windows; // begin, end, k
+    for (auto& [line, launches] : byLine) {
+        std::sort(launches.begin(), launches.end());
+        int64_t k = 0;
+        for (const auto& [b, e, m] : launches) {
+            if (m != module) continue;
+            auto [it, fresh] = host.try_emplace(k, b, e);
+            it->second = {std::min(it->second.first, b), std::max(it->second.second, e)};
+            windows.emplace_back(b, e, k++);
+        }
+    }
+    for (const ProtoEvent& e : events) {
+        const bool gpu = e.plane.rfind("/device:GPU:", 0) == 0 && e.line.rfind("Stream", 0) == 0;
+        if (!gpu || !e.text.count("hlo_module") || e.text.at("hlo_module") != module) continue;
+        if (!e.ints.count("correlation_id")) continue;
+        const auto l = launchStart.find(e.ints.at("correlation_id"));
+        if (l == launchStart.end()) continue;
+        for (const auto& [b, en, k] : windows) {
+            if (l->second < b || l->second > en) continue;
+            auto [it, fresh] = device.try_emplace(k, e.startPs, e.startPs + e.durationPs);
+            it->second = {std::min(it->second.first, e.startPs),
+                          std::max(it->second.second, e.startPs + e.durationPs)};
+            break;
+        }
+    }
+    std::vector<std::pair<int64_t, int64_t>> out;
+    for (const auto& [k, h] : host) {
+        std::pair<int64_t, int64_t> span = h;
+        const auto d = device.find(k);
+        if (d != device.end() && !(h.first <= d->second.first && d->second.second <= h.second))
+            span = d->second;
+        out.emplace_back(span.first, span.second - span.first);
+    }
+    return out;
+}
+} // namespace
+
+class TestOverviewSteps : public QObject {
+    Q_OBJECT
+
+private slots:
+    // JAX without step annotations: each launch of the main XLA module is a step. Three raw JAX
+    // files: te_fused_attn (5 launches of jit_loss_fn on one thread), jax08_gemm (18 of jit_dot
+    // among helper jits), jax_conv_minimal_08 (5 launches on each of 8 device threads).
+    void realJaxModuleSteps() {
+        for (const auto& [file, count] :
+             std::vector<std::pair<std::string, size_t>>{{"te_fused_attn.934987a2fc2f", 5},
+                                                         {"jax08_gemm.tw003", 18},
+                                                         {"jax_conv_minimal_08.tw003", 5}}) {
+            const std::string path = kRealData + "/jax-rocm/" + file + ".xplane.pb";
+            if (!std::filesystem::exists(path)) QSKIP("../shared/realdata is absent");
+            const auto expected = jaxModuleSteps(path);
+            QCOMPARE(expected.size(), count);
+            LoadResult r = loadPath(path);
+            QVERIFY(r.ok());
+            const StepAnalysis a = analyzeSteps(*r.profile);
+            QCOMPARE(a.source, StepSource::XlaModules);
+            QCOMPARE(a.steps.size() + a.notWellFormed, count);
+            QCOMPARE(a.steps.size(), count);
+            for (size_t k = 0; k < count; ++k) {
+                QCOMPARE(a.steps[k].number, int64_t(k));
+                QCOMPARE(a.steps[k].durationPs, expected[k].second);
+                // Relative begins: the profile counts time from its own start.
+                QCOMPARE(a.steps[k].beginPs - a.steps[0].beginPs,
+                         expected[k].first - expected[0].first);
+                int64_t sum = 0;
+                for (int64_t c : a.steps[k].categoryPs) sum += c;
+                QCOMPARE(sum, a.steps[k].durationPs);
+            }
+        }
+    }
+
+    // Each host's steps are its own: the BERT run's two hosts (byte-identical files) give every
+    // step twice, once per host, each with the breakdown the host has alone. Before steps were
+    // keyed by host, the same group id on both hosts made one step.
+    void realTensorFlowTwoHosts() {
+        const std::string dir = kRealData + "/tf-gpu-bert/plugins/profile/2020_12_03_bert/";
+        if (!std::filesystem::exists(dir)) QSKIP("../shared/realdata is absent");
+        LoadResult one = loadPath(dir + "34.83.195.179_6003.xplane.pb");
+        QVERIFY(one.ok());
+        const StepAnalysis single = analyzeSteps(*one.profile);
+        QVERIFY(!single.steps.empty());
+        LoadResult both = loadHosts({{"34.83.195.179_6003", dir + "34.83.195.179_6003.xplane.pb"},
+                                     {"34.83.195.180_6003", dir + "34.83.195.180_6003.xplane.pb"}});
+        QVERIFY(both.ok());
+        const StepAnalysis two = analyzeSteps(*both.profile);
+        QCOMPARE(two.steps.size(), 2 * single.steps.size());
+        for (uint32_t h = 0; h < 2; ++h) {
+            std::vector<const StepRecord*> mine;
+            for (const StepRecord& s : two.steps)
+                if (s.host == h) mine.push_back(&s);
+            QCOMPARE(mine.size(), single.steps.size());
+            for (size_t i = 0; i < mine.size(); ++i) {
+                QCOMPARE(mine[i]->number, single.steps[i].number);
+                QCOMPARE(mine[i]->durationPs, single.steps[i].durationPs);
+                QVERIFY(mine[i]->categoryPs == single.steps[i].categoryPs);
+            }
+        }
+        const Overview o = computeOverview(*both.profile);
+        const Table t = overviewStepTable(o);
+        QCOMPARE(t.text(0, size_t(t.columnIndex("Host"))), std::string("34.83.195.179_6003"));
+        QCOMPARE(t.text(1, size_t(t.columnIndex("Host"))), std::string("34.83.195.180_6003"));
+    }
+
+    // Eager share where the profile says: the BERT profile's TF op events carry is_eager; the
+    // eager share of their time, per side, counted with protobuf's classes (recorded lines only).
+    void realTensorFlowEagerShare() {
+        const std::string path = kRealData + "/tf-gpu-bert/plugins/profile/2020_12_03_bert/"
+                                             "34.83.195.179_6003.xplane.pb";
+        if (!std::filesystem::exists(path)) QSKIP("../shared/realdata is absent");
+        int64_t carried[2] = {}, eager[2] = {};
+        for (const ProtoEvent& e : readProtoEvents(path)) {
+            const bool derived = int32_t(e.lineId) >= int32_t(0xdeadbeef) &&
+                                 int32_t(e.lineId) <= int32_t(0xdeadbeef) + 289;
+            if (derived || !e.ints.count("is_eager")) continue;
+            const int side = e.plane == "/host:CPU" ? 0 : 1;
+            carried[side] += e.durationPs;
+            if (e.ints.at("is_eager") != 0) eager[side] += e.durationPs;
+        }
+        QVERIFY(carried[0] > 0 && carried[1] > 0);
+        LoadResult r = loadPath(path);
+        QVERIFY(r.ok());
+        const Overview o = computeOverview(*r.profile);
+        QCOMPARE(o.hostEagerPercent, 100.0 * double(eager[0]) / double(carried[0]));
+        QCOMPARE(o.deviceEagerPercent, 100.0 * double(eager[1]) / double(carried[1]));
+        // A profile without the stat says nothing: not recorded, not 0.
+        QVERIFY(std::isnan(computeOverview(*load(OverviewScenario::InputBound)).hostEagerPercent));
+    }
+
+    // Nsight's pageable-copy rule on real PyTorch data: alexnet_a100_small has 16
+    // "Memcpy HtoD (Pageable -> Device)" copies, each launched by cudaMemcpyAsync, 55503 µs in
+    // all (read with Python's gzip + json: the gpu_memcpy events' names and "dur", their
+    // launches' names by "correlation").
+    void realKinetoPageableCopies() {
+        const std::string path = kRealData + "/kineto/alexnet_a100_small.json.gz";
+        if (!std::filesystem::exists(path)) QSKIP("../shared/realdata is absent");
+        LoadResult r = loadPath(path);
+        QVERIFY(r.ok());
+        const Overview o = computeOverview(*r.profile);
+        const Recommendation* found = nullptr;
+        for (const Recommendation& x : o.recommendations)
+            if (x.id == "pageable_async_copies") found = &x;
+        QVERIFY(found);
+        QCOMPARE(found->value, 16.0);
+        QVERIFY(found->text.find("(55.503 ms)") != std::string::npos);
+    }
+};
+
+int main(int argc, char** argv) {
+    QCoreApplication app(argc, argv);
+    TestOverview a;
+    TestOverviewSteps b;
+    return QTest::qExec(&a, argc, argv) | QTest::qExec(&b, argc, argv);
+}
+
 #include "test_overview.moc"

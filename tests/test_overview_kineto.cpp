@@ -225,6 +225,97 @@ private slots:
         QVERIFY(r->text.find("/device:GPU:2 (least busy)") != std::string::npos);
     }
 
+    // Nsight Systems' "async copy from pageable memory": ProfilerStep#1 0..1000; cudaMemcpyAsync
+    // (correlation 1) -> "Memcpy HtoD (Pageable -> Device)" 100..300 fires; cudaMemcpy (2, not
+    // asynchronous) -> a pageable copy 300..400 does not (the synchronous-copy rule covers it);
+    // cudaMemcpyAsync (3) -> "Memcpy HtoD (Pinned -> Device)" 400..500 does not. A kernel 500..900
+    // makes the step well formed. One asynchronous pageable copy of 0.2 ms, evidence 100..300 µs.
+    void pageableAsyncCopies() {
+        QTemporaryDir dir;
+        const auto p = loadTrace(
+            dir, hostEvent("user_annotation", "ProfilerStep#1", 1, 0, 1000) + ",\n" +
+                     hostEvent("cuda_runtime", "cudaMemcpyAsync", 1, 0, 10, 1) + ",\n" +
+                     hostEvent("cuda_runtime", "cudaMemcpy", 1, 10, 390, 2) + ",\n" +
+                     hostEvent("cuda_runtime", "cudaMemcpyAsync", 1, 400, 10, 3) + ",\n" +
+                     hostEvent("cuda_runtime", "cudaLaunchKernel", 1, 410, 10, 4) + ",\n" +
+                     gpuEvent("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 100, 200, 1) +
+                     ",\n" +
+                     gpuEvent("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 300, 100, 2) +
+                     ",\n" + gpuEvent("gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", 400, 100, 3) +
+                     ",\n" + gpuEvent("kernel", "k", 500, 400, 4));
+        const Overview o = computeOverview(*p);
+        const Recommendation* r = nullptr;
+        for (const Recommendation& x : o.recommendations)
+            if (x.id == "pageable_async_copies") r = &x;
+        QVERIFY(r);
+        QCOMPARE(r->value, 1.0);
+        QCOMPARE(r->beginPs, 100 * us);
+        QCOMPARE(r->endPs, 300 * us);
+        QVERIFY(r->text.find("(0.200 ms)") != std::string::npos);
+        QVERIFY(ids(o).count("sync_memcpy"));
+    }
+
+    // Synchronization time is the union over host threads, so its share cannot pass 100%:
+    // threads 1 and 2 both in cudaStreamSynchronize 0..600 of a 0..1000 host span (a kernel
+    // 600..1000 on the GPU, launched 0..5 on thread 3). Union 600 µs = 60%; the old per-thread
+    // sum read 1200 µs = 120%.
+    void syncApiShareIsUnion() {
+        QTemporaryDir dir;
+        const auto p =
+            loadTrace(dir, hostEvent("cuda_runtime", "cudaStreamSynchronize", 1, 0, 600) + ",\n" +
+                               hostEvent("cuda_runtime", "cudaStreamSynchronize", 2, 0, 600) +
+                               ",\n" + hostEvent("cuda_runtime", "cudaLaunchKernel", 3, 0, 5, 1) +
+                               ",\n" + hostEvent("cpu_op", "aten::add", 3, 990, 10) + ",\n" +
+                               gpuEvent("kernel", "k", 600, 400, 1));
+        const Overview o = computeOverview(*p);
+        const Recommendation* r = nullptr;
+        for (const Recommendation& x : o.recommendations)
+            if (x.id == "sync_apis") r = &x;
+        QVERIFY(r);
+        QCOMPARE(r->value, 60.0);
+        QVERIFY(r->text.find("(2 calls)") != std::string::npos);
+    }
+
+    // One step has no spread: its standard deviation is not recorded (null), not 0, in both
+    // exports (kinetoCopies' trace shape, one ProfilerStep).
+    void singleStepHasNoDeviation() {
+        QTemporaryDir dir;
+        const auto p =
+            loadTrace(dir, hostEvent("user_annotation", "ProfilerStep#1", 1, 0, 1000) + ",\n" +
+                               hostEvent("cuda_runtime", "cudaLaunchKernel", 1, 0, 10, 1) + ",\n" +
+                               gpuEvent("kernel", "k", 10, 900, 1));
+        const Overview o = computeOverview(*p);
+        QCOMPARE(o.steps.steps.size(), size_t(1));
+        const std::string j = overviewJson(o);
+        QVERIFY(j.find(R"("step_time_ms":{"average":1,"stddev":null,"min":1,"max":1})") !=
+                std::string::npos);
+        QVERIFY(j.find(R"("stddev":0)") == std::string::npos);
+        const std::string k = inputPipelineJson(computeInputPipeline(*p));
+        QVERIFY(k.find(R"("step_time_ms":{"average":1,"stddev":null,"min":1,"max":1})") !=
+                std::string::npos);
+    }
+
+    // TraceLens' exposed memcpy (overlapped by neither computation nor collectives) beside the
+    // exposed memcpy against computation only. GPU 0: DtoD copy 0..100 on stream 7, an NCCL
+    // kernel 0..100 on stream 8, a kernel 100..200 on stream 7. Memory 100 µs, not overlapped
+    // by computation (exposed 100 µs) but wholly by the collective (TraceLens: 0).
+    void traceLensExposedMemcpy() {
+        QTemporaryDir dir;
+        const auto p = loadTrace(
+            dir, gpuEvent("gpu_memcpy", "Memcpy DtoD (Device -> Device)", 0, 100, 1) + ",\n" +
+                     R"({"ph":"X","cat":"kernel","name":"ncclAllReduceKernel","pid":0,"tid":8,)"
+                     R"("ts":0,"dur":100,"args":{"device":0,"stream":8,"correlation":2}},)" +
+                     "\n" + gpuEvent("kernel", "k", 100, 100, 3));
+        const Overview o = computeOverview(*p);
+        QCOMPARE(o.gpu.devices.size(), size_t(1));
+        QCOMPARE(o.gpu.devices[0].memoryExposedPs, 100 * us);
+        QCOMPARE(o.gpu.devices[0].memoryOnlyPs, int64_t(0));
+        const Table t = gpuTimeTable(o.gpu);
+        QCOMPARE(t.number(0, size_t(t.columnIndex("Memcpy/memset exposed (ms)"))), 0.1);
+        QCOMPARE(t.number(0, size_t(t.columnIndex("Memcpy/memset only (ms)"))), 0.0);
+        QVERIFY(overviewJson(o).find("Memcpy/memset only (ms)") != std::string::npos);
+    }
+
     // No steps: the step statistics are not recorded (null in the JSON), not 0; no input op: no
     // host breakdown rows. A lone kernel 0..10 µs and no ProfilerStep.
     void missingIsNotZero() {

@@ -8,6 +8,7 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QTabWidget>
+#include <QTableView>
 #include <QtTest>
 #include <qcustomplot.h>
 
@@ -15,6 +16,7 @@
 #include "tests/fixtures/PodFixtures.h"
 #include "tests/fixtures/TfDataFixtures.h"
 #include "ui/widgets/DataTableView.h"
+#include "views/pod_viewer/DistributedChart.h"
 #include "views/pod_viewer/PodStepChart.h"
 #include "views/pod_viewer/PodViewerView.h"
 #include "views/tf_data/TfDataGraph.h"
@@ -78,6 +80,18 @@ private slots:
         const EventIndex e = show.at(0).at(0).value<EventIndex>();
         QCOMPARE(std::string(r.profile->name(e)), std::string("train_function"));
         QCOMPARE(r.profile->duration(e), int64_t(800000000)); // host-a's step-0 marker
+        // In the All hosts profile, the worker chosen in the table: host-c's step-2 marker
+        // (1200 µs), on host-c's plane.
+        slider->setValue(2);
+        QTableView* table = view.stepTable()->tableView();
+        table->setCurrentIndex(table->model()->index(2, 1));
+        view.findChild<QPushButton*>()->click();
+        QCOMPARE(show.count(), 2);
+        const EventIndex c = show.at(1).at(0).value<EventIndex>();
+        QCOMPARE(std::string(r.profile->name(c)), std::string("train_function"));
+        QCOMPARE(r.profile->duration(c), int64_t(1200000000));
+        const Plane& plane = r.profile->planes()[r.profile->tracks()[r.profile->trackOf(c)].plane];
+        QCOMPARE(r.profile->hosts()[plane.host].name, std::string("host-c"));
         // Cleared: nothing shown, no crash.
         view.setProfile(nullptr);
         QVERIFY(!view.analysis());
@@ -106,6 +120,12 @@ private slots:
         QCOMPARE(steps.text(0, 0), std::string("551"));
         QCOMPARE(steps.text(0, 1), std::string("rank 0"));
         QCOMPARE(steps.text(1, 0), std::string("all"));
+        // The chart's columns: rank 1's step 551 per the plugin (µs): 269790 computation, 94
+        // overlapping, 112 communication, 337908 other; 206 transfer, 0 synchronizing.
+        const QString hover = view.distributedChart()->hoverText(1);
+        QVERIFY(hover.contains("Computation: 269790.0 µs"));
+        QVERIFY(hover.contains("Overlapping: 94.0 µs"));
+        QVERIFY(hover.contains("Data transfer: 206.0 µs"));
         slider->setValue(1);
         QCOMPARE(view.distributedStepTable()->table().text(0, 0), std::string("552"));
         QCOMPARE(view.distributedOpTable()->table().rowCount(), size_t(2));

@@ -196,6 +196,41 @@ private slots:
         QCOMPARE(podWorkerTable(pod).text(3, 8), pod.workers[3].error);
     }
 
+    // The run loaded with all its hosts (as the window's "All hosts" and the CLI load it) when
+    // one host file is corrupt: the others load, the bad one is a host without planes whose
+    // error names its file, and the pod viewer lists it as a worker with that problem.
+    void allHostsWithCorruptWorker() {
+        QTemporaryDir dir;
+        const QString logdir = writePodRun(dir);
+        const std::string run = logdir.toStdString() + "/plugins/profile/2026_01_01_pod/";
+        const std::string bad = run + "host-b2.xplane.pb"; // sorts between host-b and host-c
+        const uint8_t junk[] = {0x0A, 0xFF, 0xFF, 0xFF, 0x0F, 0x01};
+        QVERIFY(writeFile(QString::fromStdString(bad), junk));
+        const LoadResult r = loadPath(logdir.toStdString());
+        QVERIFY2(r.ok(), r.error.c_str());
+        QCOMPARE(r.profile->hosts().size(), size_t(4));
+        const Host& h = r.profile->hosts()[2];
+        QCOMPARE(h.name, std::string("host-b2"));
+        QCOMPARE(h.errors.size(), size_t(1));
+        QVERIFY(h.errors[0].starts_with("cannot be loaded: " + bad + ": "));
+        for (const Plane& plane : r.profile->planes()) QVERIFY(plane.host != 2);
+        const PodAnalysis pod = computePodViewer(*r.profile);
+        QCOMPARE(pod.workers.size(), size_t(4));
+        QCOMPARE(pod.loadedWorkers(), size_t(3));
+        QCOMPARE(pod.workers[2].name, std::string("host-b2"));
+        QVERIFY(pod.workers[2].error.find(bad) != std::string::npos);
+        QCOMPARE(pod.stepTime.worker, 3); // host-c, as without the bad file
+        // Every host unreadable: the load fails and says so.
+        QTemporaryDir dir2;
+        const std::string a = dir2.path().toStdString() + "/a.xplane.pb",
+                          b = dir2.path().toStdString() + "/b.xplane.pb";
+        QVERIFY(writeFile(QString::fromStdString(a), junk));
+        QVERIFY(writeFile(QString::fromStdString(b), junk));
+        const LoadResult none = loadHosts({{"a", a}, {"b", b}});
+        QVERIFY(!none.ok());
+        QVERIFY(none.error.starts_with("no host of the run can be read"));
+    }
+
     void cancelled() {
         QTemporaryDir dir;
         const QString logdir = writePodRun(dir);

@@ -210,6 +210,24 @@ private slots:
         QCOMPARE(t.exactText(0, 5), std::string("80"));
     }
 
+    // Corrupt shapes and types: no overflow, no crash; such inputs count 0 bytes.
+    void corruptShapes() {
+        QTemporaryDir dir;
+        const auto p = loadText(dir, "odd.json", R"J([
+ {"ph": "X", "cat": "cpu_op", "name": "nccl:all_reduce", "pid": 1, "tid": 1, "ts": 0, "dur": 10,
+  "args": {"External id": 5, "Input Dims": [[4611686018427387904, 4611686018427387904], [3]],
+  "Input type": ["float", "c10::Half"]}},
+ {"ph": "X", "cat": "cpu_op", "name": "nccl:all_reduce", "pid": 1, "tid": 1, "ts": 20, "dur": 10,
+  "args": {"External id": 6, "Input Dims": "no shape", "Input type": 7}}
+])J");
+        QVERIFY(p);
+        const DistributedView v = analyzeDistributed({{p.get(), 0}});
+        QCOMPARE(v.workers[0].ops.size(), size_t(1));
+        QCOMPARE(v.workers[0].ops[0].calls, int64_t(2));
+        QCOMPARE(v.workers[0].ops[0].bytes, int64_t(6)); // only the 3 halves
+        QCOMPARE(v.workers[0].ops[0].latencyPs, 20 * us);
+    }
+
     // The real two-rank NCCL job (HTA's sampled_rank-0/1). Expected values from the plugin itself:
     // torch_tb_profiler at 949796072a~1 run on the two files (RunProfileData.from_json, then
     // RunLoader._process_distributed_profiles; its pandas kernel table stubbed out, which the

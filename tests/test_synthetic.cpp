@@ -3,6 +3,7 @@
 
 #include <QtTest>
 
+#include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
 
@@ -200,6 +201,38 @@ private slots:
         QVERIFY2(r.ok(), r.error.c_str());
         QCOMPARE(r.profile->hosts().size(), size_t(2));
         QCOMPARE(r.profile->planes().size(), size_t(2 * (1 + o.gpus)));
+    }
+
+    // 1M events: the launch threads and streams each encode well over the 4 MiB a line keeps in
+    // memory, so their events go through the spill file and back. The file must still be the
+    // in-memory XSpace byte for byte, and the spill file must leave nothing behind.
+    void streamedFileEqualsTheInMemoryXSpace() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        SyntheticOptions o;
+        o.events = 1000000;
+        const std::string path = dir.filePath("host.xplane.pb").toStdString();
+        QCOMPARE(writeSyntheticXSpace(o, "host", path), std::string());
+        QFile f(QString::fromStdString(path));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray onDisk = f.readAll();
+        QVERIFY(onDisk.size() > 40 * (1 << 20));
+        const std::vector<uint8_t> expected = generateSyntheticXSpace(o, "host");
+        QCOMPARE(size_t(onDisk.size()), expected.size());
+        QVERIFY(std::equal(expected.begin(), expected.end(),
+                           reinterpret_cast<const uint8_t*>(onDisk.constData())));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 1);
+    }
+
+    void streamingIntoAMissingFolderNamesIt() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        SyntheticOptions o;
+        o.events = 1000;
+        const std::string folder = dir.filePath("missing").toStdString();
+        const std::string error = writeSyntheticXSpace(o, "host", folder + "/host.xplane.pb");
+        QVERIFY(!error.empty());
+        QVERIFY2(error.find(folder) != std::string::npos, error.c_str());
     }
 
     void unwritableLogDirNamesThePath() {

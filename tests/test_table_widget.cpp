@@ -22,6 +22,7 @@
 #include "model/ProfileLoader.h"
 #include "model/analysis/KernelStats.h"
 #include "ui/widgets/DataTableView.h"
+#include "ui/widgets/PathElideDelegate.h"
 #include "ui/widgets/PieChart.h"
 #include "ui/widgets/TableModel.h"
 #include "ui/widgets/ViewSettings.h"
@@ -461,6 +462,51 @@ private slots:
         setViewSettings(nullptr);
     }
 
+    void pathsElideToTheirEnds() {
+        const QFontMetrics fm(QApplication::font());
+        const QString op = "replica_4/bert/encoder/layer_1/GatherV2/Cast";
+        auto w = [&](const QString& s) { return fm.horizontalAdvance(s); };
+        QCOMPARE(elidePath(op, fm, w(op)), op); // fits: unchanged
+        QCOMPARE(elidePath(op, fm, w("replica_4/…/GatherV2/Cast")),
+                 QString("replica_4/…/GatherV2/Cast"));
+        QCOMPARE(elidePath(op, fm, w("replica_4/…/GatherV2/Cast") - 1),
+                 QString("replica_4/…/Cast"));
+        QCOMPARE(elidePath(op, fm, w("replica_4/…/layer_1/GatherV2/Cast")),
+                 QString("replica_4/…/layer_1/GatherV2/Cast"));
+        // The other replica's op still reads differently.
+        QCOMPARE(
+            elidePath("replica_6/bert/encoder/layer_1/GatherV2/Cast", fm, w("replica_4/…/Cast")),
+            QString("replica_6/…/Cast"));
+        // Too narrow for the ends, or no path: elided in the middle as before.
+        const int narrow = w("replica_4/…/Cast") - 1;
+        QCOMPARE(elidePath(op, fm, narrow), fm.elidedText(op, Qt::ElideMiddle, narrow));
+        const QString kernel = "void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator>";
+        QCOMPARE(elidePath(kernel, fm, 100), fm.elidedText(kernel, Qt::ElideMiddle, 100));
+        QCOMPARE(elidePath("a/b", fm, 1), fm.elidedText("a/b", Qt::ElideMiddle, 1));
+    }
+
+    void leadingColumnsComeFirstOnScreenOnly() {
+        DataTableView v;
+        v.setExportFileName("leading.csv");
+        v.setLeadingColumns({"time (µs)", "missing", "kernel"});
+        v.setTable(numbersTable());
+        const QHeaderView* header = v.tableView()->horizontalHeader();
+        const Table& t = v.table();
+        QCOMPARE(header->visualIndex(t.columnIndex("time (µs)")), 0);
+        QCOMPARE(header->visualIndex(t.columnIndex("kernel")), 1);
+        QCOMPARE(header->visualIndex(t.columnIndex("op")), 2);
+        QCOMPARE(header->visualIndex(t.columnIndex("count")), 3);
+        // Kept for the next table; the CSV keeps the table's order.
+        v.setTable(numbersTable());
+        QCOMPARE(header->visualIndex(t.columnIndex("time (µs)")), 0);
+        QTemporaryDir dir;
+        QString error;
+        QVERIFY2(v.exportCsv(dir.filePath("t.csv"), &error), qPrintable(error));
+        QFile csv(dir.filePath("t.csv"));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        QVERIFY(csv.readLine().startsWith("kernel,"));
+    }
+
     void numbersStayInViewWhenNamesAreLong() {
         // Kernel names of 300 characters at 1280x720 with the side panel: every number column
         // lies inside the viewport; the names give up width, elided.
@@ -577,6 +623,25 @@ private slots:
         checkHeadersFit(*ops.tableView());
         saveIfAsked(ops, "tf_stats.png");
 
+        {
+            // In a 1010 px view (1280 px window with the side panel) the names share what the
+            // counts and times leave them; the launch geometry scrolls. (Before: a delegate's
+            // elided text made the op name's size hint 7 px.)
+            KernelStatsView k;
+            k.resize(1010, 700);
+            k.setProfile(r.profile);
+            k.show();
+            QTRY_VERIFY(k.isReady());
+            QTableView* tv = k.tableView()->tableView();
+            const Table& t = k.tableView()->table();
+            const int name = t.columnIndex("Kernel name"), op = t.columnIndex("Op name"),
+                      max = t.columnIndex("Max duration (µs)");
+            QTRY_COMPARE(tv->columnWidth(op), tv->columnWidth(name));
+            QVERIFY2(tv->columnWidth(op) > k.fontMetrics().horizontalAdvance('x') * 24,
+                     qPrintable(QString::number(tv->columnWidth(op))));
+            QVERIFY(tv->columnViewportPosition(max) + tv->columnWidth(max) <=
+                    tv->viewport()->width());
+        }
         KernelStatsView kernels;
         kernels.resize(1600, 1000);
         kernels.setProfile(r.profile);

@@ -13,6 +13,7 @@
 #include <QTest>
 #include <QTextBrowser>
 #include <QThreadPool>
+#include <QToolBar>
 #include <QToolButton>
 #include <QWheelEvent>
 
@@ -423,6 +424,22 @@ private slots:
         QTRY_COMPARE(view->width(), 1024 - 260);
         QVERIFY(view->searchBox()->isVisible());
         QVERIFY(view->searchBox()->geometry().right() <= view->width());
+        // Narrower still, the tool bar moves what does not fit into its » menu and stays inside.
+        auto* bar = view->findChild<QToolBar*>("traceToolBar");
+        QVERIFY(bar);
+        auto* more = bar->findChild<QToolButton*>("qt_toolbar_ext_button");
+        QVERIFY(more);
+        QVERIFY(!more->isVisible());
+        QVERIFY2(view->minimumSizeHint().width() <= 480,
+                 qPrintable(QString::number(view->minimumSizeHint().width())));
+        view->resize(480, 560);
+        QTRY_COMPARE(view->width(), 480);
+        QTRY_VERIFY(more->isVisible());
+        QVERIFY(bar->geometry().right() <= view->width());
+        QVERIFY(!view->searchBox()->isVisible()); // in the » menu
+        view->resize(1024 - 260, 560);
+        QTRY_VERIFY(!more->isVisible());
+        QTRY_VERIFY(view->searchBox()->isVisible());
     }
 
     void toolKeys() {

@@ -9,7 +9,7 @@ GuiCommand parseGuiCommand(const QStringList& args) {
     QCommandLineParser parser;
     parser.setApplicationDescription(
         "Stepscope: a profiler for GPU training jobs.\n\n"
-        "  stepscope [PATH | --demo] [--compare CANDIDATE]\n"
+        "  stepscope [PATH | --demo] [--compare CANDIDATE] [--no-cache]\n"
         "  stepscope --screenshot TOOL OUT.png (PATH | --demo) [--size WxH]\n\n"
         "PATH is a TensorBoard log directory, its plugins/profile folder, one run folder, or a "
         "single .xplane.pb file.");
@@ -22,7 +22,9 @@ GuiCommand parseGuiCommand(const QStringList& args) {
     const QCommandLineOption compare(
         "compare", "Compare the profile (the baseline) with CANDIDATE on the Compare runs page.",
         "CANDIDATE");
-    parser.addOptions({help, demo, screenshot, size, compare});
+    const QCommandLineOption noCache(
+        "no-cache", "Load profiles from their sources; neither read nor write the profile cache.");
+    parser.addOptions({help, demo, screenshot, size, noCache, compare});
     parser.addPositionalArgument("PATH", "The profile to open.", "[PATH]");
 
     GuiCommand cmd;
@@ -38,6 +40,7 @@ GuiCommand parseGuiCommand(const QStringList& args) {
     QStringList positional = parser.positionalArguments();
     cmd.demo = parser.isSet(demo);
     cmd.comparePath = parser.value(compare);
+    cmd.noCache = parser.isSet(noCache);
 
     if (parser.isSet(screenshot)) {
         ScreenshotRequest req;

@@ -13,6 +13,7 @@ struct GuiCommand {
     QString path;        // profile to open; empty for none
     QString comparePath; // --compare CANDIDATE: compare the profile with it; empty for none
     bool demo = false;
+    bool noCache = false; // --no-cache: neither read nor write the profile cache
     std::optional<ScreenshotRequest> screenshot;
     bool help = false;
     QString error; // set when the arguments are wrong
@@ -20,7 +21,7 @@ struct GuiCommand {
 };
 
 // Parses the arguments (args[0] is the program) of:
-//   stepscope [PATH | --demo] [--compare CANDIDATE]
+//   stepscope [PATH | --demo] [--compare CANDIDATE] [--no-cache]
 //   stepscope --screenshot TOOL OUT.png (PATH | --demo) [--size WxH]
 GuiCommand parseGuiCommand(const QStringList& args);
 

@@ -19,8 +19,15 @@
 #include <QScreen>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <utility>
+
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <thread>
 
 #include "ui/CaptureDialog.h"
 #include "ui/ChromeTraceExport.h"
@@ -252,7 +259,10 @@ void MainWindow::openPath(const QString& path, const QString& run) {
     // The selectors stay as they are until the new profile is there.
     startLoad(
         tr("Opening %1").arg(name.isEmpty() ? path : name),
-        [path, run](const Progress& p) { return discoverAndLoad(path, p, run); }, requested_);
+        [path, run, cache = cache_](const Progress& p) {
+            return discoverAndLoad(path, p, run, cache.get());
+        },
+        requested_);
 }
 
 void MainWindow::showCaptureDialog() {
@@ -335,6 +345,7 @@ void MainWindow::onLoadFinished(const LoadOutcome& outcome) {
 void MainWindow::showProfile(const LoadOutcome& outcome) {
     const bool newSource = outcome.selection.source != shown_.source;
     profile_ = outcome.result.profile;
+    shownFromCache_ = outcome.fromCache;
     shown_ = outcome.selection;
     requested_ = shown_;
     banner_->hide();
@@ -355,6 +366,38 @@ void MainWindow::showProfile(const LoadOutcome& outcome) {
     }
     if (!pendingCompare_.isEmpty()) compareWith(std::exchange(pendingCompare_, QString()));
     emit profileShown();
+    if (cache_ && !outcome.fromCache && outcome.cacheKey.ok()) writeCache(outcome.cacheKey);
+}
+
+void MainWindow::setProfileCache(std::shared_ptr<const ProfileCache> cache) {
+    cache_ = std::move(cache);
+}
+
+void MainWindow::writeCache(const CacheKey& key) {
+    // After this turn of the event loop, so the first paint of the profile comes first; on a
+    // worker at the lowest CPU priority, so the views' own analyses are not slowed down.
+    QTimer::singleShot(0, this, [this, key, profile = profile_, cache = cache_] {
+        if (profile != profile_) return; // another profile came meanwhile
+        cacheWriter_.start(
+            profile,
+            [key, cache](const Profile& p, const Progress*) {
+                std::string error;
+                std::thread writer([&] {
+                    ::setpriority(PRIO_PROCESS, pid_t(::syscall(SYS_gettid)), 19);
+                    try {
+                        error = cache->store(key, p);
+                    } catch (const std::exception& e) {
+                        error = std::string("cannot write the cache: ") + e.what();
+                    }
+                });
+                writer.join();
+                return error;
+            },
+            [this](std::shared_ptr<const std::string> error) {
+                emit cacheWritten(QString::fromStdString(*error));
+            },
+            [this](const QString& message) { emit cacheWritten(message); });
+    });
 }
 
 // ---- selectors
@@ -476,7 +519,8 @@ void MainWindow::onRunChosen(int index) {
                     : hostNamed(*run, QString::fromStdString(hosts.front().host));
     startLoad(
         tr("Loading %1").arg(next.label()),
-        [next](const Progress& p) { return loadSelection(next, p); }, next);
+        [next, cache = cache_](const Progress& p) { return loadSelection(next, p, cache.get()); },
+        next);
 }
 
 void MainWindow::onHostChosen(int index) {
@@ -485,7 +529,8 @@ void MainWindow::onHostChosen(int index) {
     next.host = hostBox_->itemData(index).toInt();
     startLoad(
         tr("Loading %1").arg(next.label()),
-        [next](const Progress& p) { return loadSelection(next, p); }, next);
+        [next, cache = cache_](const Progress& p) { return loadSelection(next, p, cache.get()); },
+        next);
 }
 
 // ---- files

@@ -6,9 +6,11 @@
 #include <vector>
 
 #include "model/Profile.h"
+#include "model/ProfileCache.h"
 #include "ui/ProfileLoadJobs.h"
 #include "ui/ProfileSelection.h"
 #include "ui/RecentFiles.h"
+#include "views/AnalysisJob.h"
 #include "views/ToolRegistry.h"
 
 class QAction;
@@ -52,6 +54,11 @@ public:
     void openDemo();
     void cancelLoad();
     bool isLoading() const;
+    // Loads read valid entries of this cache instead of their sources, and a profile loaded from
+    // its sources is written to it in the background once shown. Null (the default): no cache.
+    void setProfileCache(std::shared_ptr<const ProfileCache> cache);
+    // Whether the profile on screen was read from the cache.
+    bool shownFromCache() const { return shownFromCache_; }
 
     std::shared_ptr<const Profile> profile() const { return profile_; }
     const ProfileSelection& selection() const { return shown_; }
@@ -69,6 +76,8 @@ signals:
     void profileShown();
     void loadFailed(const QString& message);
     void loadCancelled();
+    // A background cache write ended: empty on success, else why nothing was written.
+    void cacheWritten(const QString& error);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -92,6 +101,7 @@ private:
     void chooseFile();
     void chooseFolder();
     void updateTitleAndStatus();
+    void writeCache(const CacheKey& key);
 
     QSettings* settings_;
     RecentFiles recent_;
@@ -99,6 +109,9 @@ private:
     ProfileLoadTracker* tracker_;
 
     std::shared_ptr<const Profile> profile_;
+    bool shownFromCache_ = false;
+    std::shared_ptr<const ProfileCache> cache_;
+    AnalysisJob<std::string> cacheWriter_{this};
     ProfileSelection shown_;     // what the profile on screen was loaded from
     ProfileSelection requested_; // what the selectors show: shown_, or the load in flight
     QString toolId_;

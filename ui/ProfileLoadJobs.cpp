@@ -6,7 +6,19 @@
 
 namespace stepscope {
 
-LoadOutcome discoverAndLoad(const QString& path, const Progress& progress, const QString& run) {
+namespace {
+
+void loadInto(LoadOutcome& out, const Progress& progress, const ProfileCache* cache) {
+    CachedLoad loaded = loadHostsCached(out.selection.hostFiles(), cache, &progress);
+    out.result = std::move(loaded.result);
+    out.cacheKey = std::move(loaded.key);
+    out.fromCache = loaded.fromCache;
+}
+
+} // namespace
+
+LoadOutcome discoverAndLoad(const QString& path, const Progress& progress, const QString& run,
+                            const ProfileCache* cache) {
     LoadOutcome out;
     out.selection.source = path;
     progress.report("Looking for profiles", 0.0);
@@ -27,14 +39,15 @@ LoadOutcome discoverAndLoad(const QString& path, const Progress& progress, const
         out.result.cancelled = true;
         return out;
     }
-    out.result = loadHosts(out.selection.hostFiles(), &progress);
+    loadInto(out, progress, cache);
     return out;
 }
 
-LoadOutcome loadSelection(const ProfileSelection& selection, const Progress& progress) {
+LoadOutcome loadSelection(const ProfileSelection& selection, const Progress& progress,
+                          const ProfileCache* cache) {
     LoadOutcome out;
     out.selection = selection;
-    out.result = loadHosts(selection.hostFiles(), &progress);
+    loadInto(out, progress, cache);
     return out;
 }
 

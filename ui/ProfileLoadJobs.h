@@ -2,6 +2,7 @@
 
 #include <QString>
 
+#include "model/ProfileCache.h"
 #include "model/ProfileLoader.h"
 #include "model/Progress.h"
 #include "ui/ProfileSelection.h"
@@ -12,6 +13,8 @@ namespace stepscope {
 struct LoadOutcome {
     ProfileSelection selection;
     LoadResult result;
+    CacheKey cacheKey;      // the sources' key when a cache was given
+    bool fromCache = false; // read from the profile cache, not the sources
 };
 
 // The host name the demo profile is generated under.
@@ -21,11 +24,12 @@ inline constexpr const char* kDemoHostName = "localhost";
 
 // Discovers the profiles under a path the user gave (log dir, plugins/profile, run folder or one
 // .xplane.pb) and loads the run named `run` (when given and found; else the newest run) with its
-// default host.
+// default host. With a cache, a valid cached copy of the hosts is read instead of the sources.
 LoadOutcome discoverAndLoad(const QString& path, const Progress& progress,
-                            const QString& run = QString());
+                            const QString& run = QString(), const ProfileCache* cache = nullptr);
 // Loads the hosts a selection names (after the user picked another run or host).
-LoadOutcome loadSelection(const ProfileSelection& selection, const Progress& progress);
+LoadOutcome loadSelection(const ProfileSelection& selection, const Progress& progress,
+                          const ProfileCache* cache = nullptr);
 // Generates the built-in synthetic profile in memory and loads it.
 LoadOutcome loadDemo(const Progress& progress);
 

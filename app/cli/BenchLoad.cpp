@@ -1,14 +1,17 @@
 // `stepscope-cli bench load`: XSpace load speed and memory on synthetic profiles, beside
-// protobuf's generic parser on the same bytes, measured in the same run. One JSON line per size.
+// protobuf's generic parser on the same bytes and beside the load on one thread, measured in the
+// same run. One JSON line per size and thread count.
 
 #include <QTemporaryDir>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -17,6 +20,7 @@
 
 #include "app/cli/Arguments.h"
 #include "app/cli/Commands.h"
+#include "model/ParallelFor.h"
 #include "model/ProfileLoader.h"
 #include "model/SyntheticProfile.h"
 #include "xplane.pb.h"
@@ -26,13 +30,21 @@ namespace stepscope::cli {
 namespace {
 
 constexpr int kRepeats = 3; // best of
+// Profiles from this size on (about 50M events of the synthetic mix) are loaded once per thread
+// count: a load takes most of a minute there.
+constexpr size_t kRepeatOnceFromBytes = size_t(3) << 30;
 constexpr uint64_t kHundredMillion = 100000000;
 
 constexpr const char* kUsage =
     "usage: stepscope-cli bench load [--events-list N,N,..] [--with-100m] [--gpus G]\n"
-    "  --events-list  profile sizes in events (default 1000000,10000000)\n"
-    "  --with-100m    add a 100M event profile (several GB of memory and disk)\n"
-    "  --gpus G       GPUs per synthetic host (default 2)\n";
+    "                                [--threads-list T,T,..] [--file PATH]\n"
+    "  --events-list   profile sizes in events (default 1000000,10000000)\n"
+    "  --with-100m     add a 100M event profile (about 7 GB of disk, twice that while it is\n"
+    "                  written, and 10 GB of memory)\n"
+    "  --gpus G        GPUs per synthetic host (default 2)\n"
+    "  --threads-list  threads to load with; the first is the baseline of `speedup`\n"
+    "                  (default 1 and every core this process may use, e.g. 1,2)\n"
+    "  --file PATH     measure on this .xplane.pb instead of synthetic profiles\n";
 
 double seconds(std::chrono::steady_clock::duration d) {
     return std::chrono::duration<double>(d).count();
@@ -46,7 +58,137 @@ int64_t residentBytes() {
     return resident * int64_t(::sysconf(_SC_PAGESIZE));
 }
 
-int benchOne(uint64_t requested, int gpus) {
+// CPU time of this process so far, every thread, user and system.
+double cpuSeconds() {
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
+// The 1-minute load average: on a shared machine, how much else wanted the cores.
+double loadAverage() {
+    std::ifstream in("/proc/loadavg");
+    double load = 0;
+    in >> load;
+    return load;
+}
+
+// The baseline: protobuf's generic parser on the same bytes, already in memory. Null over
+// protobuf's 2 GiB message limit (ParseFromString takes an int size).
+std::optional<double> protobufParseSeconds(const std::string& path, size_t fileBytes,
+                                           bool& failed) {
+    failed = false;
+    if (fileBytes >= (size_t(1) << 31)) return std::nullopt;
+    std::string bytes;
+    {
+        std::ifstream in(path, std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    std::optional<double> best;
+    for (int i = 0; i < kRepeats; ++i) {
+        tensorflow::profiler::XSpace space;
+        const auto t0 = std::chrono::steady_clock::now();
+        const bool ok = space.ParseFromString(bytes);
+        const double t = seconds(std::chrono::steady_clock::now() - t0);
+        if (!ok) {
+            failed = true;
+            return std::nullopt;
+        }
+        best = std::min(best.value_or(t), t);
+    }
+    return best;
+}
+
+// Load figures of one XSpace file; `requested` is the synthetic size asked for (0: a given file).
+int benchFile(const HostFile& file, uint64_t requested, const std::vector<uint64_t>& threadCounts) {
+    std::error_code ec;
+    const size_t fileBytes = std::filesystem::file_size(file.path, ec);
+    if (ec) {
+        std::fprintf(stderr, "stepscope-cli bench load: cannot read %s: %s\n", file.path.c_str(),
+                     ec.message().c_str());
+        return 1;
+    }
+
+    // Our loader, from the file (in the page cache: it was just written), with each thread
+    // count; then the baseline (its allocations would otherwise hide our loader's RSS growth).
+    struct Measured {
+        unsigned threads = 1;
+        double loadSeconds = std::numeric_limits<double>::infinity();
+        double cpuSeconds = 0; // of the fastest run, all threads
+        uint64_t events = 0;
+        ProfileMemory memory;
+        int64_t rssGrowth = 0;
+    };
+    const int repeats = fileBytes >= kRepeatOnceFromBytes ? 1 : kRepeats;
+    const int64_t rssBaseline = residentBytes();
+    std::vector<Measured> measured;
+    for (uint64_t threads : threadCounts) {
+        Measured m;
+        m.threads = unsigned(threads);
+        for (int i = 0; i < repeats; ++i) {
+            const double cpu0 = cpuSeconds();
+            const auto t0 = std::chrono::steady_clock::now();
+            LoadResult r = loadHosts({file}, nullptr, m.threads);
+            const double t = seconds(std::chrono::steady_clock::now() - t0);
+            const double cpu = cpuSeconds() - cpu0;
+            if (!r.ok()) {
+                std::fprintf(stderr, "stepscope-cli bench load: %s\n", r.error.c_str());
+                return 1;
+            }
+            // The process's growth since before its first load, holding this profile (the one
+            // of the run before is freed): what a process that loaded it keeps, including any
+            // memory the allocator kept from earlier loads. First run of each thread count.
+            if (i == 0) m.rssGrowth = residentBytes() - rssBaseline;
+            if (t < m.loadSeconds) {
+                m.loadSeconds = t;
+                m.cpuSeconds = cpu;
+            }
+            m.events = r.profile->eventCount();
+            m.memory = r.profile->memoryUsage();
+        }
+        measured.push_back(m);
+    }
+
+    bool protobufFailed = false;
+    const std::optional<double> protobufBest =
+        protobufParseSeconds(file.path, fileBytes, protobufFailed);
+    if (protobufFailed) {
+        std::fprintf(stderr, "stepscope-cli bench load: protobuf could not parse %s\n",
+                     file.path.c_str());
+        return 1;
+    }
+
+    for (const Measured& m : measured) {
+        const double perEvent = m.events ? 1.0 / double(m.events) : 0.0;
+        auto bpe = [&](size_t bytes) { return double(bytes) * perEvent; };
+        std::printf("{\"bench\":\"load\",\"events\":%llu,\"requested_events\":%s,"
+                    "\"file_bytes\":%zu,\"threads\":%u,\"cores\":%u,\"load_average\":%.2f,"
+                    "\"repeats\":%d,\"load_seconds\":%.4f,\"cpu_seconds\":%.4f,"
+                    "\"events_per_second\":%.0f,\"baseline_threads\":%u,\"speedup\":%.3f,"
+                    "\"bytes_per_event\":%.1f,\"rss_bytes_per_event\":%.1f,"
+                    "\"memory_bytes_per_event\":{\"event_columns\":%.2f,\"event_stats\":%.2f,"
+                    "\"hot_stats\":%.2f,\"flows\":%.2f,\"strings\":%.2f,\"structure\":%.2f},",
+                    static_cast<unsigned long long>(m.events),
+                    requested ? std::to_string(requested).c_str() : "null", fileBytes, m.threads,
+                    availableCores(), loadAverage(), repeats, m.loadSeconds, m.cpuSeconds,
+                    double(m.events) / m.loadSeconds, measured.front().threads,
+                    measured.front().loadSeconds / m.loadSeconds, bpe(m.memory.total()),
+                    double(m.rssGrowth) * perEvent, bpe(m.memory.eventColumns),
+                    bpe(m.memory.eventStats), bpe(m.memory.hotStats), bpe(m.memory.flows),
+                    bpe(m.memory.strings), bpe(m.memory.structure));
+        if (protobufBest)
+            std::printf("\"protobuf_parse_seconds\":%.4f,\"ratio_vs_protobuf\":%.3f}\n",
+                        *protobufBest, m.loadSeconds / *protobufBest);
+        else
+            std::printf("\"protobuf_parse_seconds\":null,\"ratio_vs_protobuf\":null,"
+                        "\"protobuf_note\":\"over protobuf's 2 GiB message limit\"}\n");
+    }
+    std::fflush(stdout);
+    return 0;
+}
+
+int benchSynthetic(uint64_t requested, int gpus, const std::vector<uint64_t>& threadCounts) {
     QTemporaryDir dir;
     if (!dir.isValid()) {
         std::fprintf(stderr, "stepscope-cli bench load: cannot create a temporary folder: %s\n",
@@ -62,73 +204,17 @@ int benchOne(uint64_t requested, int gpus) {
         std::fprintf(stderr, "stepscope-cli bench load: %s\n", error.c_str());
         return 1;
     }
-    const HostFile file{"worker0", logDir + "/plugins/profile/bench/worker0.xplane.pb"};
-
-    // Our loader, from the file (in the page cache: it was just written).
-    double loadBest = std::numeric_limits<double>::infinity();
-    uint64_t events = 0;
-    size_t profileBytes = 0;
-    int64_t rssGrowth = 0;
-    for (int i = 0; i < kRepeats; ++i) {
-        const int64_t rssBefore = residentBytes();
-        const auto t0 = std::chrono::steady_clock::now();
-        LoadResult r = loadHosts({file});
-        const double t = seconds(std::chrono::steady_clock::now() - t0);
-        if (!r.ok()) {
-            std::fprintf(stderr, "stepscope-cli bench load: %s\n", r.error.c_str());
-            return 1;
-        }
-        // Measured on the first run only: later runs reuse memory the allocator kept.
-        if (i == 0) rssGrowth = residentBytes() - rssBefore;
-        loadBest = std::min(loadBest, t);
-        events = r.profile->eventCount();
-        profileBytes = r.profile->memoryBytes();
-    }
-
-    // The baseline: protobuf's generic parser on the same bytes, already in memory.
-    std::string bytes;
-    {
-        std::ifstream in(file.path, std::ios::binary);
-        bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    }
-    std::optional<double> protobufBest;
-    // ParseFromString takes an int size: protobuf cannot parse a message of 2 GiB or more.
-    if (bytes.size() < (size_t(1) << 31)) {
-        for (int i = 0; i < kRepeats; ++i) {
-            tensorflow::profiler::XSpace space;
-            const auto t0 = std::chrono::steady_clock::now();
-            const bool ok = space.ParseFromString(bytes);
-            const double t = seconds(std::chrono::steady_clock::now() - t0);
-            if (!ok) {
-                std::fprintf(stderr, "stepscope-cli bench load: protobuf could not parse %s\n",
-                             file.path.c_str());
-                return 1;
-            }
-            protobufBest = std::min(protobufBest.value_or(t), t);
-        }
-    }
-
-    const double perEvent = events ? 1.0 / double(events) : 0.0;
-    std::printf("{\"bench\":\"load\",\"events\":%llu,\"requested_events\":%llu,"
-                "\"file_bytes\":%zu,\"load_seconds\":%.4f,\"events_per_second\":%.0f,"
-                "\"bytes_per_event\":%.1f,\"rss_bytes_per_event\":%.1f,",
-                static_cast<unsigned long long>(events), static_cast<unsigned long long>(requested),
-                bytes.size(), loadBest, double(events) / loadBest, double(profileBytes) * perEvent,
-                double(rssGrowth) * perEvent);
-    if (protobufBest)
-        std::printf("\"protobuf_parse_seconds\":%.4f,\"ratio_vs_protobuf\":%.3f}\n", *protobufBest,
-                    loadBest / *protobufBest);
-    else
-        std::printf("\"protobuf_parse_seconds\":null,\"ratio_vs_protobuf\":null,"
-                    "\"protobuf_note\":\"over protobuf's 2 GiB message limit\"}\n");
-    std::fflush(stdout);
-    return 0;
+    return benchFile({"worker0", logDir + "/plugins/profile/bench/worker0.xplane.pb"}, requested,
+                     threadCounts);
 }
 
 } // namespace
 
 int runBenchLoad(const std::vector<std::string>& args) {
     std::vector<uint64_t> sizes{1000000, 10000000};
+    std::string file;
+    std::vector<uint64_t> threadCounts{1};
+    if (availableCores() > 1) threadCounts.push_back(availableCores());
     int gpus = 2;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
@@ -148,6 +234,18 @@ int runBenchLoad(const std::vector<std::string>& args) {
                 return 2;
             }
             sizes = *list;
+        } else if (a == "--file" && i + 1 < args.size()) {
+            file = args[++i];
+        } else if (a == "--threads-list" && i + 1 < args.size()) {
+            const auto list = parseCountList(args[++i], 1, 256);
+            if (!list) {
+                std::fprintf(stderr,
+                             "stepscope-cli bench load: --threads-list takes whole numbers from "
+                             "1 to 256, comma separated\n%s",
+                             kUsage);
+                return 2;
+            }
+            threadCounts = *list;
         } else if (a == "--gpus" && i + 1 < args.size()) {
             const auto g = parseCount(args[++i], 1, 64);
             if (!g) {
@@ -162,8 +260,9 @@ int runBenchLoad(const std::vector<std::string>& args) {
             return 2;
         }
     }
+    if (!file.empty()) return benchFile({"host", file}, 0, threadCounts);
     for (uint64_t n : sizes)
-        if (const int rc = benchOne(n, gpus); rc != 0) return rc;
+        if (const int rc = benchSynthetic(n, gpus, threadCounts); rc != 0) return rc;
     return 0;
 }
 

@@ -10,6 +10,7 @@
 
 #include "app/cli/Arguments.h"
 #include "app/cli/Commands.h"
+#include "app/cli/SyntheticLoad.h"
 #include "model/ProfileLoader.h"
 #include "model/SyntheticProfile.h"
 #include "model/analysis/KernelStats.h"
@@ -40,6 +41,7 @@ Timing timeIt(int repeat, const std::function<void()>& work) {
 
 int runBenchStats(const std::vector<std::string>& args) {
     uint64_t events = 10'000'000, repeat = 5;
+    std::string file;
     for (size_t i = 0; i < args.size(); ++i) {
         // 0 when the option has no valid value (1 .. kMaxSyntheticEvents).
         const uint64_t value =
@@ -50,18 +52,23 @@ int runBenchStats(const std::vector<std::string>& args) {
         } else if (args[i] == "--repeat" && value > 0 && value <= 1000) {
             repeat = value;
             ++i;
+        } else if (args[i] == "--file" && i + 1 < args.size()) {
+            file = args[++i];
         } else {
-            std::fprintf(stderr, "usage: stepscope-cli bench stats [--events N] [--repeat R]\n");
+            std::fprintf(stderr, "usage: stepscope-cli bench stats [--events N] [--file PATH] "
+                                 "[--repeat R]\n"
+                                 "  --file PATH  measure on this profile instead of a synthetic "
+                                 "one\n");
             return 2;
         }
     }
 
     SyntheticOptions options;
     options.events = events;
-    const std::vector<uint8_t> bytes = generateSyntheticXSpace(options, "bench");
-    const LoadResult loaded = loadXSpaceBytes(bytes, "bench");
+    const LoadResult loaded =
+        file.empty() ? loadSyntheticProfile(options, "bench") : loadPath(file);
     if (!loaded.ok()) {
-        std::fprintf(stderr, "stepscope-cli bench stats: synthetic profile failed to load: %s\n",
+        std::fprintf(stderr, "stepscope-cli bench stats: the profile failed to load: %s\n",
                      loaded.error.c_str());
         return 1;
     }

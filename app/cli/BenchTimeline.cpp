@@ -14,6 +14,7 @@
 
 #include "app/cli/Arguments.h"
 #include "app/cli/Commands.h"
+#include "app/cli/SyntheticLoad.h"
 #include "model/ProfileLoader.h"
 #include "model/SyntheticProfile.h"
 #include "views/trace/EventPalette.h"
@@ -150,6 +151,7 @@ Stats measure(const std::vector<BenchFrame>& frames,
 
 int runBenchTimeline(const std::vector<std::string>& args) {
     std::vector<uint64_t> sizes = {1000000, 10000000};
+    std::string file;
     bool withNaive = true;
     for (size_t i = 0; i < args.size(); ++i) {
         if (args[i] == "--events-list" && i + 1 < args.size()) {
@@ -162,20 +164,25 @@ int runBenchTimeline(const std::vector<std::string>& args) {
             sizes = *list;
         } else if (args[i] == "--no-naive") {
             withNaive = false;
+        } else if (args[i] == "--file" && i + 1 < args.size()) {
+            file = args[++i];
         } else {
-            std::fprintf(
-                stderr,
-                "usage: stepscope-cli bench timeline [--events-list N,M,...] [--no-naive]\n");
+            std::fprintf(stderr, "usage: stepscope-cli bench timeline [--events-list N,M,...] "
+                                 "[--file PATH] [--no-naive]\n"
+                                 "  --file PATH  measure on this profile instead of synthetic "
+                                 "ones\n");
             return 2;
         }
     }
-    for (uint64_t n : sizes) {
+    // One synthetic profile per size, or the one file given.
+    const size_t runs = file.empty() ? sizes.size() : 1;
+    for (size_t run = 0; run < runs; ++run) {
         SyntheticOptions options;
-        options.events = n;
-        const std::vector<uint8_t> bytes = generateSyntheticXSpace(options, "bench-host");
-        const LoadResult loaded = loadXSpaceBytes(bytes, "bench-host");
+        if (file.empty()) options.events = sizes[run];
+        const LoadResult loaded =
+            file.empty() ? loadSyntheticProfile(options, "bench-host") : loadPath(file);
         if (!loaded.ok()) {
-            std::fprintf(stderr, "bench timeline: could not load the synthetic profile: %s\n",
+            std::fprintf(stderr, "bench timeline: could not load the profile: %s\n",
                          loaded.error.c_str());
             return 1;
         }

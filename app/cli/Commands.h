@@ -20,6 +20,8 @@ int runCapture(const std::vector<std::string>& args);       // capture --service
 int runConvert(const std::vector<std::string>& args);       // convert PATH [--to F] OUT
 int runBenchKineto(const std::vector<std::string>& args);   // bench kineto
 int runBenchDiff(const std::vector<std::string>& args);     // bench diff
+int runBenchReopen(const std::vector<std::string>& args);   // bench reopen
+int runCache(const std::vector<std::string>& args);         // cache info|clear
 int runDiff(const std::vector<std::string>& args);          // diff BASE CANDIDATE --csv|--json OUT
 
 } // namespace stepscope::cli

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "app/cli/CliCache.h"
 #include "app/cli/Commands.h"
 #include "model/ProfileLoader.h"
 #include "model/kineto/ChromeTraceWriter.h"
@@ -12,7 +13,7 @@ namespace stepscope::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: stepscope-cli convert PATH [--to chrome-json] OUT.json[.gz]\n"
+    "usage: stepscope-cli convert PATH [--to chrome-json] [--no-cache] OUT.json[.gz]\n"
     "  PATH  a TensorBoard log directory, run folder, .xplane.pb or trace .json[.gz]\n"
     "  OUT   the Chrome trace JSON to write (gzip-compressed when it ends in .gz)\n";
 
@@ -20,13 +21,16 @@ constexpr const char* kUsage =
 
 int runConvert(const std::vector<std::string>& args) {
     std::string in, out, format = "chrome-json";
+    bool noCache = false;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "--help" || a == "-h") {
             std::fputs(kUsage, stdout);
             return 0;
         }
-        if (a == "--to" && i + 1 < args.size()) {
+        if (a == "--no-cache") {
+            noCache = true;
+        } else if (a == "--to" && i + 1 < args.size()) {
             format = args[++i];
         } else if (!a.starts_with("--") && in.empty()) {
             in = a;
@@ -47,7 +51,8 @@ int runConvert(const std::vector<std::string>& args) {
         std::fprintf(stderr, "stepscope-cli convert: needs PATH and OUT\n%s", kUsage);
         return 2;
     }
-    const LoadResult r = loadPath(in);
+    const auto cache = noCache ? nullptr : openCliCache("stepscope-cli convert");
+    const LoadResult r = loadPathCached(in, cache.get());
     if (!r.ok()) {
         std::fprintf(stderr, "stepscope-cli convert: %s\n", r.error.c_str());
         return 1;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/CliCache.h"
 #include "app/cli/Commands.h"
 #include "app/cli/Exporters.h"
 #include "model/Csv.h"
@@ -28,7 +29,8 @@ std::string usage() {
             u += "             --" + o.name + (o.takesValue ? " VALUE" : "") + "  " + o.help + "\n";
     }
     u += "  PATH   a profile file, a run folder or a TensorBoard log directory\n"
-         "  OUT    the file to write ('-' for standard output)\n";
+         "  OUT    the file to write ('-' for standard output)\n"
+         "  --no-cache  load the sources, neither reading nor writing the profile cache\n";
     return u;
 }
 
@@ -57,7 +59,9 @@ std::string knownTools() {
 
 } // namespace
 
-int runExport(const std::vector<std::string>& args) {
+int runExport(const std::vector<std::string>& argsIn) {
+    std::vector<std::string> args = argsIn;
+    const bool noCache = takeNoCacheFlag(args);
     if (args.empty()) return usageError("expected TOOL and PATH");
     if (args[0] == "-h" || args[0] == "--help") {
         std::fputs(usage().c_str(), stdout);
@@ -95,7 +99,8 @@ int runExport(const std::vector<std::string>& args) {
     if (path.empty()) return usageError("expected TOOL and PATH");
     if (format.empty()) return usageError("missing --csv OUT or --json OUT");
 
-    const LoadResult loaded = loadPath(path);
+    const auto cache = noCache ? nullptr : openCliCache("stepscope-cli export");
+    const LoadResult loaded = loadPathCached(path, cache.get());
     if (!loaded.ok()) {
         std::fprintf(stderr, "stepscope-cli export: cannot load %s: %s\n", path.c_str(),
                      loaded.error.c_str());

@@ -26,14 +26,15 @@ bool isStageCategory(std::string_view type) {
     const std::string l = lower(type);
     return l == "enqueue" || l == "read" || l == "preprocessing" || l == "unknown";
 }
-bool isInputOp(std::string_view type) {
-    return type == "Dataset" || type == "MemcpyHToD" || type.substr(0, 13) == "InfeedEnqueue" ||
-           isStageCategory(type);
-}
 double share(double part, double whole) {
     return whole > 0 ? 100.0 * part / whole : 0.0;
 }
 } // namespace
+
+bool isInputOpType(std::string_view type) {
+    return type == "Dataset" || type == "MemcpyHToD" || type.substr(0, 13) == "InfeedEnqueue" ||
+           isStageCategory(type);
+}
 
 std::string_view inputOpCategoryName(InputOpCategory c) {
     switch (c) {
@@ -77,6 +78,7 @@ InputPipeline computeInputPipeline(const Profile& profile, std::string_view step
     InputPipeline ip;
     ip.steps = analyzeSteps(profile, stepPattern, progress);
     if (progress && progress->cancelled()) return {};
+    for (const Host& h : profile.hosts()) ip.hosts.push_back(h.name);
     ip.bottleneck = classifyBottleneck(ip.steps);
     std::vector<double> times, inputs;
     double hostToDevice = 0;
@@ -93,7 +95,7 @@ InputPipeline computeInputPipeline(const Profile& profile, std::string_view step
     for (const TfOpStatsRow& r : stats.rows) {
         if (r.side != OpSide::Host) continue;
         const OpIdentity& op = stats.ops[r.op];
-        if (!isInputOp(op.type)) continue;
+        if (!isInputOpType(op.type)) continue;
         ip.ops.push_back(
             {op.name, categorizeInputOp(op.name, op.type), r.occurrences, r.totalPs, r.selfPs});
         ip.inputOpSelfPs += r.selfPs;
@@ -152,6 +154,8 @@ Table inputOpTable(const InputPipeline& ip) {
 Table inputStepTable(const InputPipeline& ip) {
     Table t;
     t.addColumn("Step", Table::Type::Int);
+    const bool hosts = ip.hosts.size() > 1; // each host has its own steps
+    if (hosts) t.addColumn("Host", Table::Type::Text);
     t.addColumn("Step time (ms)", Table::Type::Double);
     t.addColumn("Input (ms)", Table::Type::Double);
     t.addColumn("Waiting for input (ms)", Table::Type::Double);
@@ -160,10 +164,14 @@ Table inputStepTable(const InputPipeline& ip) {
     t.addColumn("Input (%)", Table::Type::Double, ColumnFormat::Percent);
     for (const StepRecord& s : ip.steps.steps) {
         const int64_t input = s.ps(StepCategory::Input);
-        t.addRow({s.number, double(s.durationPs) / kPsPerMs, double(input) / kPsPerMs,
-                  double(s.hostWaitInputPs) / kPsPerMs, double(s.hostToDevicePs) / kPsPerMs,
-                  double(s.durationPs - input) / kPsPerMs,
-                  share(double(input), double(s.durationPs))});
+        std::vector<Table::Cell> row{s.number};
+        if (hosts) row.push_back(s.host < ip.hosts.size() ? ip.hosts[s.host] : std::string());
+        for (double v : {double(s.durationPs) / kPsPerMs, double(input) / kPsPerMs,
+                         double(s.hostWaitInputPs) / kPsPerMs, double(s.hostToDevicePs) / kPsPerMs,
+                         double(s.durationPs - input) / kPsPerMs})
+            row.push_back(v);
+        row.push_back(share(double(input), double(s.durationPs)));
+        t.addRow(std::move(row));
     }
     return t;
 }
@@ -198,7 +206,8 @@ std::string inputPipelineJson(const InputPipeline& ip) {
         j.key(key)
             .beginObject()
             .field("average", orNull(s.average))
-            .field("stddev", orNull(s.stddev))
+            // One step has no spread: not recorded, not 0.
+            .field("stddev", s.count < 2 ? Table::missing() : s.stddev)
             .field("min", orNull(s.minimum))
             .field("max", orNull(s.maximum))
             .endObject();

@@ -44,6 +44,8 @@ enum class InputOpCategory : uint8_t {
 };
 std::string_view inputOpCategoryName(InputOpCategory c);
 InputOpCategory categorizeInputOp(std::string_view name, std::string_view type);
+// XProf's IsInputOp on an op type (above).
+bool isInputOpType(std::string_view type);
 
 struct InputOpRow {
     std::string name;
@@ -54,6 +56,7 @@ struct InputOpRow {
 
 struct InputPipeline {
     StepAnalysis steps;
+    std::vector<std::string> hosts; // host names, by StepRecord::host
     Bottleneck bottleneck;
     SampleSummary stepTimeMs;
     SampleSummary inputPercent;  // input share of each step
@@ -72,8 +75,8 @@ InputPipeline computeInputPipeline(const Profile& profile, std::string_view step
 // The input op table (the page's main table and the CSV): Input op, Count, Total time (ms),
 // Total time (%), Self time (ms), Self time (%), Category.
 Table inputOpTable(const InputPipeline& ip);
-// Per step: Step, Step time (ms), Input (ms), Waiting for input (ms), Host to device (ms),
-// Other (ms), Input (%).
+// Per step: Step, (Host, with several hosts), Step time (ms), Input (ms), Waiting for input (ms),
+// Host to device (ms), Other (ms), Input (%).
 Table inputStepTable(const InputPipeline& ip);
 // Host breakdown: Category, Time (µs).
 Table inputBreakdownTable(const InputPipeline& ip);

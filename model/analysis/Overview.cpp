@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "model/Json.h"
+#include "model/analysis/InputPipeline.h"
 #include "model/analysis/TensorCore.h"
 #include "model/analysis/TfOpStats.h"
 
@@ -129,6 +130,8 @@ Extent stepsExtent(const StepAnalysis& steps) {
 
 // Host time in CUDA/HIP calls that block the host (synchronization, synchronous copies and
 // sets), Nsight Systems' "CUDA Synchronous Memcpy/Memset" and "Synchronization APIs" rules.
+// syncPs is the union over all host threads of the time in synchronization calls (time during
+// which at least one thread is blocked), so its share of the host span never exceeds 100%.
 struct HostApiTime {
     int64_t syncPs = 0, syncCalls = 0;
     int64_t syncCopyPs = 0, syncCopyCalls = 0;
@@ -155,6 +158,7 @@ HostApiTime hostApiTime(const Profile& p) {
     HostApiTime t;
     // 0: neither, 1: synchronization call, 2: synchronous copy or set; decided per metadata.
     std::vector<uint8_t> kind(p.metadata().size(), 0xFF);
+    std::vector<GpuIdleGap> sync;
     bool any = false;
     for (const Track& track : p.tracks()) {
         if (track.derived || p.planes()[track.plane].kind != PlaneKind::Host) continue;
@@ -170,7 +174,7 @@ HostApiTime hostApiTime(const Profile& p) {
                 k = isSyncApi(n) ? 1 : isSyncCopyApi(n) ? 2 : 0;
             }
             if (k == 1) {
-                t.syncPs += p.duration(e);
+                sync.push_back({p.start(e), p.end(e)});
                 ++t.syncCalls;
             } else if (k == 2) {
                 t.syncCopyPs += p.duration(e);
@@ -178,18 +182,118 @@ HostApiTime hostApiTime(const Profile& p) {
             }
         }
     }
+    t.syncPs = intervalsLength(uniteIntervals(std::move(sync)));
     return t;
 }
 
-Table topOpsTable(const TfOpStats& stats, int64_t& deviceSelfPs, int64_t& hostSelfPs) {
+// Nsight Systems' "Asynchronous memcpy from pageable memory" rule: an asynchronous copy whose host
+// side is pageable memory runs synchronously. What the profiles record: Kineto names the memory
+// kinds in the copy's name ("Memcpy HtoD (Pageable -> Device)") and the launching call says
+// whether it was asynchronous ("cudaMemcpyAsync", same correlation id); XLA's newer CUPTI
+// collector writes "kind_src:pageable" / "kind_dst:pageable" and "async:1" into memcpy_details.
+// Older TensorFlow XSpaces (the BERT profile) and Stepscope's own capture record no memory kind:
+// there the rule cannot fire.
+struct PageableCopies {
+    int64_t count = 0, ps = 0, first = 0, last = 0;
+};
+
+PageableCopies pageableAsyncCopies(const Profile& p) {
+    PageableCopies out;
+    const StringId detailsKey = p.strings().find("memcpy_details");
+    // Device copies with pageable memory: async known (XSpace), or to be told by the launch.
+    std::vector<std::pair<uint64_t, EventIndex>> byLaunch; // correlation id, copy
+    std::vector<EventIndex> copies;
+    for (const Track& t : p.tracks()) {
+        if (!t.deviceOps || t.derived || p.planes()[t.plane].kind != PlaneKind::Gpu) continue;
+        const EventIndex end = t.firstEvent + t.eventCount;
+        SideCursor<uint64_t> c(p.correlationIds());
+        for (EventIndex e = t.firstEvent; e < end; ++e) {
+            const std::string_view name = p.name(e);
+            if (name.find("Pageable") != std::string_view::npos) {
+                if (const uint64_t* id = c.at(e)) byLaunch.push_back({*id, e});
+                continue;
+            }
+            if (detailsKey == StringPool::kNotFound) continue;
+            for (const StatValue& st : p.eventStats(e)) {
+                if (st.key != detailsKey || !st.isText()) continue;
+                const std::string_view d = p.str(st.asString());
+                if ((d.find("kind_src:pageable") != std::string_view::npos ||
+                     d.find("kind_dst:pageable") != std::string_view::npos) &&
+                    d.find("async:1") != std::string_view::npos)
+                    copies.push_back(e);
+            }
+        }
+    }
+    if (!byLaunch.empty()) {
+        std::sort(byLaunch.begin(), byLaunch.end());
+        for (const Track& t : p.tracks()) {
+            if (t.derived || p.planes()[t.plane].kind != PlaneKind::Host) continue;
+            const EventIndex end = t.firstEvent + t.eventCount;
+            SideCursor<uint64_t> c(p.correlationIds());
+            for (EventIndex e = t.firstEvent; e < end; ++e) {
+                const uint64_t* id = c.at(e);
+                if (!id || p.name(e).find("Async") == std::string_view::npos) continue;
+                auto it = std::lower_bound(byLaunch.begin(), byLaunch.end(),
+                                           std::pair<uint64_t, EventIndex>{*id, 0});
+                for (; it != byLaunch.end() && it->first == *id; ++it) copies.push_back(it->second);
+            }
+        }
+    }
+    for (EventIndex e : copies) {
+        out.first = out.count == 0 ? p.start(e) : std::min(out.first, p.start(e));
+        out.last = out.count == 0 ? p.end(e) : std::max(out.last, p.end(e));
+        ++out.count;
+        out.ps += p.duration(e);
+    }
+    return out;
+}
+
+// Eager share (see Overview::hostEagerPercent).
+void eagerShares(const Profile& p, Overview& o) {
+    const StringId key = p.strings().find("is_eager");
+    int64_t carried[2] = {}, eager[2] = {}; // host, device
+    if (key != StringPool::kNotFound) {
+        for (const Track& t : p.tracks()) {
+            const PlaneKind kind = p.planes()[t.plane].kind;
+            if (t.derived || (kind != PlaneKind::Host && kind != PlaneKind::Gpu)) continue;
+            const int side = kind == PlaneKind::Host ? 0 : 1;
+            const EventIndex end = t.firstEvent + t.eventCount;
+            for (EventIndex e = t.firstEvent; e < end; ++e)
+                for (const StatValue& st : p.eventStats(e)) {
+                    if (st.key != key || !st.isNumber()) continue;
+                    carried[side] += p.duration(e);
+                    if (st.asInt() != 0) eager[side] += p.duration(e);
+                }
+        }
+    }
+    o.hostEagerPercent =
+        carried[0] > 0 ? share(double(eager[0]), double(carried[0])) : Table::missing();
+    o.deviceEagerPercent =
+        carried[1] > 0 ? share(double(eager[1]), double(carried[1])) : Table::missing();
+}
+
+// XProf's TfDataInUse (op_stats_to_input_pipeline_analysis.cc) asks whether the host breakdown
+// has file-read or preprocessing time; here: some host input op of those categories ran.
+bool tfDataInUse(const TfOpStats& ops) {
+    for (const TfOpStatsRow& r : ops.rows) {
+        if (r.side != OpSide::Host || r.selfPs <= 0) continue;
+        const OpIdentity& op = ops.ops[r.op];
+        if (!isInputOpType(op.type)) continue;
+        const InputOpCategory c = categorizeInputOp(op.name, op.type);
+        if (c == InputOpCategory::DemandedFileRead || c == InputOpCategory::AdvancedFileRead ||
+            c == InputOpCategory::Preprocessing)
+            return true;
+    }
+    return false;
+}
+
+Table topOpsTable(const TfOpStats& stats) {
     std::vector<const TfOpStatsRow*> device;
-    deviceSelfPs = hostSelfPs = 0;
+    int64_t deviceSelfPs = 0;
     for (const TfOpStatsRow& r : stats.rows) {
         if (r.side == OpSide::Device) {
             device.push_back(&r);
             deviceSelfPs += r.selfPs;
-        } else {
-            hostSelfPs += r.selfPs;
         }
     }
     std::sort(device.begin(), device.end(), [&](const TfOpStatsRow* a, const TfOpStatsRow* b) {
@@ -251,8 +355,9 @@ void recommend(const Profile& p, Overview& o, const TfOpStats& ops) {
             text += " " + std::to_string(small) + " of " + std::to_string(kernels) + " kernels (" +
                     oneDigit(share(double(small), double(kernels))) + "%) are shorter than " +
                     oneDigit(kSmallKernelUs) +
-                    " µs, about the launch latency: try larger batches, XLA fusion, or "
-                    "TF_GPU_THREAD_MODE=gpu_private.";
+                    " µs, about the launch latency: try larger batches or XLA fusion";
+        // XProf's KernelLaunchAnalysis adds the thread-mode advice only when tf.data is in use.
+        text += tfDataInUse(ops) ? ", or set TF_GPU_THREAD_MODE=gpu_private." : ".";
         add("kernel_launch", b.kernelLaunch, text, b.kernelLaunchPercent, "kernel_stats");
     }
     if (b.allOther != "no")
@@ -328,16 +433,21 @@ void recommend(const Profile& p, Overview& o, const TfOpStats& ops) {
                 double(g.endPs - g.beginPs) / kPsPerMs, "trace_viewer", g.beginPs, g.endPs);
         const std::vector<double> windows =
             utilizationWindows(d, d.firstPs, d.lastPs, kUtilizationChunks);
-        int low = 0;
+        // Evidence: the longest run of consecutive low windows (the earliest of equals), so the
+        // trace opens on low utilization rather than on the whole run.
+        int low = 0, run = 0, longest = 0;
         int64_t lowBegin = 0, lowEnd = 0;
         for (size_t w = 0; w < windows.size(); ++w) {
-            if (windows[w] >= kLowUtilizationPercent) continue;
-            const int64_t width = d.lastPs - d.firstPs;
-            const int64_t lo = d.firstPs + width * int64_t(w) / kUtilizationChunks;
-            const int64_t hi = d.firstPs + width * int64_t(w + 1) / kUtilizationChunks;
-            if (low == 0) lowBegin = lo;
-            lowEnd = hi;
+            if (windows[w] >= kLowUtilizationPercent) {
+                run = 0;
+                continue;
+            }
             ++low;
+            if (++run <= longest) continue;
+            longest = run;
+            const int64_t width = d.lastPs - d.firstPs;
+            lowBegin = d.firstPs + width * int64_t(w + 1 - size_t(run)) / kUtilizationChunks;
+            lowEnd = d.firstPs + width * int64_t(w + 1) / kUtilizationChunks;
         }
         if (low > 0)
             add("low_utilization", "info",
@@ -388,11 +498,19 @@ void recommend(const Profile& p, Overview& o, const TfOpStats& ops) {
             double(api.syncCopyPs) / kPsPerMs, "trace_viewer");
     if (hostSpan > 0 && share(double(api.syncPs), hostSpan) >= kSyncApiPercent)
         add("sync_apis", "moderate",
-            "Host threads spend " + oneDigit(double(api.syncPs) / kPsPerMs) + " ms (" +
+            "For " + oneDigit(double(api.syncPs) / kPsPerMs) + " ms (" +
                 oneDigit(share(double(api.syncPs), hostSpan)) +
-                "% of the host span) blocked in synchronization calls (" +
+                "% of the host span) a host thread is blocked in synchronization calls (" +
                 std::to_string(api.syncCalls) + " calls).",
             share(double(api.syncPs), hostSpan), "trace_viewer");
+    const PageableCopies pageable = pageableAsyncCopies(p);
+    if (pageable.count > 0)
+        add("pageable_async_copies", "moderate",
+            std::to_string(pageable.count) +
+                " asynchronous copies use pageable host memory, which makes them synchronous (" +
+                threeDigits(double(pageable.ps) / kPsPerMs) +
+                " ms): pin the host buffers (pin_memory=True, cudaHostAlloc).",
+            double(pageable.count), "trace_viewer", pageable.first, pageable.last);
 }
 
 } // namespace
@@ -421,13 +539,19 @@ Overview computeOverview(const Profile& p, std::string_view stepPattern, const P
     if (progress) progress->report("Op statistics", 0.7);
     const TfOpStats ops = computeTfOpStats(p, progress);
     if (progress && progress->cancelled()) return {};
-    int64_t deviceSelf = 0, hostSelf = 0;
-    o.topOps = topOpsTable(ops, deviceSelf, hostSelf);
-    const double opTotal = double(deviceSelf + hostSelf);
-    o.hostOpPercent = opTotal > 0 ? share(double(hostSelf), opTotal) : Table::missing();
-    o.deviceOpPercent = opTotal > 0 ? share(double(deviceSelf), opTotal) : Table::missing();
+    o.topOps = topOpsTable(ops);
+    // Op placement (ConvertOpStatsToOverviewPageAnalysis, op_stats_to_overview_page.cc): host and
+    // device shares of op occurrences.
+    uint64_t hostOps = 0, deviceOps = 0;
+    for (const TfOpStatsRow& r : ops.rows)
+        (r.side == OpSide::Device ? deviceOps : hostOps) += r.occurrences;
+    const double opTotal = double(hostOps + deviceOps);
+    o.hostOpPercent = opTotal > 0 ? share(double(hostOps), opTotal) : Table::missing();
+    o.deviceOpPercent = opTotal > 0 ? share(double(deviceOps), opTotal) : Table::missing();
+    eagerShares(p, o);
     for (const Host& h : p.hosts()) {
         o.hosts.push_back(h.hostnames.empty() ? h.name : h.hostnames.front());
+        o.hostNames.push_back(h.name);
         for (const std::string& e : h.errors) o.completeness.push_back(h.name + ": error: " + e);
         for (const std::string& w : h.warnings)
             o.completeness.push_back(h.name + ": warning: " + w);
@@ -442,6 +566,9 @@ Overview computeOverview(const Profile& p, std::string_view stepPattern, const P
 Table overviewStepTable(const Overview& o) {
     Table t;
     t.addColumn("Step", Table::Type::Int);
+    // With several hosts each host has its own steps.
+    const bool hosts = o.hostNames.size() > 1;
+    if (hosts) t.addColumn("Host", Table::Type::Text);
     t.addColumn("Name", Table::Type::Text);
     t.addColumn("Begin (ms)", Table::Type::Double, ColumnFormat::Plain, "From the profile start");
     t.addColumn("Step time (ms)", Table::Type::Double);
@@ -450,8 +577,11 @@ Table overviewStepTable(const Overview& o) {
     t.addColumn("Input (%)", Table::Type::Double, ColumnFormat::Percent,
                 "Input time of the step time");
     for (const StepRecord& s : o.steps.steps) {
-        std::vector<Table::Cell> row{s.number, s.name, double(s.beginPs) / kPsPerMs,
-                                     double(s.durationPs) / kPsPerMs};
+        std::vector<Table::Cell> row{s.number};
+        if (hosts) row.push_back(s.host < o.hostNames.size() ? o.hostNames[s.host] : std::string());
+        row.push_back(s.name);
+        row.push_back(double(s.beginPs) / kPsPerMs);
+        row.push_back(double(s.durationPs) / kPsPerMs);
         for (size_t c = 0; c < kStepCategoryCount; ++c)
             row.push_back(double(s.categoryPs[c]) / kPsPerMs);
         row.push_back(share(double(s.ps(StepCategory::Input)), double(s.durationPs)));
@@ -477,12 +607,15 @@ Table gpuTimeTable(const GpuTime& gpu) {
     t.addColumn("Memcpy/memset (ms)", Table::Type::Double);
     t.addColumn("Memcpy/memset exposed (ms)", Table::Type::Double, ColumnFormat::Plain,
                 "Not overlapped by computation");
+    t.addColumn("Memcpy/memset only (ms)", Table::Type::Double, ColumnFormat::Plain,
+                "Overlapped by neither computation nor collectives (TraceLens' exposed memcpy)");
     for (const GpuTimeRow& d : gpu.devices)
         t.addRow({d.device, int64_t(d.events), double(d.spanPs()) / kPsPerMs,
                   double(d.busyPs) / kPsPerMs, double(d.idlePs) / kPsPerMs,
                   share(double(d.busyPs), double(d.spanPs())), double(d.computePs) / kPsPerMs,
                   double(d.collectivesPs) / kPsPerMs, double(d.collectivesExposedPs) / kPsPerMs,
-                  double(d.memoryPs) / kPsPerMs, double(d.memoryExposedPs) / kPsPerMs});
+                  double(d.memoryPs) / kPsPerMs, double(d.memoryExposedPs) / kPsPerMs,
+                  double(d.memoryOnlyPs) / kPsPerMs});
     return t;
 }
 
@@ -501,7 +634,8 @@ std::string overviewJson(const Overview& o) {
     auto summary = [&](const SampleSummary& s) {
         j.beginObject()
             .field("average", orNull(s.average))
-            .field("stddev", orNull(s.stddev))
+            // One step has no spread: not recorded, not 0.
+            .field("stddev", s.count < 2 ? Table::missing() : s.stddev)
             .field("min", orNull(s.minimum))
             .field("max", orNull(s.maximum))
             .endObject();
@@ -535,6 +669,8 @@ std::string overviewJson(const Overview& o) {
     j.field("device_compute_16bit_percent", o.compute16Percent);
     j.field("host_op_percent", o.hostOpPercent);
     j.field("device_op_percent", o.deviceOpPercent);
+    j.field("host_eager_percent", o.hostEagerPercent);
+    j.field("device_eager_percent", o.deviceEagerPercent);
     j.endObject();
     j.key("step_breakdown").table(overviewStepTable(o));
     j.key("gpu_time").table(gpuTimeTable(o.gpu));

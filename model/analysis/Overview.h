@@ -25,8 +25,10 @@ struct Recommendation {
 };
 
 // XProf's bottleneck classification (ComputeBottleneckAnalysis, InputAnalysis,
-// KernelLaunchAnalysis, AllOtherAnalysis, DeviceCollectivesAnalysis, OutputAnalysis in
-// xprof/convert/op_stats_to_input_pipeline_analysis.cc): shares of the summed step time.
+// KernelLaunchAnalysis, AllOtherAnalysis, DeviceCollectivesAnalysis in
+// xprof/convert/op_stats_to_input_pipeline_analysis.cc): shares of the summed step time. The
+// output level is Stepscope's rule: XProf's OutputAnalysis serves only its TPU path, so its GPU
+// page never reports output-bound; Stepscope applies XProf's output thresholds to GPU steps too.
 struct Bottleneck {
     double inputPercent = 0, outputPercent = 0, computePercent = 0, idlePercent = 0;
     double kernelLaunchPercent = 0, allOtherPercent = 0, collectivesPercent = 0;
@@ -51,11 +53,19 @@ struct Overview {
     std::array<SampleSummary, kStepCategoryCount> categoryMs{}; // per category, over the steps
     Bottleneck bottleneck;
     double compute16Percent = 0; // of device compute time in the steps; NaN without device compute
-    double hostOpPercent = 0;    // op placement: host share of op self time (idle excluded)
-    double deviceOpPercent = 0;  // NaN when there are no ops
+    // Op placement, as XProf (op_stats_to_overview_page.cc): shares of op occurrences (host ops
+    // vs device ops); NaN when there are no ops.
+    double hostOpPercent = 0;
+    double deviceOpPercent = 0;
+    // Eager share where the profile says (the `is_eager` stat TensorFlow writes on its op
+    // events): of the time of host (device) events carrying the stat, the share with is_eager 1.
+    // NaN where no event carries it. XProf weighs op self time; Stepscope the events' durations.
+    double hostEagerPercent = 0;
+    double deviceEagerPercent = 0;
     GpuTime gpu;
-    Table topOps; // top-10 device ops
-    std::vector<std::string> hosts;
+    Table topOps;                       // top-10 device ops
+    std::vector<std::string> hosts;     // as the files name them (XSpace.hostnames)
+    std::vector<std::string> hostNames; // Profile::hosts() names, by StepRecord::host
     std::vector<DeviceEnvironment> devices;
     std::vector<std::string> completeness; // what makes the data incomplete, one line each
     std::vector<Recommendation> recommendations;
@@ -83,7 +93,9 @@ Overview computeOverview(const Profile& profile, std::string_view stepPattern = 
 // time (ms), one column per category (ms), Input share (%).
 Table overviewStepTable(const Overview& overview);
 // Per device: Device, Events, Span (ms), Busy (ms), Idle (ms), Busy (%), Computation (ms),
-// Collectives (ms), Collectives exposed (ms), Memcpy/memset (ms), Memcpy/memset exposed (ms).
+// Collectives (ms), Collectives exposed (ms), Memcpy/memset (ms), Memcpy/memset exposed (ms)
+// (not overlapped by computation), Memcpy/memset only (ms) (overlapped by neither computation
+// nor collectives: TraceLens' "exposed memcpy", GpuTimeRow::memoryOnlyPs).
 Table gpuTimeTable(const GpuTime& gpu);
 // Everything above as one JSON document.
 std::string overviewJson(const Overview& overview);

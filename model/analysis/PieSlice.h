@@ -11,6 +11,7 @@ struct PieSlice {
     std::string label;
     double value = 0;
     std::string legend; // a shorter label for the legend; the full label shows on hover
+    size_t items = 1;   // how many items (ops, kernels) the slice folds together
 };
 
 using PieData = std::vector<PieSlice>;

@@ -4,107 +4,23 @@
 #include <limits>
 #include <map>
 #include <optional>
-#include <unordered_map>
-#include <unordered_set>
+
+#include "model/analysis/TorchRanges.h"
+#include "model/analysis/TorchTrace.h"
 
 namespace stepscope {
 
 namespace {
 
-// torch_tb_profiler's event types (trace.py EventTypeMap), by the lower-cased "cat".
-enum class Type : uint8_t {
-    None,
-    Operator,
-    Python,
-    UserAnnotation,
-    Runtime,
-    Kernel,
-    Memcpy,
-    Memset
-};
-
-Type typeOfCategory(std::string_view cat) {
-    std::string c(cat);
-    std::transform(c.begin(), c.end(), c.begin(),
-                   [](unsigned char ch) { return char(std::tolower(ch)); });
-    if (c == "cpu_op" || c == "operator") return Type::Operator;
-    if (c == "python") return Type::Python;
-    if (c == "user_annotation" || c == "gpu_user_annotation") return Type::UserAnnotation;
-    if (c == "runtime" || c == "cuda_runtime" || c == "mtia_runtime" || c == "glow_runtime" ||
-        c == "xpu_runtime" || c == "privateuse1_runtime")
-        return Type::Runtime;
-    if (c == "kernel") return Type::Kernel;
-    if (c == "memcpy" || c == "gpu_memcpy") return Type::Memcpy;
-    if (c == "memset" || c == "gpu_memset") return Type::Memset;
-    return Type::None;
-}
-
-bool isHostOp(Type t) {
-    return t == Type::Operator || t == Type::Python || t == Type::UserAnnotation;
-}
-bool isDevice(Type t) {
-    return t == Type::Kernel || t == Type::Memcpy || t == Type::Memset;
-}
-
-enum class Lib : uint8_t { None, Nccl, Gloo };
-
 // trace.py NcclOpNameSet and GlooOpNameSet.
-Lib commLibOf(std::string_view name) {
-    static constexpr std::string_view kOps[] = {"broadcast", "reduce", "all_reduce", "all_gather",
-                                                "reduce_scatter"};
-    Lib lib = Lib::None;
-    if (name.starts_with("nccl:"))
-        lib = Lib::Nccl;
-    else if (name.starts_with("gloo:"))
-        lib = Lib::Gloo;
-    else
-        return Lib::None;
-    const std::string_view op = name.substr(5);
-    for (std::string_view k : kOps)
-        if (op == k) return lib;
-    return Lib::None;
-}
+constexpr std::string_view kCommunicationOps[] = {
+    "nccl:broadcast", "nccl:reduce", "nccl:all_reduce", "nccl:all_gather", "nccl:reduce_scatter",
+    "gloo:broadcast", "gloo:reduce", "gloo:all_reduce", "gloo:all_gather", "gloo:reduce_scatter"};
 
-using Range = std::pair<int64_t, int64_t>;
-using Ranges = std::vector<Range>;
+using Ranges = std::vector<TorchRange>;
 
-// range_utils.py merge_ranges: sorted by start, touching ranges joined.
-Ranges merged(Ranges v) {
-    std::sort(v.begin(), v.end());
-    Ranges out;
-    for (const Range& r : v) {
-        if (!out.empty() && r.first <= out.back().second)
-            out.back().second = std::max(out.back().second, r.second);
-        else
-            out.push_back(r);
-    }
-    return out;
-}
-
-// The common part of two merged lists.
-Ranges intersect(const Ranges& a, const Ranges& b) {
-    Ranges out;
-    size_t i = 0, j = 0;
-    while (i < a.size() && j < b.size()) {
-        const int64_t lo = std::max(a[i].first, b[j].first),
-                      hi = std::min(a[i].second, b[j].second);
-        if (hi > lo) out.push_back({lo, hi});
-        if (a[i].second < b[j].second)
-            ++i;
-        else
-            ++j;
-    }
-    return out;
-}
-
-int64_t length(const Ranges& v) {
-    int64_t s = 0;
-    for (const Range& r : v) s += r.second - r.first;
-    return s;
-}
-
-int64_t lengthWithin(const Range& step, const Ranges& v) {
-    return length(intersect({step}, v));
+int64_t lengthWithin(const TorchRange& step, const Ranges& merged) {
+    return rangesLength(intersectRanges({step}, merged));
 }
 
 // "Input Dims" as Kineto writes it, e.g. [[53120], [1000, 3], []]: the inner lists' numbers.
@@ -190,211 +106,79 @@ std::string_view textStat(const Profile& p, EventIndex e, std::string_view key) 
 
 WorkerData analyzeWorker(const Profile& p, uint32_t host) {
     WorkerData w;
-    // Event type per metadata, from its "category" stat.
-    const StringId catKey = p.strings().find("category");
-    std::vector<Type> typeOf(p.metadata().size(), Type::None);
-    if (catKey != StringPool::kNotFound)
-        for (size_t m = 0; m < typeOf.size(); ++m)
-            for (const StatValue& s : p.metadataStats(uint32_t(m)))
-                if (s.key == catKey && s.isText()) typeOf[m] = typeOfCategory(p.str(s.asString()));
+    // Steps (extended to their device work) and role ranges as the plugin reads the trace.
+    const TorchTrace trace = buildTorchTrace(p, host);
 
-    struct Ev {
-        EventIndex e;
-        Type type;
-    };
-    std::vector<Ev> events;
-    for (const Plane& plane : p.planes()) {
-        if (plane.host != host) continue;
-        for (const Track& t : p.tracksOf(plane)) {
-            if (t.derived) continue;
-            for (EventIndex e = t.firstEvent; e < t.firstEvent + t.eventCount; ++e) {
-                const Type type = typeOf[p.metadataOf(e)];
-                if (type != Type::None) events.push_back({e, type});
-            }
-        }
-    }
-    auto externalId = [&](EventIndex e) {
-        std::optional<int64_t> id = intStat(p, e, "external id");
-        return id ? id : intStat(p, e, "External id");
-    };
-
-    // Communication nodes (event_parser.py _parse_node), keyed by external id.
+    // Communication nodes (event_parser.py _parse_node): events of the host named exactly as a
+    // collective, keyed by external id (a later one with the same id replaces the earlier).
     std::map<int64_t, CommNode> byExternal;
-    for (const Ev& ev : events) {
-        if (!isHostOp(ev.type)) continue;
-        const Lib lib = commLibOf(p.name(ev.e));
-        if (lib == Lib::None) continue;
-        (lib == Lib::Nccl ? w.out.nccl : w.out.gloo) = true;
-        const std::optional<int64_t> id = externalId(ev.e);
-        CommNode node;
-        node.name = p.nameId(ev.e);
-        node.start = p.start(ev.e);
-        node.end = p.end(ev.e);
-        node.ranges.push_back({node.start, node.end});
-        const auto dims =
-            parseDims(textStat(p, ev.e, "Input Dims").empty() ? textStat(p, ev.e, "Input dims")
-                                                              : textStat(p, ev.e, "Input Dims"));
-        const auto types = parseStrings(textStat(p, ev.e, "Input type"));
-        for (size_t i = 0; i < dims.size(); ++i) {
-            int64_t elements = 1;
-            for (int64_t d : dims[i]) elements *= d;
-            node.bytes += elements * (i < types.size() ? elementBytes(types[i]) : 0);
-        }
-        byExternal[id.value_or(-1)] = std::move(node);
-    }
-    const bool bothLibs = w.out.nccl && w.out.gloo;
-
-    // Roles (event_parser.py _parse_step), steps and the host extent.
-    Ranges kernel, communication, cpuOp;
-    std::vector<std::pair<Range, std::string>> steps;
-    int64_t cpuMin = std::numeric_limits<int64_t>::max(),
-            cpuMax = std::numeric_limits<int64_t>::min();
-    struct Runtime {
-        int64_t start, end;
-        uint64_t correlation;
-    };
-    std::vector<Runtime> runtimes;
-    std::unordered_map<uint64_t, std::vector<EventIndex>> deviceOf; // correlation -> device events
-    std::vector<EventIndex> device;
-    for (const Ev& ev : events) {
-        const Range r{p.start(ev.e), p.end(ev.e)};
-        const std::string_view name = p.name(ev.e);
-        const bool step = (ev.type == Type::Operator || ev.type == Type::UserAnnotation) &&
-                          name.starts_with("ProfilerStep#");
-        if (ev.type == Type::Kernel) {
-            const std::optional<int64_t> id = externalId(ev.e);
-            (id && byExternal.count(*id) ? communication : kernel).push_back(r);
-            if (w.out.nccl && id) {
-                auto it = byExternal.find(*id);
-                if (it != byExternal.end()) it->second.ranges.push_back(r);
+    for (std::string_view name : kCommunicationOps) {
+        for (EventIndex e : p.eventsByName(name)) {
+            const Track& t = p.tracks()[p.trackOf(e)];
+            if (t.derived || p.planes()[t.plane].host != host) continue;
+            (name.starts_with("nccl:") ? w.out.nccl : w.out.gloo) = true;
+            std::optional<int64_t> id = intStat(p, e, "external id");
+            if (!id) id = intStat(p, e, "External id");
+            CommNode node;
+            node.name = p.nameId(e);
+            node.start = p.start(e);
+            node.end = p.end(e);
+            node.ranges.push_back({node.start, node.end});
+            std::string_view dimsText = textStat(p, e, "Input Dims");
+            if (dimsText.empty()) dimsText = textStat(p, e, "Input dims");
+            const auto dims = parseDims(dimsText);
+            const auto types = parseStrings(textStat(p, e, "Input type"));
+            for (size_t i = 0; i < dims.size(); ++i) {
+                // A corrupt shape cannot overflow: such an input counts 0 bytes.
+                int64_t bytes = i < types.size() ? elementBytes(types[i]) : 0;
+                for (int64_t d : dims[i])
+                    if (__builtin_mul_overflow(bytes, d, &bytes)) bytes = 0;
+                if (__builtin_add_overflow(node.bytes, bytes, &node.bytes)) node.bytes = 0;
             }
-        } else if (ev.type == Type::Runtime) {
-            if (const uint64_t* c = p.correlationIds().find(ev.e))
-                runtimes.push_back({r.first, r.second, *c});
-        } else if (step) {
-            steps.push_back({r, std::string(name.substr(13))});
-        } else if ((ev.type == Type::Operator || ev.type == Type::UserAnnotation) &&
-                   ((name.starts_with("enumerate(DataLoader)#") && name.ends_with(".__next__")) ||
-                    name.starts_with("enumerate(DataPipe)#"))) {
-            // DataLoader: a role of its own, neither computation nor communication.
-        } else if (isHostOp(ev.type)) {
-            (commLibOf(name) != Lib::None ? communication : cpuOp).push_back(r);
-        }
-        if (isDevice(ev.type)) {
-            device.push_back(ev.e);
-            if (const uint64_t* c = p.correlationIds().find(ev.e)) deviceOf[*c].push_back(ev.e);
-        }
-        if (ev.type == Type::Operator || ev.type == Type::Python || step) {
-            cpuMin = std::min(cpuMin, r.first);
-            cpuMax = std::max(cpuMax, r.second);
+            byExternal[id.value_or(kTorchNoExternalId)] = std::move(node);
         }
     }
-    std::stable_sort(steps.begin(), steps.end());
-    if (steps.empty()) {
-        if (cpuMin > cpuMax) return w; // no host op at all: nothing to break down
-        steps.push_back({{cpuMin, cpuMax}, "0"});
-    }
-    kernel = merged(std::move(kernel));
-    communication = merged(std::move(communication));
-    cpuOp = merged(std::move(cpuOp));
+    // NCCL: the kernels with a node's external id are part of it (_update_communication_node).
+    if (w.out.nccl)
+        for (const TorchDeviceNode& d : trace.devices) {
+            if (d.type != TorchEventType::Kernel || d.externalId == kTorchNoExternalId) continue;
+            auto it = byExternal.find(d.externalId);
+            if (it != byExternal.end()) it->second.ranges.push_back({d.start, d.end});
+        }
+
+    const Ranges& kernel = trace.roleRanges[size_t(TorchRole::Kernel)];
+    const Ranges& communication = trace.roleRanges[size_t(TorchRole::Communication)];
+    const Ranges& cpuOp = trace.roleRanges[size_t(TorchRole::CpuOp)];
     w.hasCommunication = !communication.empty();
-
-    // Device extent of each step (event_parser.py _find_device_steps, _update_steps_duration).
-    std::sort(runtimes.begin(), runtimes.end(),
-              [](const Runtime& a, const Runtime& b) { return a.start < b.start; });
-    const int64_t kMax = std::numeric_limits<int64_t>::max(),
-                  kMin = std::numeric_limits<int64_t>::min();
-    const size_t n = steps.size();
-    std::vector<Range> stepDevice(n, {kMax, kMin});
-    std::vector<int64_t> matchedCount(n, 0);
-    std::unordered_set<EventIndex> matched;
-    {
-        size_t s = 0, i = 0;
-        int64_t lo = kMax, hi = kMin;
-        while (s < n && i < runtimes.size()) {
-            const Runtime& rt = runtimes[i];
-            if (rt.start < steps[s].first.first) {
-                ++i;
-            } else if (rt.end <= steps[s].first.second) {
-                auto it = deviceOf.find(rt.correlation);
-                if (it != deviceOf.end())
-                    for (EventIndex d : it->second) {
-                        lo = std::min(lo, p.start(d));
-                        hi = std::max(hi, p.end(d));
-                        matched.insert(d);
-                        ++matchedCount[s];
-                    }
-                ++i;
-            } else if (rt.start < steps[s].first.second) {
-                ++i;
-            } else {
-                stepDevice[s++] = {lo, hi};
-                lo = kMax;
-                hi = kMin;
-            }
-        }
-        for (; s < n; ++s) {
-            stepDevice[s] = {lo, hi};
-            lo = kMax;
-            hi = kMin;
-        }
-    }
-    if (!matched.empty()) {
-        int64_t prevEnd = steps[0].first.first;
-        if (stepDevice[0].first != kMax)
-            for (EventIndex d : device)
-                if (!matched.count(d) && p.end(d) < stepDevice[0].first)
-                    prevEnd = std::max(prevEnd, p.end(d));
-        for (size_t s = 0; s < n; ++s) {
-            const int64_t begin = std::max(prevEnd, steps[s].first.first);
-            int64_t end = steps[s].first.second;
-            if (stepDevice[s].first == kMax)
-                end = std::max(end, begin);
-            else
-                end = std::max(std::max(end, stepDevice[s].second), begin);
-            steps[s].first = {begin, end};
-            prevEnd = end;
-        }
-        if (n > 1) {
-            size_t keep = n;
-            int64_t last = int64_t(n) - 1;
-            while (last >= 0 && matchedCount[size_t(last)] == 0) --last;
-            if (last >= 0) {
-                keep = size_t(last) + 1;
-                if (last > 0 && double(matchedCount[size_t(last) - 1]) * 0.8 >
-                                    double(matchedCount[size_t(last)]))
-                    keep = size_t(last);
-            }
-            steps.resize(keep);
-        }
-    }
 
     // Per step (overall_parser.py aggregate).
     const Ranges& compute = kernel.empty() ? cpuOp : kernel;
-    const Ranges overlap = intersect(compute, communication);
-    for (const auto& [range, name] : steps) {
+    const Ranges overlap = intersectRanges(compute, communication);
+    for (size_t i = 0; i < trace.steps.size(); ++i) {
+        const TorchRange& range = trace.steps[i];
         DistributedStep s;
-        s.name = name;
-        s.beginPs = range.first;
-        s.endPs = range.second;
+        s.name = trace.stepNames[i];
+        s.beginPs = range.start;
+        s.endPs = range.end;
         s.overlapPs = lengthWithin(range, overlap);
         s.computationPs = lengthWithin(range, compute);
         s.communicationPs = lengthWithin(range, communication);
-        s.otherPs =
-            (range.second - range.first) + s.overlapPs - s.computationPs - s.communicationPs;
+        s.otherPs = (range.end - range.start) + s.overlapPs - s.computationPs - s.communicationPs;
         w.out.steps.push_back(std::move(s));
     }
 
-    // Nodes in time order, each in the step that holds it (communication.py).
-    if (!bothLibs) {
+    // Nodes in time order, each in the step that holds it (communication.py); none when both
+    // libraries are used (the plugin clears them).
+    if (!(w.out.nccl && w.out.gloo)) {
         for (auto& [id, node] : byExternal) w.nodes.push_back(std::move(node));
         std::sort(w.nodes.begin(), w.nodes.end(), [](const CommNode& a, const CommNode& b) {
             return a.start != b.start ? a.start < b.start : a.end > b.end;
         });
         for (CommNode& node : w.nodes) {
-            std::sort(node.ranges.begin(), node.ranges.end(), [](const Range& a, const Range& b) {
-                return a.first != b.first ? a.first < b.first : a.second > b.second;
-            });
+            std::sort(node.ranges.begin(), node.ranges.end(),
+                      [](const TorchRange& a, const TorchRange& b) {
+                          return a.start != b.start ? a.start < b.start : a.end > b.end;
+                      });
             for (size_t s = 0; s < w.out.steps.size(); ++s)
                 if (node.start >= w.out.steps[s].beginPs && node.end <= w.out.steps[s].endPs) {
                     node.step = int(s);
@@ -445,12 +229,12 @@ DistributedView analyzeDistributed(const std::vector<DistributedInput>& inputs) 
             for (size_t j = 0; j < data[0].nodes[i].ranges.size(); ++j) {
                 int64_t shortest = std::numeric_limits<int64_t>::max();
                 for (const WorkerData& d : data) {
-                    const Range& r = d.nodes[i].ranges[j];
-                    shortest = std::min(shortest, r.second - r.first);
+                    const TorchRange& r = d.nodes[i].ranges[j];
+                    shortest = std::min(shortest, r.end - r.start);
                 }
                 for (WorkerData& d : data) {
-                    const Range& r = d.nodes[i].ranges[j];
-                    d.nodes[i].real.push_back({r.second - shortest, r.second});
+                    const TorchRange& r = d.nodes[i].ranges[j];
+                    d.nodes[i].real.push_back({r.end - shortest, r.end});
                 }
             }
 
@@ -489,12 +273,13 @@ DistributedView analyzeDistributed(const std::vector<DistributedInput>& inputs) 
         }
         for (size_t s = 0; s < d.out.steps.size(); ++s) {
             if (!stepHasNode[s]) continue;
-            d.out.steps[s].commLatencyPs = length(merged(stepRanges[s]));
-            if (view.transferKnown) d.out.steps[s].commTransferPs = length(merged(stepReal[s]));
+            d.out.steps[s].commLatencyPs = rangesLength(mergeRanges(stepRanges[s]));
+            if (view.transferKnown)
+                d.out.steps[s].commTransferPs = rangesLength(mergeRanges(stepReal[s]));
         }
         for (size_t o = 0; o < d.out.ops.size(); ++o) {
-            d.out.ops[o].latencyPs = length(merged(opRanges[o]));
-            if (view.transferKnown) d.out.ops[o].transferPs = length(merged(opReal[o]));
+            d.out.ops[o].latencyPs = rangesLength(mergeRanges(opRanges[o]));
+            if (view.transferKnown) d.out.ops[o].transferPs = rangesLength(mergeRanges(opReal[o]));
         }
         view.workers.push_back(std::move(d.out));
     }

@@ -22,10 +22,10 @@ namespace stepscope {
 //   gpu_user_annotation, ProfilerStep#) named exactly nccl:broadcast, nccl:reduce,
 //   nccl:all_reduce, nccl:all_gather, nccl:reduce_scatter (or gloo:...), keyed by "External id".
 //   A node's ranges are its own host range plus, for NCCL, the kernels with the same external id.
-// - Roles: a kernel whose external id is a node's is communication, any other kernel computation;
-//   a communication host op is communication, any other host op (cpu_op, user_annotation, ...)
-//   CPU work. Ranges of one role are merged.
-// - Steps: the ProfilerStep#N ranges (name N), else one step "0" over the host ops. When some
+// - Roles and steps are TorchTrace's (the plugin's reading of the trace, shared with the PyTorch
+//   tool): a kernel whose external id is a node's is communication, any other kernel
+//   computation; a communication host op is communication, any other host op CPU work.
+//   Steps: the ProfilerStep#N ranges (name N), else one step "0" over the host ops. When some
 //   runtime launched device work, each step is extended to the end of the device work its runtime
 //   calls launched and starts no earlier than the previous step's end (the first: no earlier than
 //   the last unrelated device work ending before step 0's device work); trailing steps without

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <tuple>
 
 #include "model/DeviceDetails.h"
 #include "model/analysis/OpName.h"
@@ -49,6 +50,8 @@ std::string_view stepSourceName(StepSource source) {
         return "ProfilerStep#N annotations";
     case StepSource::NamePattern:
         return "events matching a name pattern";
+    case StepSource::XlaModules:
+        return "XLA module executions";
     }
     return "";
 }
@@ -381,11 +384,15 @@ void breakDown(const StepDetails& d, Span step, StepRecord& out, bool& hasComput
     out.durationPs = step.duration();
 }
 
+// Steps are keyed by number and host: XProf analyses each host's XSpace on its own (its op stats
+// per host, xplane_to_op_stats.cc), and every host numbers its group ids from 0.
+using StepKey = std::pair<int64_t, uint32_t>; // number, host
+using StepMap = std::map<StepKey, StepDetails>;
+
 // Source 1: XProf's grouped steps.
-std::map<int64_t, StepDetails> groupedSteps(const Profile& p, const StatKeys& keys,
-                                            NameFacts& names, int64_t& classified,
-                                            const Progress* progress) {
-    std::map<int64_t, StepDetails> all;
+StepMap groupedSteps(const Profile& p, const StatKeys& keys, NameFacts& names,
+                     const Progress* progress) {
+    StepMap all;
     for (size_t pi = 0; pi < p.planes().size(); ++pi) {
         const Plane& plane = p.planes()[pi];
         if (plane.kind != PlaneKind::Gpu) continue;
@@ -420,9 +427,8 @@ std::map<int64_t, StepDetails> groupedSteps(const Profile& p, const StatKeys& ke
         for (auto& [g, evs] : events) {
             const auto m = markers.find(g);
             if (m == markers.end()) continue;
-            StepDetails& d = all[g];
+            StepDetails& d = all[{g, plane.host}];
             d.addMarker(d.deviceMarker, m->second);
-            classified += int64_t(evs.size());
             d.events.insert(d.events.end(), evs.begin(), evs.end());
         }
     }
@@ -432,13 +438,14 @@ std::map<int64_t, StepDetails> groupedSteps(const Profile& p, const StatKeys& ke
     for (size_t ti = 0; ti < p.tracks().size(); ++ti) {
         const Track& t = p.tracks()[ti];
         if (!isHostThread(p, t)) continue;
+        const uint32_t host = p.planes()[t.plane].host;
         for (uint32_t depth = 0; depth < t.depthCount; ++depth) {
             const EventRange r = p.eventsAt(uint32_t(ti), depth);
             SideCursor<uint64_t> c(p.correlationIds());
             for (EventIndex e = r.begin; e < r.end; ++e) {
                 const int32_t g = p.groupId(e);
                 if (g < 0) continue;
-                const auto it = all.find(g);
+                const auto it = all.find({g, host});
                 if (it == all.end()) continue;
                 StepDetails& d = it->second;
                 const std::string_view stepName = keys.stepName(e);
@@ -451,7 +458,6 @@ std::map<int64_t, StepDetails> groupedSteps(const Profile& p, const StatKeys& ke
                         {classifyCpuEvent(names.name(e), true, corr,
                                           isRootInputStage(p, keys, uint32_t(ti), e)),
                          s});
-                    ++classified;
                 }
                 if (!stepName.empty() && d.name.empty()) d.name = std::string(stepName);
             }
@@ -463,9 +469,9 @@ std::map<int64_t, StepDetails> groupedSteps(const Profile& p, const StatKeys& ke
 
 struct Marker {
     int64_t number;
+    uint32_t host;
     std::string name;
     Span span;
-    EventIndex event;
 };
 
 std::optional<int64_t> profilerStepNumber(std::string_view name) {
@@ -487,6 +493,7 @@ std::vector<Marker> findMarkers(const Profile& p, const StatKeys& keys, StepSour
         const Track& t = p.tracks()[ti];
         if (t.derived) continue;
         if (source != StepSource::NamePattern && !isHostThread(p, t)) continue;
+        const uint32_t host = p.planes()[t.plane].host;
         std::vector<Marker> line;
         for (uint32_t depth = 0; depth < t.depthCount; ++depth) {
             const EventRange r = p.eventsAt(uint32_t(ti), depth);
@@ -518,33 +525,32 @@ std::vector<Marker> findMarkers(const Profile& p, const StatKeys& keys, StepSour
                 const Span s{p.start(e), p.end(e)};
                 const bool nested = std::any_of(
                     line.begin(), line.end(), [&](const Marker& m) { return m.span.includes(s); });
-                if (!nested) line.push_back({number.value_or(-1), std::string(name), s, e});
+                if (!nested) line.push_back({number.value_or(-1), host, std::string(name), s});
             }
         }
         found.insert(found.end(), line.begin(), line.end());
     }
     std::sort(found.begin(), found.end(),
               [](const Marker& a, const Marker& b) { return a.span.begin < b.span.begin; });
-    // Steps without a number are numbered by position.
-    for (size_t i = 0; i < found.size(); ++i)
-        if (found[i].number < 0) found[i].number = int64_t(i);
+    // Steps without a number are numbered by position, after every recorded number (so that a
+    // position never equals a real step number and merges two steps).
+    int64_t next = 0;
+    for (const Marker& m : found) next = std::max(next, m.number + 1);
+    for (Marker& m : found)
+        if (m.number < 0) m.number = next++;
     return found;
 }
 
-// Sources 2-4: each marker is a step; events are assigned by time.
-std::map<int64_t, StepDetails> markedSteps(const Profile& p, const StatKeys& keys, NameFacts& names,
-                                           const std::vector<Marker>& markers, bool hasDevice,
-                                           int64_t& classified) {
-    std::map<int64_t, StepDetails> all;
-    for (const Marker& m : markers) {
-        StepDetails& d = all[m.number];
-        d.addMarker(d.hostMarker, m.span);
-        if (d.name.empty()) d.name = m.name;
-    }
-    for (auto& [number, d] : all) {
-        const Span step = *d.hostMarker;
+// The events of each step (sources 2-5): device stream events that overlap the step and host
+// events wholly inside it (other than the step's own marker), both from the step's host, are
+// classified as XProf classifies grouped events.
+void collectStepEvents(const Profile& p, const StatKeys& keys, NameFacts& names, StepMap& all,
+                       bool hasDevice) {
+    for (auto& [key, d] : all) {
+        const Span step = d.stepTime();
         for (size_t ti = 0; ti < p.tracks().size(); ++ti) {
             const Track& t = p.tracks()[ti];
+            if (p.planes()[t.plane].host != key.second) continue;
             const bool stream = isGpuStream(p, t);
             const bool host = isHostThread(p, t);
             if (!stream && !host) continue;
@@ -555,7 +561,6 @@ std::map<int64_t, StepDetails> markedSteps(const Profile& p, const StatKeys& key
                     const std::string_view name = p.name(e);
                     if (stream) {
                         d.events.push_back({names.gpu(e, keys.tensorShapes(e)), s});
-                        ++classified;
                         continue;
                     }
                     if (!step.includes(s) || (s.begin == step.begin && s.end == step.end)) continue;
@@ -565,9 +570,147 @@ std::map<int64_t, StepDetails> markedSteps(const Profile& p, const StatKeys& key
                         {classifyCpuEvent(names.name(e), hasDevice, corr,
                                           isRootInputStage(p, keys, uint32_t(ti), e)),
                          s});
-                    ++classified;
                 }
             }
+        }
+    }
+}
+
+// Sources 2-4: each marker is a step.
+StepMap markedSteps(const std::vector<Marker>& markers) {
+    StepMap all;
+    for (const Marker& m : markers) {
+        StepDetails& d = all[{m.number, m.host}];
+        d.addMarker(d.hostMarker, m.span);
+        if (d.name.empty()) d.name = m.name;
+    }
+    return all;
+}
+
+// Source 5 (Stepscope's): XLA module executions, for JAX and other XLA programs on GPUs that carry
+// no step annotation. XProf does not do this on GPUs: it groups GPU profiles only from host root
+// events (TraceMe `_r`, JAX's StepTraceAnnotation; tsl/profiler/utils/group_events.cc
+// CreateEventGroups) and, on TPUs only, falls back to the device's "XLA Modules" line, one step per
+// module execution (GetGroupingLineForTPU in the same file). Its GPU "XLA Modules" line
+// (derived_timeline.cc) merges consecutive kernels of one module, so back-to-back executions of
+// the same module would read as one; Stepscope takes the executions from the host instead:
+// - an execution is launched by a host event "GpuExecutable::ExecuteThunks" with a `module_name`
+//   stat (XLA's GPU runtime writes one per module launch on each device);
+// - the step module is the module with the most device time (device stream events whose
+//   `hlo_module` stat names it): the training step, not the small helper jits around it;
+// - its k-th execution on each host thread (each device has its own launching thread when JAX
+//   drives several GPUs) make up step k of that host; the host marker spans those launches;
+// - the device marker spans that module's device events whose launch (the host event with the
+//   same correlation id) lies in one of those launches. Step time is XProf's StepTime() rule.
+StepMap moduleSteps(const Profile& p, const StatKeys& keys) {
+    StepMap all;
+    const StringId moduleKey = p.strings().find("module_name");
+    const StringId hloModuleKey = p.strings().find("hlo_module");
+    if (moduleKey == StringPool::kNotFound || hloModuleKey == StringPool::kNotFound ||
+        p.strings().find("GpuExecutable::ExecuteThunks") == StringPool::kNotFound)
+        return all;
+    struct Launch {
+        uint32_t host, track;
+        std::string_view module;
+        Span span;
+    };
+    std::vector<Launch> launches;
+    // Host events with a correlation id: their start, per host.
+    std::map<std::pair<uint32_t, uint64_t>, int64_t> launchTime;
+    for (size_t ti = 0; ti < p.tracks().size(); ++ti) {
+        const Track& t = p.tracks()[ti];
+        if (!isHostThread(p, t)) continue;
+        const uint32_t host = p.planes()[t.plane].host;
+        for (uint32_t depth = 0; depth < t.depthCount; ++depth) {
+            const EventRange r = p.eventsAt(uint32_t(ti), depth);
+            SideCursor<uint64_t> c(p.correlationIds());
+            for (EventIndex e = r.begin; e < r.end; ++e) {
+                if (const uint64_t* id = c.at(e))
+                    launchTime.emplace(std::pair{host, *id}, p.start(e));
+                if (p.name(e) != "GpuExecutable::ExecuteThunks") continue;
+                const std::string_view module = keys.text(e, moduleKey);
+                if (!module.empty())
+                    launches.push_back({host, uint32_t(ti), module, {p.start(e), p.end(e)}});
+            }
+        }
+    }
+    if (launches.empty()) return all;
+    // Device time per module, and the module's device events with their launch times.
+    struct DeviceEvent {
+        uint32_t host;
+        std::string_view module;
+        Span span;
+        int64_t launch;
+    };
+    std::vector<DeviceEvent> device;
+    std::map<std::string_view, int64_t> deviceTime;
+    for (size_t ti = 0; ti < p.tracks().size(); ++ti) {
+        const Track& t = p.tracks()[ti];
+        if (!isGpuStream(p, t)) continue;
+        const uint32_t host = p.planes()[t.plane].host;
+        for (uint32_t depth = 0; depth < t.depthCount; ++depth) {
+            const EventRange r = p.eventsAt(uint32_t(ti), depth);
+            SideCursor<uint64_t> c(p.correlationIds());
+            for (EventIndex e = r.begin; e < r.end; ++e) {
+                const std::string_view module = keys.text(e, hloModuleKey);
+                if (module.empty()) continue;
+                deviceTime[module] += p.duration(e);
+                const uint64_t* id = c.at(e);
+                if (!id) continue;
+                const auto launch = launchTime.find({host, *id});
+                if (launch == launchTime.end()) continue;
+                device.push_back({host, module, {p.start(e), p.end(e)}, launch->second});
+            }
+        }
+    }
+    std::string_view stepModule;
+    int64_t most = -1;
+    for (const auto& [module, ps] : deviceTime) {
+        const bool launched = std::any_of(launches.begin(), launches.end(),
+                                          [&](const Launch& l) { return l.module == module; });
+        if (launched && ps > most) {
+            most = ps;
+            stepModule = module;
+        }
+    }
+    if (most < 0) return all;
+    // Step k of a host: the k-th launch of the step module on each of its threads.
+    std::sort(launches.begin(), launches.end(), [](const Launch& a, const Launch& b) {
+        return std::tie(a.host, a.track, a.span.begin) < std::tie(b.host, b.track, b.span.begin);
+    });
+    struct Window {
+        Span span;
+        StepKey key;
+    };
+    std::vector<Window> windows;
+    std::map<std::pair<uint32_t, uint32_t>, int64_t> ordinal; // (host, track) -> next k
+    for (const Launch& l : launches) {
+        if (l.module != stepModule) continue;
+        const StepKey key{ordinal[{l.host, l.track}]++, l.host};
+        StepDetails& d = all[key];
+        d.addMarker(d.hostMarker, d.hostMarker ? Span{std::min(d.hostMarker->begin, l.span.begin),
+                                                      std::max(d.hostMarker->end, l.span.end)}
+                                               : l.span);
+        if (d.name.empty()) d.name = std::string(stepModule);
+        windows.push_back({l.span, key});
+    }
+    std::sort(windows.begin(), windows.end(),
+              [](const Window& a, const Window& b) { return a.span.begin < b.span.begin; });
+    for (const DeviceEvent& ev : device) {
+        if (ev.module != stepModule) continue;
+        // The launch window holding this event's launch (windows are few; the latest that began
+        // before the launch and still holds it).
+        auto it = std::upper_bound(windows.begin(), windows.end(), ev.launch,
+                                   [](int64_t t, const Window& w) { return t < w.span.begin; });
+        while (it != windows.begin()) {
+            --it;
+            if (it->key.second != ev.host || it->span.end < ev.launch) continue;
+            StepDetails& d = all[it->key];
+            d.addMarker(d.deviceMarker, d.deviceMarker
+                                            ? Span{std::min(d.deviceMarker->begin, ev.span.begin),
+                                                   std::max(d.deviceMarker->end, ev.span.end)}
+                                            : ev.span);
+            break;
         }
     }
     return all;
@@ -581,34 +724,40 @@ StepAnalysis analyzeSteps(const Profile& profile, std::string_view namePattern,
     const StatKeys keys(profile);
     NameFacts names(profile);
     result.hasDevice = profileHasGpuWork(profile);
-    std::map<int64_t, StepDetails> details;
-    int64_t classified = 0;
+    StepMap details;
     if (!namePattern.empty()) {
         result.source = StepSource::NamePattern;
         result.pattern = std::string(namePattern);
-        details = markedSteps(profile, keys, names,
-                              findMarkers(profile, keys, StepSource::NamePattern, namePattern),
-                              result.hasDevice, classified);
+        details = markedSteps(findMarkers(profile, keys, StepSource::NamePattern, namePattern));
+        collectStepEvents(profile, keys, names, details, result.hasDevice);
     } else {
         if (progress) progress->report("Grouping steps", 0);
-        details = groupedSteps(profile, keys, names, classified, progress);
+        details = groupedSteps(profile, keys, names, progress);
         if (!details.empty()) result.source = StepSource::GroupedSteps;
         for (StepSource s : {StepSource::HostMarkers, StepSource::ProfilerSteps}) {
             if (!details.empty()) break;
-            const std::vector<Marker> markers = findMarkers(profile, keys, s, {});
-            if (markers.empty()) continue;
-            details = markedSteps(profile, keys, names, markers, result.hasDevice, classified);
+            details = markedSteps(findMarkers(profile, keys, s, {}));
+            if (details.empty()) continue;
+            collectStepEvents(profile, keys, names, details, result.hasDevice);
             result.source = s;
+        }
+        if (details.empty()) {
+            details = moduleSteps(profile, keys);
+            if (!details.empty()) {
+                collectStepEvents(profile, keys, names, details, result.hasDevice);
+                result.source = StepSource::XlaModules;
+            }
         }
     }
     if (progress && progress->cancelled()) return {};
     if (progress) progress->report("Breaking steps down", 0.5);
-    for (auto& [number, d] : details) {
+    for (auto& [key, d] : details) {
         const Span step = d.stepTime();
         if (step.duration() <= 0) continue; // no marker: XProf skips the step
         StepRecord rec;
-        rec.number = number;
-        rec.name = d.name.empty() ? std::to_string(number) : d.name;
+        rec.number = key.first;
+        rec.host = key.second;
+        rec.name = d.name.empty() ? std::to_string(key.first) : d.name;
         bool compute = false, hostCompute = false;
         breakDown(d, step, rec, compute, hostCompute);
         if (result.hasDevice ? !compute : !hostCompute) {
@@ -617,7 +766,6 @@ StepAnalysis analyzeSteps(const Profile& profile, std::string_view namePattern,
         }
         result.steps.push_back(std::move(rec));
     }
-    result.eventsClassified = classified;
     if (result.steps.empty() && result.source != StepSource::NamePattern)
         result.source = StepSource::None;
     return result;

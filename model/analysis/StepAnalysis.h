@@ -60,11 +60,14 @@ enum class StepSource : uint8_t {
                    // with a group_id)
     ProfilerSteps, // PyTorch's "ProfilerStep#N" annotations
     NamePattern,   // events whose name contains the user's pattern
+    XlaModules,    // executions of the program's main XLA module (Stepscope's, see analyzeSteps)
 };
 std::string_view stepSourceName(StepSource source);
 
 struct StepRecord {
     int64_t number = 0;
+    uint32_t host = 0; // Profile::hosts() index: each host's steps are its own (group ids and step
+                       // numbers restart on every host, and hosts' clocks need not agree)
     std::string name;
     int64_t beginPs = 0;
     int64_t durationPs = 0;
@@ -82,9 +85,8 @@ struct StepAnalysis {
     StepSource source = StepSource::None;
     std::string pattern;           // NamePattern: the pattern used
     bool hasDevice = false;        // the profile has GPU work (steps must have device compute)
-    std::vector<StepRecord> steps; // by step number
+    std::vector<StepRecord> steps; // by step number, then host
     size_t notWellFormed = 0;      // steps found but dropped: no (device) compute, as XProf
-    int64_t eventsClassified = 0;  // events that took part in the breakdown
 };
 
 // Finds the steps and breaks each down. Sources, first that yields steps wins:
@@ -106,6 +108,10 @@ struct StepAnalysis {
 // Then, per step: XProf's sweep turns overlapping events into non-overlapping spans (larger type
 // wins), each clipped to the step; time no event covers is UnknownTime. When the profile has GPU
 // work, a step without device compute is dropped (XProf's well-formed test).
+// 5. XlaModules (Stepscope's; XProf has no GPU counterpart): when none of the above finds a step,
+//    each execution of the XLA module with the most device time is a step (JAX without step
+//    annotations). The rule and how it departs from XProf are at moduleSteps() in the .cpp.
+// Steps are keyed by host: every host numbers its group ids and steps on its own.
 // `namePattern` non-empty: use source 4 only (the user asked for it).
 StepAnalysis analyzeSteps(const Profile& profile, std::string_view namePattern = {},
                           const Progress* progress = nullptr);

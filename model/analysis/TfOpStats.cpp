@@ -334,6 +334,93 @@ PieData tfOpStatsPie(const TfOpStats& stats, OpSide side, OpGrouping grouping, b
     return slices;
 }
 
+PieData tfOpStatsTopOpsPie(const TfOpStats& stats, OpSide side, bool includeIdle, size_t topOps,
+                           size_t topTypes) {
+    struct Op {
+        std::string_view name, type;
+        int64_t selfPs = 0;
+    };
+    std::vector<Op> ops;
+    std::unordered_map<std::string_view, size_t> opOf;
+    for (const TfOpStatsRow& r : stats.rows) {
+        if (r.side != side) continue;
+        const OpIdentity& op = stats.ops[r.op];
+        auto [it, inserted] = opOf.try_emplace(op.name, ops.size());
+        if (inserted) ops.push_back({op.name, op.type, 0});
+        ops[it->second].selfPs += r.selfPs;
+    }
+    PieData slices;
+    if (ops.empty()) return slices;
+    auto byTime = [](const auto& a, const auto& b) {
+        return a.selfPs != b.selfPs ? a.selfPs > b.selfPs : a.name < b.name;
+    };
+    std::sort(ops.begin(), ops.end(), byTime);
+    auto opSlice = [](const Op& op) {
+        const std::string label(op.name);
+        // Op names are scope paths: the legend shows their last two components.
+        const size_t last = label.rfind('/');
+        const size_t prev =
+            last == std::string::npos || last == 0 ? std::string::npos : label.rfind('/', last - 1);
+        return PieSlice{label, double(op.selfPs) / 1e6,
+                        prev == std::string::npos ? std::string() : "…" + label.substr(prev), 1};
+    };
+    const size_t shownOps = std::min(topOps, ops.size());
+    for (size_t i = 0; i < shownOps; ++i) slices.push_back(opSlice(ops[i]));
+
+    // The rest, by type.
+    struct Fold {
+        std::string_view name; // the type
+        int64_t selfPs = 0;
+        size_t first = 0; // index of its largest op
+        size_t count = 0;
+    };
+    std::vector<Fold> folds;
+    std::unordered_map<std::string_view, size_t> foldOf;
+    for (size_t i = shownOps; i < ops.size(); ++i) {
+        auto [it, inserted] = foldOf.try_emplace(ops[i].type, folds.size());
+        if (inserted) folds.push_back({ops[i].type, 0, i, 0});
+        folds[it->second].selfPs += ops[i].selfPs;
+        ++folds[it->second].count;
+    }
+    std::sort(folds.begin(), folds.end(), byTime);
+    const size_t shownFolds = std::min(topTypes, folds.size());
+    for (size_t f = 0; f < shownFolds; ++f) {
+        const Fold& fold = folds[f];
+        if (fold.count == 1) {
+            slices.push_back(opSlice(ops[fold.first]));
+            continue;
+        }
+        const std::string type(fold.name), more = std::to_string(fold.count) + " more ops";
+        slices.push_back({type + " (" + more + " of this type)", double(fold.selfPs) / 1e6,
+                          type + " (" + more + ")", fold.count});
+    }
+    if (shownFolds < folds.size()) {
+        int64_t restPs = 0;
+        size_t restOps = 0;
+        for (size_t f = shownFolds; f < folds.size(); ++f) {
+            restPs += folds[f].selfPs;
+            restOps += folds[f].count;
+        }
+        const size_t restTypes = folds.size() - shownFolds;
+        if (restOps == 1) {
+            slices.push_back(opSlice(ops[folds[shownFolds].first]));
+        } else {
+            const std::string label = "Other (" + std::to_string(restOps) + " ops of " +
+                                      std::to_string(restTypes) +
+                                      (restTypes == 1 ? " type)" : " types)");
+            slices.push_back({label, double(restPs) / 1e6, {}, restOps});
+        }
+    }
+    if (includeIdle) {
+        const int64_t idle = side == OpSide::Device ? stats.deviceIdlePs : stats.hostIdlePs;
+        if (idle > 0) slices.push_back({std::string(kIdle), double(idle) / 1e6, {}, 0});
+    }
+    std::stable_sort(slices.begin(), slices.end(), [](const PieSlice& a, const PieSlice& b) {
+        return a.value != b.value ? a.value > b.value : a.label < b.label;
+    });
+    return slices;
+}
+
 const TfOpStatsRow* findTfOpStatsRow(const TfOpStats& stats, OpSide side, std::string_view type,
                                      std::string_view name) {
     for (const TfOpStatsRow& r : stats.rows)

@@ -87,6 +87,18 @@ Table tfOpStatsTable(const TfOpStats& stats, bool includeIdle);
 enum class OpGrouping : uint8_t { ByOp, ByType };
 PieData tfOpStatsPie(const TfOpStats& stats, OpSide side, OpGrouping grouping, bool includeIdle);
 
+// The "by op" pie as the tool draws it, for profiles of many small ops (BERT's 1356 device ops,
+// none above 1% of the self time, left 96% of a top-7 pie in one *Other* slice): the `topOps`
+// ops with the most self time, one slice each; the other ops folded by their type, one slice per
+// type ("Cast (510 more ops)"), for the `topTypes` types with the most remaining time; the rest
+// one last slice ("Other (37 ops of 6 types)"); IDLE its own slice when includeIdle. A fold of a
+// single op is shown as that op. Every slice says how many ops it holds (PieSlice::items). Largest
+// first (ties by label). Op slices are keyed by name, as in tfOpStatsPie(ByOp), and take the type
+// of their first row. This folding is Stepscope's: XProf's pies draw every op and leave slices
+// too small to see unlabelled.
+PieData tfOpStatsTopOpsPie(const TfOpStats& stats, OpSide side, bool includeIdle, size_t topOps = 3,
+                           size_t topTypes = 3);
+
 // The row of `stats` for the op (side, type, name) as the table shows it; null when none (IDLE).
 const TfOpStatsRow* findTfOpStatsRow(const TfOpStats& stats, OpSide side, std::string_view type,
                                      std::string_view name);

@@ -486,76 +486,24 @@ void Builder::parseSteps() {
     for (size_t r = 0; r < roles.size(); ++r) t_.roleRanges[r] = mergeRanges(std::move(roles[r]));
 }
 
-// event_parser.py StepParser._find_device_steps and _update_steps_duration.
 void Builder::updateDeviceSteps() {
-    const size_t n = t_.steps.size();
-    std::vector<uint32_t> order;
-    for (uint32_t r = 0; r < t_.runtimes.size(); ++r)
-        if (t_.runtimes[r].timed) order.push_back(r);
-    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-        return t_.runtimes[a].start < t_.runtimes[b].start;
-    });
-    std::vector<TorchRange> stepDevice(n, TorchRange{kMaxTime, kMinTime});
-    std::vector<uint64_t> matched(n, 0);
-    size_t step = 0, rt = 0;
-    int64_t lo = kMaxTime, hi = kMinTime;
-    bool anyMatched = false;
-    while (step < n && rt < order.size()) {
-        const TorchRuntime& r = t_.runtimes[order[rt]];
-        const TorchRange s = t_.steps[step];
-        if (r.start < s.start) {
-            ++rt;
-        } else if (r.end <= s.end) {
-            for (uint32_t d : r.devices) {
-                TorchDeviceNode& dev = t_.devices[d];
-                lo = std::min(lo, dev.start);
-                hi = std::max(hi, dev.end);
-                dev.matchedToStep = true;
-                anyMatched = true;
-                ++matched[step];
-            }
-            ++rt;
-        } else if (r.start < s.end) {
-            ++rt;
-        } else {
-            stepDevice[step] = {lo, hi};
-            ++step;
-            lo = kMaxTime;
-            hi = kMinTime;
-        }
+    std::vector<TorchLaunch> launches;
+    std::vector<uint32_t> launchWork;
+    for (const TorchRuntime& r : t_.runtimes) {
+        if (!r.timed) continue;
+        const uint32_t begin = uint32_t(launchWork.size());
+        launchWork.insert(launchWork.end(), r.devices.begin(), r.devices.end());
+        launches.push_back({r.start, r.end, begin, uint32_t(launchWork.size())});
     }
-    while (step < n) {
-        stepDevice[step] = {lo, hi};
-        lo = kMaxTime;
-        hi = kMinTime;
-        ++step;
-    }
-    if (!anyMatched) return;
-    int64_t prevEnd = t_.steps[0].start;
-    if (stepDevice[0].start != kMaxTime)
-        for (const TorchDeviceNode& d : t_.devices)
-            if (!d.matchedToStep && d.end < stepDevice[0].start) prevEnd = std::max(prevEnd, d.end);
-    for (size_t i = 0; i < n; ++i) {
-        const int64_t start = std::max(prevEnd, t_.steps[i].start);
-        int64_t end = t_.steps[i].end;
-        if (stepDevice[i].start == kMaxTime)
-            end = std::max(end, start);
-        else
-            end = std::max({end, stepDevice[i].end, start});
-        t_.steps[i] = {start, end};
-        prevEnd = end;
-    }
-    if (n > 1) {
-        size_t last = n;
-        while (last > 0 && matched[last - 1] == 0) --last;
-        if (last > 0) {
-            size_t keep = last;
-            const size_t i = last - 1;
-            if (i > 0 && double(matched[i - 1]) * 0.8 > double(matched[i])) keep = i;
-            t_.steps.resize(keep);
-            t_.stepNames.resize(keep);
-        }
-    }
+    std::vector<TorchRange> work;
+    work.reserve(t_.devices.size());
+    for (const TorchDeviceNode& d : t_.devices) work.push_back({d.start, d.end});
+    std::vector<bool> tied;
+    const size_t keep =
+        extendStepsToDeviceWork(t_.steps, std::move(launches), launchWork, work, &tied);
+    t_.steps.resize(keep);
+    t_.stepNames.resize(keep);
+    for (size_t i = 0; i < tied.size(); ++i) t_.devices[i].matchedToStep = tied[i];
 }
 
 void Builder::run() {
@@ -609,6 +557,78 @@ void Builder::run() {
 }
 
 } // namespace
+
+size_t extendStepsToDeviceWork(std::vector<TorchRange>& steps, std::vector<TorchLaunch> order,
+                               const std::vector<uint32_t>& launchWork,
+                               const std::vector<TorchRange>& work, std::vector<bool>* tiedOut) {
+    const size_t n = steps.size();
+    std::stable_sort(order.begin(), order.end(),
+                     [](const TorchLaunch& a, const TorchLaunch& b) { return a.start < b.start; });
+    std::vector<TorchRange> stepDevice(n, TorchRange{kMaxTime, kMinTime});
+    std::vector<uint64_t> matched(n, 0);
+    std::vector<bool> tied(work.size(), false);
+    size_t step = 0, rt = 0;
+    int64_t lo = kMaxTime, hi = kMinTime;
+    bool anyMatched = false;
+    while (step < n && rt < order.size()) {
+        const TorchLaunch& r = order[rt];
+        const TorchRange s = steps[step];
+        if (r.start < s.start) {
+            ++rt;
+        } else if (r.end <= s.end) {
+            for (uint32_t i = r.workBegin; i < r.workEnd; ++i) {
+                const uint32_t d = launchWork[i];
+                lo = std::min(lo, work[d].start);
+                hi = std::max(hi, work[d].end);
+                tied[d] = true;
+                anyMatched = true;
+                ++matched[step];
+            }
+            ++rt;
+        } else if (r.start < s.end) {
+            ++rt;
+        } else {
+            stepDevice[step] = {lo, hi};
+            ++step;
+            lo = kMaxTime;
+            hi = kMinTime;
+        }
+    }
+    while (step < n) {
+        stepDevice[step] = {lo, hi};
+        lo = kMaxTime;
+        hi = kMinTime;
+        ++step;
+    }
+    if (tiedOut) *tiedOut = tied;
+    if (!anyMatched) return n;
+    int64_t prevEnd = steps[0].start;
+    if (stepDevice[0].start != kMaxTime)
+        for (size_t d = 0; d < work.size(); ++d)
+            if (!tied[d] && work[d].end < stepDevice[0].start)
+                prevEnd = std::max(prevEnd, work[d].end);
+    for (size_t i = 0; i < n; ++i) {
+        const int64_t start = std::max(prevEnd, steps[i].start);
+        int64_t end = steps[i].end;
+        if (stepDevice[i].start == kMaxTime)
+            end = std::max(end, start);
+        else
+            end = std::max({end, stepDevice[i].end, start});
+        steps[i] = {start, end};
+        prevEnd = end;
+    }
+    size_t keep = n;
+    if (n > 1) {
+        size_t last = n;
+        while (last > 0 && matched[last - 1] == 0) --last;
+        if (last > 0) {
+            keep = last;
+            const size_t i = last - 1;
+            if (i > 0 && double(matched[i - 1]) * 0.8 > double(matched[i])) keep = i;
+        }
+    }
+    return keep;
+}
 
 bool isTorchProfile(const Profile& profile) {
     const StringId categoryKey = profile.strings().find("category");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cctype>
 #include <charconv>
 #include <cstring>
 #include <limits>
@@ -16,6 +17,7 @@
 
 #include <simdjson.h>
 
+#include "model/analysis/TorchTrace.h"
 #include "model/kineto/Gunzip.h"
 
 namespace stepscope {
@@ -174,6 +176,7 @@ std::string_view trimToken(std::string_view t) {
 enum class Role : uint8_t {
     Plain,
     Correlation,   // "correlation", "correlation_id"
+    ExternalId,    // "External id" (2021: "external id")
     Device,        // "device"
     Stream,        // "stream"
     Grid,          // "grid": [x, y, z]
@@ -211,6 +214,16 @@ Kind kindOfCategory(std::string_view cat) {
 // Device lines: 0 work (a stream), 1 GPU annotations, 2 syncs, 3 derived lines from an export.
 int lineKindOf(Kind k) {
     return k == Kind::GpuAnnotation ? 1 : k == Kind::Sync ? 2 : k == Kind::Derived ? 3 : 0;
+}
+
+// The runtime categories of the PyTorch TensorBoard plugin (trace.py EventTypeMap): runtime,
+// cuda_runtime, xpu_runtime, mtia_runtime, glow_runtime, privateuse1_runtime, in any case.
+bool isRuntimeCategory(std::string_view cat) {
+    if (cat.size() < 7) return false;
+    const std::string_view tail = cat.substr(cat.size() - 7);
+    for (size_t i = 0; i < 7; ++i)
+        if (std::tolower(static_cast<unsigned char>(tail[i])) != "runtime"[i]) return false;
+    return cat.size() == 7 || cat[cat.size() - 8] == '_';
 }
 
 bool isOpCategory(std::string_view cat) {
@@ -259,6 +272,7 @@ struct MemoryRecord {
 struct OpSpan {
     int64_t start, end;
     StringId name;
+    int64_t externalId; // 0: none
 };
 // A time on a host thread whose enclosing op is wanted: a launch (by its correlation id) or a
 // [memory] event (by its index in the memory records).
@@ -266,6 +280,9 @@ struct Launch {
     int64_t start;
     uint64_t correlation;
     bool memory = false;
+    bool runtime = false; // a runtime event (the PyTorch plugin's launches, for the steps)
+    int64_t end = 0;
+    int64_t externalId = 0; // 0: none
 };
 
 struct HostThread {
@@ -389,6 +406,7 @@ private:
         int64_t number;
     };
     std::vector<Step> steps_;
+    void extendSteps();
     std::unordered_map<int64_t, std::string> processNames_;
     std::unordered_map<int64_t, int64_t> processSort_;
     std::unordered_map<std::pair<int64_t, int64_t>, std::string, IdHash> threadNames_;
@@ -419,6 +437,8 @@ uint32_t Importer::key(std::string_view name, Role* role) {
         static const std::pair<std::string_view, Role> kRoles[] = {
             {"correlation", Role::Correlation},
             {"correlation_id", Role::Correlation},
+            {"External id", Role::ExternalId},
+            {"external id", Role::ExternalId},
             {"device", Role::Device},
             {"stream", Role::Stream},
             {"grid", Role::Grid},
@@ -643,16 +663,20 @@ void Importer::addHostEvent(uint32_t thread, int64_t start, int64_t duration, St
     b_.addEvent(t.track, start, duration, hostMetadata(t.plane, name, cat));
     uint64_t correlation = 0;
     bool hasCorrelation = false;
+    int64_t externalId = 0;
     for (const Arg& a : args) {
         b_.addEventStat(a.key, a.type, a.raw);
         if (a.role == Role::Correlation && a.type != StatType::Double && a.type != StatType::Str) {
             correlation = a.raw;
             hasCorrelation = true;
         }
+        if (a.role == Role::ExternalId && a.type == StatType::Int64) externalId = int64_t(a.raw);
     }
     const std::string_view catText = b_.strings().get(cat);
-    if (isOpCategory(catText)) t.ops.push_back({start, start + duration, name});
-    if (hasCorrelation) t.launches.push_back({start, correlation});
+    if (isOpCategory(catText)) t.ops.push_back({start, start + duration, name, externalId});
+    if (hasCorrelation)
+        t.launches.push_back(
+            {start, correlation, false, isRuntimeCategory(catText), start + duration, externalId});
     const std::string_view nameText = b_.strings().get(name);
     if (nameText.starts_with("ProfilerStep#")) {
         int64_t number = -1;
@@ -963,17 +987,20 @@ void Importer::document(od::document& doc) {
     if (!sawEvents) fail("not a Chrome trace: the JSON object has no \"traceEvents\" array", json_);
 }
 
-// The innermost cpu_op that was open on the launching thread when each launch (an event with a
-// correlation id) began: the framework op of the device work it launched, as the PyTorch
-// profiler's TensorBoard plugin attributes kernels to operators.
+// The framework op of the device work a launch (an event with a correlation id) caused: the
+// innermost cpu_op open on the launching thread when the launch began, or, where an op open
+// there carries the launch's "External id", that op (Kineto stamps a launch with the External id
+// of its op, and the PyTorch profiler's TensorBoard plugin joins them by it: event_parser.py
+// parse_nodes). The launches stay for the device steps (extendSteps).
 void Importer::finishHostNames() {
     for (HostThread& t : threads_) {
-        if (t.launches.empty() || t.ops.empty()) continue;
+        if (t.launches.empty()) continue;
+        std::sort(t.launches.begin(), t.launches.end(),
+                  [](const Launch& a, const Launch& b) { return a.start < b.start; });
+        if (t.ops.empty()) continue;
         std::sort(t.ops.begin(), t.ops.end(), [](const OpSpan& a, const OpSpan& b) {
             return a.start != b.start ? a.start < b.start : a.end > b.end;
         });
-        std::sort(t.launches.begin(), t.launches.end(),
-                  [](const Launch& a, const Launch& b) { return a.start < b.start; });
         std::vector<const OpSpan*> stack;
         size_t next = 0;
         for (const Launch& l : t.launches) {
@@ -983,20 +1010,27 @@ void Importer::finishHostNames() {
                 ++next;
             }
             while (!stack.empty() && stack.back()->end <= l.start) stack.pop_back();
-            // An op that overlaps without nesting may sit on top; look down for one that holds
-            // the launch.
+            // An op that overlaps without nesting may sit on top; look down for the ones that
+            // hold the launch.
+            const OpSpan* innermost = nullptr;
+            const OpSpan* byId = nullptr;
             for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
-                if ((*it)->start <= l.start && (*it)->end > l.start) {
-                    if (l.memory)
-                        memory_[l.correlation].op = (*it)->name;
-                    else
-                        launchOp_.emplace(l.correlation, (*it)->name);
+                if ((*it)->start > l.start || (*it)->end <= l.start) continue;
+                if (!innermost) innermost = *it;
+                if (l.externalId == 0) break;
+                if ((*it)->externalId == l.externalId) {
+                    byId = *it;
                     break;
                 }
             }
+            const OpSpan* op = byId ? byId : innermost;
+            if (!op) continue;
+            if (l.memory)
+                memory_[l.correlation].op = op->name;
+            else
+                launchOp_.emplace(l.correlation, op->name);
         }
         std::vector<OpSpan>().swap(t.ops);
-        std::vector<Launch>().swap(t.launches);
     }
     // Plane and thread names from the M events.
     for (HostProcess& p : processes_) {
@@ -1179,6 +1213,8 @@ void Importer::finishDevices() {
             if (op) b_.addEventStat(tfOpKey, StatType::Str, op);
         }
     }
+    extendSteps();
+    for (HostThread& t : threads_) std::vector<Launch>().swap(t.launches);
     std::vector<DeviceEvent>().swap(deviceEvents_);
     std::vector<Arg>().swap(deviceArgs_);
     // Steps: XProf keeps a "Steps" line on each device plane; PyTorch marks steps on the host
@@ -1195,6 +1231,48 @@ void Importer::finishDevices() {
                 if (s.number >= 0) b_.addEventStat(stepNumKey, StatType::Int64, uint64_t(s.number));
             }
         }
+    }
+}
+
+// The device "Steps" lines: the ProfilerStep#N ranges moved to the device work their launches
+// caused, as the PyTorch TensorBoard plugin does (event_parser.py update_device_steps; see
+// extendStepsToDeviceWork): kernels run after their launch, so the host range would give much
+// of step N's device time to step N+1. Trailing steps whose device work was not captured are
+// dropped from these lines; the host ranges stay as recorded.
+void Importer::extendSteps() {
+    if (steps_.empty()) return;
+    std::stable_sort(steps_.begin(), steps_.end(),
+                     [](const Step& a, const Step& b) { return a.start < b.start; });
+    // Device work (kernels, copies, memsets) by correlation id.
+    std::vector<TorchRange> work;
+    std::vector<std::pair<uint64_t, uint32_t>> byCorrelation;
+    for (const DeviceEvent& d : deviceEvents_) {
+        if (lineKindOf(d.kind) != 0) continue;
+        if (d.hasCorrelation) byCorrelation.push_back({d.correlation, uint32_t(work.size())});
+        work.push_back({d.start, d.start + d.duration});
+    }
+    std::sort(byCorrelation.begin(), byCorrelation.end());
+    std::vector<uint32_t> launchWork(byCorrelation.size());
+    for (size_t i = 0; i < byCorrelation.size(); ++i) launchWork[i] = byCorrelation[i].second;
+    std::vector<TorchLaunch> launches;
+    for (HostThread& t : threads_) {
+        for (const Launch& l : t.launches) {
+            if (l.memory || !l.runtime) continue;
+            const auto lo = std::lower_bound(byCorrelation.begin(), byCorrelation.end(),
+                                             std::make_pair(l.correlation, uint32_t(0)));
+            auto hi = lo;
+            while (hi != byCorrelation.end() && hi->first == l.correlation) ++hi;
+            launches.push_back({l.start, l.end, uint32_t(lo - byCorrelation.begin()),
+                                uint32_t(hi - byCorrelation.begin())});
+        }
+    }
+    std::vector<TorchRange> ranges;
+    for (const Step& s : steps_) ranges.push_back({s.start, s.end});
+    const size_t keep = extendStepsToDeviceWork(ranges, std::move(launches), launchWork, work);
+    steps_.resize(keep);
+    for (size_t i = 0; i < keep; ++i) {
+        steps_[i].start = ranges[i].start;
+        steps_[i].end = ranges[i].end;
     }
 }
 

@@ -1,11 +1,14 @@
 #include "model/xspace/XSpaceImporter.h"
 
 #include <algorithm>
+#include <atomic>
+#include <deque>
 #include <limits>
-
+#include <mutex>
 #include <unordered_map>
 #include <vector>
 
+#include "model/ParallelFor.h"
 #include "model/xspace/WireReader.h"
 
 namespace stepscope {
@@ -53,75 +56,289 @@ struct RawStat {
     uint64_t raw = 0;
 };
 
+// Events are decoded in tasks of this many events of one line, so that one large line keeps
+// every core busy as well as many small ones do.
+constexpr size_t kChunkEvents = 32768;
+
+// A metadata column entry that names a chunk's own list of unknown event metadata ids.
+constexpr uint32_t kLocalMetadata = 0x80000000u;
+
+// The tables a plane's lines decode with, filled before its events are read. `statNames` gains
+// the names of unknown stat ids while chunks are merged, in file order.
+struct PlaneTables {
+    uint32_t plane = 0;
+    IdMap statNames; // stat metadata id -> interned name
+    IdMap metadata;  // event metadata id -> builder metadata index
+};
+
+// One XLine: its scalars, read in a first pass that also finds where its chunks begin.
+struct LineScan {
+    PlaneTables* tables = nullptr;
+    Span span{};
+    int64_t id = 0, displayId = 0, timestampNs = 0;
+    std::string_view name, displayName;
+    size_t eventCount = 0;
+    std::vector<const uint8_t*> cuts; // chunk boundaries: span.begin, ..., span.end
+    std::string error;
+    uint32_t track = 0;
+    int64_t basePs = 0; // (timestamp_ns - time base) in picoseconds
+};
+
+// The events of one chunk, decoded on a worker into its own columns. Stats name their key by a
+// chunk-local index into `keyIds` (stat metadata ids), Str and Bytes values by a local index into
+// `strings`, Ref values by the stat metadata id itself; the merge maps them to the builder's ids,
+// in file order, so the result does not depend on how many threads decoded.
+struct Chunk {
+    LineScan* line = nullptr;
+    Span span{};
+    size_t expectedEvents = 0;
+
+    std::vector<int64_t> start, duration;
+    std::vector<uint32_t> meta; // builder metadata index, or kLocalMetadata | unknownMeta index
+    std::vector<uint32_t> statBegin; // into blob; 0 is the shared empty list
+    std::vector<uint8_t> blob{0};
+    std::vector<int64_t> keyIds; // local key index - 1 -> stat metadata id
+    std::vector<std::string_view> strings;
+    std::vector<int64_t> unknownRefs; // Ref values whose stat metadata is missing
+    std::vector<int64_t> unknownMeta; // event metadata ids with no metadata
+    int64_t minStart = std::numeric_limits<int64_t>::max();
+    int64_t maxEnd = std::numeric_limits<int64_t>::min();
+    uint64_t aggregated = 0;
+    std::string error;
+
+    // Filled by the merge.
+    std::vector<uint32_t> keyMap;    // local key index - 1 -> builder key index
+    std::vector<StringId> stringMap; // local string index -> StringId
+    std::vector<uint32_t> unknownMetaMap;
+};
+
+// Decodes one chunk. Reads the plane's tables, never writes anything shared.
+class ChunkDecoder {
+public:
+    ChunkDecoder(const uint8_t* file, Chunk& c)
+        : file_(file)
+        , c_(c) {}
+
+    void run();
+
+private:
+    WireReader reader(Span s) { return WireReader(s.begin, s.end, file_, &c_.error); }
+    bool fail(std::string message) {
+        if (c_.error.empty()) c_.error = std::move(message);
+        return false;
+    }
+    bool stat(Span span, RawStat& out);
+    uint32_t localKey(int64_t id) {
+        uint32_t k = keyOf_.get(id);
+        if (k == kNoIndex) {
+            c_.keyIds.push_back(id);
+            k = uint32_t(c_.keyIds.size());
+            keyOf_.set(id, k);
+        }
+        return k;
+    }
+
+    const uint8_t* file_;
+    Chunk& c_;
+    IdMap keyOf_;
+    std::unordered_map<std::string_view, uint32_t> stringOf_;
+};
+
+// XStat { metadata_id = 1; oneof value { double = 2; uint64 = 3; int64 = 4; str = 5;
+// bytes = 6; ref_value = 7 } }. A ref_value names an XStatMetadata whose name is the string.
+bool ChunkDecoder::stat(Span span, RawStat& out) {
+    WireReader r = reader(span);
+    uint32_t field, wt;
+    while (r.next(field, wt)) {
+        uint64_t v = 0;
+        std::string_view s;
+        switch (field) {
+        case 1:
+            if (!r.expect(wt, WireReader::Varint, "XStat.metadata_id") ||
+                !r.varint(v, "XStat.metadata_id"))
+                return false;
+            out.metadataId = int64_t(v);
+            break;
+        case 2:
+            if (!r.expect(wt, WireReader::Fixed64, "XStat.double_value") ||
+                !r.fixed64(v, "XStat.double_value"))
+                return false;
+            out.type = StatType::Double;
+            out.raw = v;
+            break;
+        case 3:
+        case 4:
+        case 7:
+            if (!r.expect(wt, WireReader::Varint, "XStat value") || !r.varint(v, "XStat value"))
+                return false;
+            out.type = field == 3 ? StatType::Uint64 : field == 4 ? StatType::Int64 : StatType::Ref;
+            out.raw = v;
+            break;
+        case 5:
+        case 6: {
+            if (!r.expect(wt, WireReader::Len, "XStat string value") ||
+                !r.string(s, "XStat string value"))
+                return false;
+            out.type = field == 5 ? StatType::Str : StatType::Bytes;
+            const auto [it, added] = stringOf_.try_emplace(s, uint32_t(c_.strings.size()));
+            if (added) c_.strings.push_back(s);
+            out.raw = it->second;
+            break;
+        }
+        default:
+            if (!r.skip(wt, "XStat")) return false;
+        }
+    }
+    return !r.failed();
+}
+
+// XEvent { metadata_id = 1; oneof { offset_ps = 2; num_occurrences = 5 }; duration_ps = 3;
+// stats = 4 }.
+void ChunkDecoder::run() {
+    const LineScan& line = *c_.line;
+    const IdMap& metadata = line.tables->metadata;
+    const IdMap& statNames = line.tables->statNames;
+    c_.start.reserve(c_.expectedEvents);
+    c_.duration.reserve(c_.expectedEvents);
+    c_.meta.reserve(c_.expectedEvents);
+    c_.statBegin.reserve(c_.expectedEvents);
+    c_.blob.reserve(size_t(c_.span.end - c_.span.begin) / 2);
+    IdMap unknownMetaOf;
+    WireReader r = reader(c_.span);
+    uint32_t field, wt;
+    while (r.next(field, wt)) {
+        if (field != 4) {
+            if (!r.skip(wt, "XLine")) return;
+            continue;
+        }
+        const uint8_t *eb = nullptr, *ee = nullptr;
+        if (!r.bytes(eb, ee, "XLine.events")) return;
+        WireReader ev = reader({eb, ee});
+        int64_t metadataId = 0, offset = 0, duration = 0;
+        bool aggregated = false;
+        const size_t blobMark = c_.blob.size();
+        bool hasStats = false;
+        uint32_t f, w;
+        while (ev.next(f, w)) {
+            uint64_t v;
+            const uint8_t *sb = nullptr, *se = nullptr;
+            if (f == 4) {
+                if (!ev.expect(w, WireReader::Len, "XEvent.stats") ||
+                    !ev.bytes(sb, se, "XEvent.stats"))
+                    return;
+                RawStat s;
+                if (!stat({sb, se}, s)) return;
+                if (s.type == StatType::Ref && statNames.get(int64_t(s.raw)) == kNoIndex &&
+                    std::find(c_.unknownRefs.begin(), c_.unknownRefs.end(), int64_t(s.raw)) ==
+                        c_.unknownRefs.end())
+                    c_.unknownRefs.push_back(int64_t(s.raw));
+                statcodec::append(c_.blob, localKey(s.metadataId), s.type, s.raw);
+                hasStats = true;
+            } else if (f <= 3 || f == 5) {
+                if (!ev.expect(w, WireReader::Varint, "XEvent integer field") ||
+                    !ev.varint(v, "XEvent integer field"))
+                    return;
+                if (f == 1)
+                    metadataId = int64_t(v);
+                else if (f == 2)
+                    offset = int64_t(v);
+                else if (f == 3)
+                    duration = int64_t(v);
+                else
+                    aggregated = true;
+            } else if (!ev.skip(w, "XEvent")) {
+                return;
+            }
+        }
+        if (ev.failed()) return;
+        if (aggregated) {
+            c_.blob.resize(blobMark);
+            ++c_.aggregated;
+            continue;
+        }
+        uint32_t meta = metadata.get(metadataId);
+        if (meta == kNoIndex) {
+            meta = unknownMetaOf.get(metadataId);
+            if (meta == kNoIndex) {
+                meta = kLocalMetadata | uint32_t(c_.unknownMeta.size());
+                c_.unknownMeta.push_back(metadataId);
+                unknownMetaOf.set(metadataId, meta);
+            }
+        }
+        int64_t start, end;
+        if (__builtin_add_overflow(line.basePs, offset, &start)) {
+            fail("XEvent.offset_ps " + std::to_string(offset) + " is out of range");
+            return;
+        }
+        if (__builtin_add_overflow(start, duration, &end)) {
+            fail("XEvent.duration_ps " + std::to_string(duration) + " is out of range");
+            return;
+        }
+        if (duration < 0) {
+            duration = 0;
+            end = start;
+        }
+        c_.minStart = std::min(c_.minStart, start);
+        c_.maxEnd = std::max(c_.maxEnd, end);
+        c_.start.push_back(start);
+        c_.duration.push_back(duration);
+        c_.meta.push_back(meta);
+        if (hasStats) {
+            c_.statBegin.push_back(uint32_t(blobMark));
+            c_.blob.push_back(0);
+        } else {
+            c_.statBegin.push_back(0);
+        }
+    }
+}
+
 class Importer {
 public:
     Importer(std::span<const uint8_t> bytes, ProfileBuilder& builder, uint32_t host,
-             const Progress* progress)
+             const Progress* progress, unsigned threads)
         : file_(bytes.data())
         , size_(bytes.size())
         , b_(builder)
         , host_(host)
-        , progress_(progress) {}
+        , progress_(progress)
+        , threads_(threads) {}
 
     std::string run();
 
 private:
     WireReader reader(Span s) { return WireReader(s.begin, s.end, file_, &error_); }
     bool plane(Span span);
-    bool statMetadata(Span span);
-    bool eventMetadata(Span span, uint32_t plane);
-    bool line(Span span, uint32_t plane);
-    bool events(Span lineSpan, uint32_t track, int64_t lineNs);
-    bool stat(Span span, RawStat& out);
+    bool statMetadata(Span span, PlaneTables& t);
+    bool eventMetadata(Span span, PlaneTables& t);
+    bool stat(Span span, PlaneTables& t, StatValue& out);
+    void scanLine(LineScan& line);
+    bool readEvents();
+    bool merge(Chunk& c, int64_t& earliest, int64_t& latest);
+    void encode(Chunk& c);
     bool fail(std::string message) {
         if (error_.empty()) error_ = std::move(message);
         return false;
     }
     // The name a stat metadata id stands for (as the key of a stat, or the string of a
     // ref_value). Ids without metadata get a name that says so.
-    StringId statName(int64_t id) {
-        const uint32_t k = statNames_.get(id);
+    StringId statName(PlaneTables& t, int64_t id) {
+        const uint32_t k = t.statNames.get(id);
         if (k != kNoIndex) return k;
         const StringId s = b_.intern("(unknown stat " + std::to_string(id) + ")");
-        statNames_.set(id, s);
+        t.statNames.set(id, s);
         return s;
     }
-    uint32_t statKeyIndex(int64_t id) {
-        uint32_t k = statKeys_.get(id);
-        if (k == kNoIndex) {
-            k = b_.statKey(statName(id));
-            statKeys_.set(id, k);
-        }
-        return k;
-    }
-    StatValue resolve(const RawStat& s) {
-        return {statName(s.metadataId), s.type,
-                s.type == StatType::Ref ? uint64_t(statName(int64_t(s.raw))) : s.raw};
-    }
-    // Every 64K events: stop on a builder limit or a cancel, and report progress.
-    bool checkProgress(const uint8_t* at) {
-        if (!b_.error().empty()) return fail(b_.error());
-        if (!progress_) return true;
-        if (progress_->cancelled()) return fail("cancelled");
-        progress_->report("Reading events", double(at - file_) / double(size_));
-        return true;
-    }
+    bool cancelled() const { return progress_ && progress_->cancelled(); }
 
     const uint8_t* file_;
     size_t size_;
     ProfileBuilder& b_;
     uint32_t host_;
     const Progress* progress_;
+    unsigned threads_;
     std::string error_;
-    IdMap statNames_; // stat metadata id -> interned name, per plane
-    IdMap statKeys_;  // stat metadata id -> builder stat key index, per plane
-    IdMap metadata_;  // event metadata id -> builder metadata index, per plane
-    uint32_t currentPlane_ = 0;
-    uint64_t aggregatedEvents_ = 0;
-    uint32_t eventsSinceReport_ = 0;
-    // Earliest start and latest end of the events read so far.
-    int64_t earliestPs_ = std::numeric_limits<int64_t>::max();
-    int64_t latestPs_ = std::numeric_limits<int64_t>::min();
+    std::deque<PlaneTables> planes_;
+    std::deque<LineScan> lines_; // in file order
 };
 
 std::string Importer::run() {
@@ -154,19 +371,25 @@ std::string Importer::run() {
     if (planes.empty())
         return "not an XSpace profile: no planes found (the file holds no "
                "tensorflow.profiler.XSpace)";
-    for (const Span& p : planes)
-        if (!plane(p)) return error_;
+    // Planes (metadata and line spans) are read in order up to the first that fails; the events
+    // of those before it are still read, since the first error in file order is the one to tell.
+    std::string planeError;
+    for (const Span& p : planes) {
+        if (!plane(p)) {
+            planeError = std::move(error_);
+            error_.clear();
+            break;
+        }
+    }
+    if (!readEvents()) return error_;
+    if (!planeError.empty()) return planeError;
     if (!b_.error().empty()) return b_.error();
-    if (aggregatedEvents_)
-        host.warnings.push_back(std::to_string(aggregatedEvents_) +
-                                " aggregated events (num_occurrences) have no time and are not "
-                                "shown on the timeline");
     return {};
 }
 
 // XPlane { id = 1; name = 2; lines = 3; event_metadata = 4; stat_metadata = 5; stats = 6 }.
 // Lines come before the metadata maps on the wire and decoding an event needs both maps, so the
-// plane is read twice: once for its scalars and the spans of its parts, then line by line.
+// plane is read for its scalars and the spans of its parts first; its lines are read later.
 bool Importer::plane(Span span) {
     WireReader r = reader(span);
     int64_t id = 0;
@@ -197,26 +420,27 @@ bool Importer::plane(Span span) {
     }
     if (r.failed()) return false;
 
-    currentPlane_ = b_.addPlane(host_, id, name);
-    statNames_.clear();
-    statKeys_.clear();
-    metadata_.clear();
+    PlaneTables& t = planes_.emplace_back();
+    t.plane = b_.addPlane(host_, id, name);
     for (const Span& s : statMeta)
-        if (!statMetadata(s)) return false;
+        if (!statMetadata(s, t)) return false;
     for (const Span& s : eventMeta)
-        if (!eventMetadata(s, currentPlane_)) return false;
+        if (!eventMetadata(s, t)) return false;
     for (const Span& s : stats) {
-        RawStat raw;
-        if (!stat(s, raw)) return false;
-        b_.addPlaneStat(currentPlane_, resolve(raw));
+        StatValue v;
+        if (!stat(s, t, v)) return false;
+        b_.addPlaneStat(t.plane, v);
     }
-    for (const Span& s : lines)
-        if (!line(s, currentPlane_)) return false;
+    for (const Span& s : lines) {
+        LineScan& line = lines_.emplace_back();
+        line.tables = &t;
+        line.span = s;
+    }
     return true;
 }
 
 // map<int64, XStatMetadata> entry: key = 1, value = 2 { id = 1, name = 2, description = 3 }.
-bool Importer::statMetadata(Span span) {
+bool Importer::statMetadata(Span span, PlaneTables& t) {
     WireReader r = reader(span);
     int64_t key = 0, id = 0;
     bool hasKey = false;
@@ -249,13 +473,13 @@ bool Importer::statMetadata(Span span) {
         }
     }
     if (r.failed()) return false;
-    statNames_.set(hasKey ? key : id, b_.intern(name));
+    t.statNames.set(hasKey ? key : id, b_.intern(name));
     return true;
 }
 
 // map<int64, XEventMetadata> entry: key = 1, value = 2 { id = 1, name = 2, metadata = 3,
 // display_name = 4, stats = 5, child_id = 6 }.
-bool Importer::eventMetadata(Span span, uint32_t plane) {
+bool Importer::eventMetadata(Span span, PlaneTables& t) {
     WireReader r = reader(span);
     int64_t key = 0, id = 0;
     bool hasKey = false;
@@ -295,20 +519,22 @@ bool Importer::eventMetadata(Span span, uint32_t plane) {
         }
     }
     if (r.failed()) return false;
-    const uint32_t index = b_.addMetadata(plane, hasKey ? key : id, name, displayName);
-    metadata_.set(hasKey ? key : id, index);
+    const uint32_t index = b_.addMetadata(t.plane, hasKey ? key : id, name, displayName);
+    t.metadata.set(hasKey ? key : id, index);
     for (const Span& s : stats) {
-        RawStat raw;
-        if (!stat(s, raw)) return false;
-        b_.addMetadataStat(index, resolve(raw));
+        StatValue v;
+        if (!stat(s, t, v)) return false;
+        b_.addMetadataStat(index, v);
     }
     return true;
 }
 
-// XStat { metadata_id = 1; oneof value { double = 2; uint64 = 3; int64 = 4; str = 5;
-// bytes = 6; ref_value = 7 } }. A ref_value names an XStatMetadata whose name is the string.
-bool Importer::stat(Span span, RawStat& out) {
+// A metadata or plane stat (few of them): decoded and resolved at once, on the reading thread.
+bool Importer::stat(Span span, PlaneTables& t, StatValue& out) {
     WireReader r = reader(span);
+    int64_t metadataId = 0;
+    out.type = StatType::Int64;
+    out.raw = 0;
     uint32_t field, wt;
     while (r.next(field, wt)) {
         uint64_t v = 0;
@@ -318,7 +544,7 @@ bool Importer::stat(Span span, RawStat& out) {
             if (!r.expect(wt, WireReader::Varint, "XStat.metadata_id") ||
                 !r.varint(v, "XStat.metadata_id"))
                 return false;
-            out.metadataId = int64_t(v);
+            metadataId = int64_t(v);
             break;
         case 2:
             if (!r.expect(wt, WireReader::Fixed64, "XStat.double_value") ||
@@ -347,144 +573,228 @@ bool Importer::stat(Span span, RawStat& out) {
             if (!r.skip(wt, "XStat")) return false;
         }
     }
-    return !r.failed();
+    if (r.failed()) return false;
+    out.key = statName(t, metadataId);
+    if (out.type == StatType::Ref) out.raw = statName(t, int64_t(out.raw));
+    return true;
 }
 
 // XLine { id = 1; name = 2; timestamp_ns = 3; events = 4; duration_ps = 9; display_id = 10;
-// display_name = 11 }. Scalars are read first (display_name follows the events on the wire).
-bool Importer::line(Span span, uint32_t plane) {
-    WireReader r = reader(span);
-    int64_t id = 0, displayId = 0, timestampNs = 0;
-    std::string_view name, displayName;
+// display_name = 11 }. Reads the scalars (display_name follows the events on the wire), counts
+// the events and cuts them into chunks. Touches nothing shared: lines scan in parallel.
+void Importer::scanLine(LineScan& line) {
+    WireReader r(line.span.begin, line.span.end, file_, &line.error);
+    line.cuts.push_back(line.span.begin);
     uint32_t field, wt;
-    size_t eventCount = 0;
+    const uint8_t* fieldStart = line.span.begin;
     while (r.next(field, wt)) {
         uint64_t v;
         if (field == 1 || field == 3 || field == 10) {
             if (!r.expect(wt, WireReader::Varint, "XLine integer field") ||
                 !r.varint(v, "XLine integer field"))
-                return false;
-            (field == 1 ? id : field == 3 ? timestampNs : displayId) = int64_t(v);
+                return;
+            (field == 1 ? line.id : field == 3 ? line.timestampNs : line.displayId) = int64_t(v);
         } else if (field == 2) {
-            if (!r.expect(wt, WireReader::Len, "XLine.name") || !r.string(name, "XLine.name"))
-                return false;
+            if (!r.expect(wt, WireReader::Len, "XLine.name") || !r.string(line.name, "XLine.name"))
+                return;
         } else if (field == 11) {
             if (!r.expect(wt, WireReader::Len, "XLine.display_name") ||
-                !r.string(displayName, "XLine.display_name"))
-                return false;
+                !r.string(line.displayName, "XLine.display_name"))
+                return;
         } else if (field == 4) {
+            if (line.eventCount > 0 && line.eventCount % kChunkEvents == 0)
+                line.cuts.push_back(fieldStart);
             if (!r.expect(wt, WireReader::Len, "XLine.events") || !r.skip(wt, "XLine.events"))
-                return false;
-            ++eventCount;
+                return;
+            ++line.eventCount;
         } else if (!r.skip(wt, "XLine")) {
-            return false;
+            return;
         }
+        fieldStart = file_ + r.offset();
     }
-    if (r.failed()) return false;
-    // The time base comes from the first line with events: an empty line's timestamp_ns may be
-    // unset (0) while the others are epoch times.
-    if (!b_.hasTimeBase() && eventCount > 0) b_.setTimeBase(timestampNs);
-    const uint32_t track = b_.addTrack(plane, id, name, displayName, displayId);
-    if (eventCount == 0) return true;
-    b_.reserveEvents(b_.eventCount() + eventCount);
-    b_.reserveStatBytes(size_t(span.end - span.begin));
-    if (!b_.error().empty()) return fail(b_.error());
-    return events(span, track, timestampNs);
+    line.cuts.push_back(line.span.end);
 }
 
-// XEvent { metadata_id = 1; oneof { offset_ps = 2; num_occurrences = 5 }; duration_ps = 3;
-// stats = 4 }.
-bool Importer::events(Span lineSpan, uint32_t track, int64_t lineNs) {
-    int64_t sinceBaseNs, basePs;
-    if (__builtin_sub_overflow(lineNs, b_.timeBaseNs(), &sinceBaseNs) ||
-        __builtin_mul_overflow(sinceBaseNs, int64_t(1000), &basePs))
-        return fail("XLine.timestamp_ns " + std::to_string(lineNs) +
-                    " is too far from the profile's other lines");
-    WireReader r = reader(lineSpan);
-    uint32_t field, wt;
-    while (r.next(field, wt)) {
-        if (field != 4) {
-            if (!r.skip(wt, "XLine")) return false;
-            continue;
+// Reads every line's events: lines are scanned, then cut into chunks decoded on all cores, then
+// merged in file order (names, keys and strings get their ids there, so the result is the same
+// for any number of threads), then the chunks are re-encoded with those ids and copied into the
+// builder's columns in parallel.
+bool Importer::readEvents() {
+    if (cancelled()) return fail("cancelled");
+    if (progress_) progress_->report("Reading lines", 0);
+    parallelFor(lines_.size(), threads_, [&](size_t i) { scanLine(lines_[i]); });
+
+    // Tracks and time bases in file order, up to the first line that fails.
+    std::string lineError;
+    std::deque<Chunk> chunks;
+    size_t totalEvents = b_.eventCount();
+    for (LineScan& line : lines_) {
+        if (!line.error.empty()) {
+            lineError = line.error;
+            break;
         }
-        const uint8_t *eb = nullptr, *ee = nullptr;
-        if (!r.bytes(eb, ee, "XLine.events")) return false;
-        WireReader ev = reader({eb, ee});
-        int64_t metadataId = 0, offset = 0, duration = 0;
-        bool aggregated = false;
-        // The event goes in first so that its stats stream straight into the stat column; its
-        // time and metadata are filled in once all of its fields are read.
-        b_.addEvent(track, 0, 0, 0);
-        uint32_t f, w;
-        while (ev.next(f, w)) {
-            uint64_t v;
-            const uint8_t *sb = nullptr, *se = nullptr;
-            if (f == 4) {
-                if (!ev.expect(w, WireReader::Len, "XEvent.stats") ||
-                    !ev.bytes(sb, se, "XEvent.stats"))
-                    return false;
-                RawStat s;
-                if (!stat({sb, se}, s)) return false;
-                if (s.type == StatType::Ref) s.raw = statName(int64_t(s.raw));
-                b_.addEventStat(statKeyIndex(s.metadataId), s.type, s.raw);
-            } else if (f <= 3 || f == 5) {
-                if (!ev.expect(w, WireReader::Varint, "XEvent integer field") ||
-                    !ev.varint(v, "XEvent integer field"))
-                    return false;
-                if (f == 1)
-                    metadataId = int64_t(v);
-                else if (f == 2)
-                    offset = int64_t(v);
-                else if (f == 3)
-                    duration = int64_t(v);
-                else
-                    aggregated = true;
-            } else if (!ev.skip(w, "XEvent")) {
-                return false;
-            }
+        // The time base comes from the first line with events: an empty line's timestamp_ns
+        // may be unset (0) while the others are epoch times.
+        if (!b_.hasTimeBase() && line.eventCount > 0) b_.setTimeBase(line.timestampNs);
+        line.track =
+            b_.addTrack(line.tables->plane, line.id, line.name, line.displayName, line.displayId);
+        if (line.eventCount == 0) continue;
+        int64_t sinceBaseNs;
+        if (__builtin_sub_overflow(line.timestampNs, b_.timeBaseNs(), &sinceBaseNs) ||
+            __builtin_mul_overflow(sinceBaseNs, int64_t(1000), &line.basePs)) {
+            lineError = "XLine.timestamp_ns " + std::to_string(line.timestampNs) +
+                        " is too far from the profile's other lines";
+            break;
         }
-        if (ev.failed()) return false;
-        if (aggregated) {
-            b_.dropLastEvent();
-            ++aggregatedEvents_;
-            continue;
-        }
-        uint32_t meta = metadata_.get(metadataId);
-        if (meta == kNoIndex) {
-            meta =
-                b_.addMetadata(currentPlane_, metadataId,
-                               "(unknown event metadata " + std::to_string(metadataId) + ")", {});
-            metadata_.set(metadataId, meta);
-        }
-        int64_t start, end;
-        if (__builtin_add_overflow(basePs, offset, &start))
-            return fail("XEvent.offset_ps " + std::to_string(offset) + " is out of range");
-        if (__builtin_add_overflow(start, duration, &end))
-            return fail("XEvent.duration_ps " + std::to_string(duration) + " is out of range");
-        // Every time is later rebased to the earliest start, so the file's events must lie
-        // within 2^63 ps of each other, not only each within range.
-        const int64_t lo = std::min(earliestPs_, start), hi = std::max(latestPs_, end);
-        int64_t spread;
-        if (__builtin_sub_overflow(hi, lo, &spread))
-            return fail("XEvent.offset_ps " + std::to_string(offset) +
-                        " puts this event more than 2^63 ps (about 106 days) away from another "
-                        "event of the profile");
-        earliestPs_ = lo;
-        latestPs_ = hi;
-        b_.amendLastEvent(start, duration, meta);
-        if (++eventsSinceReport_ == 65536) {
-            eventsSinceReport_ = 0;
-            if (!checkProgress(ee)) return false;
+        totalEvents += line.eventCount;
+        for (size_t k = 0; k + 1 < line.cuts.size(); ++k) {
+            Chunk& c = chunks.emplace_back();
+            c.line = &line;
+            c.span = {line.cuts[k], line.cuts[k + 1]};
+            c.expectedEvents = std::min(kChunkEvents, line.eventCount - k * kChunkEvents);
         }
     }
-    return !r.failed();
+    if (lineError.empty()) {
+        b_.reserveEvents(totalEvents);
+        if (!b_.error().empty()) return fail(b_.error());
+    }
+
+    // Decode.
+    std::atomic<size_t> bytesDone{0};
+    std::mutex reportMutex;
+    parallelFor(chunks.size(), threads_, [&](size_t i) {
+        if (cancelled()) return;
+        Chunk& c = chunks[i];
+        ChunkDecoder(file_, c).run();
+        const size_t done = bytesDone += size_t(c.span.end - c.span.begin);
+        if (progress_) {
+            const std::lock_guard lock(reportMutex);
+            progress_->report("Reading events", double(done) / double(size_));
+        }
+    });
+    if (cancelled()) return fail("cancelled");
+
+    // Merge in file order: the first error wins, as it would reading the file front to back.
+    int64_t earliest = std::numeric_limits<int64_t>::max();
+    int64_t latest = std::numeric_limits<int64_t>::min();
+    uint64_t aggregated = 0;
+    for (Chunk& c : chunks) {
+        if (!merge(c, earliest, latest)) return false;
+        aggregated += c.aggregated;
+    }
+    if (!lineError.empty()) return fail(lineError);
+
+    // Re-encode each chunk's stats with the builder's ids, then copy all into the columns.
+    if (progress_) progress_->report("Building columns", 0);
+    parallelFor(chunks.size(), threads_, [&](size_t i) { encode(chunks[i]); });
+    size_t events = 0, statBytes = 0;
+    for (const Chunk& c : chunks) {
+        events += c.start.size();
+        statBytes += c.blob.size() - 1; // without the chunk's shared empty list
+    }
+    const ProfileBuilder::EventBlock block = b_.appendEvents(events, statBytes);
+    if (!b_.error().empty()) return fail(b_.error());
+    std::vector<std::pair<size_t, size_t>> at(chunks.size()); // first row, first stat byte
+    for (size_t i = 0, row = block.firstEvent, byte = block.firstStatByte; i < chunks.size(); ++i) {
+        at[i] = {row, byte};
+        row += chunks[i].start.size();
+        byte += chunks[i].blob.size() - 1;
+    }
+    parallelFor(chunks.size(), threads_, [&](size_t i) {
+        Chunk& c = chunks[i];
+        // Local stat offsets count the chunk's leading empty list, which is not copied.
+        const uint32_t base = uint32_t(at[i].second) - 1;
+        b_.fillEvents(at[i].first, c.line->track, c.start, c.duration, c.meta, c.statBegin, base);
+        b_.fillStatBytes(at[i].second, {c.blob.data() + 1, c.blob.size() - 1});
+        c = Chunk();
+    });
+    if (aggregated)
+        b_.host(host_).warnings.push_back(std::to_string(aggregated) +
+                                          " aggregated events (num_occurrences) have no time and "
+                                          "are not shown on the timeline");
+    return true;
+}
+
+// Gives a chunk's keys, strings and unknown metadata their builder ids, and checks that its
+// events lie within 2^63 ps of every event before them. Runs in file order.
+bool Importer::merge(Chunk& c, int64_t& earliest, int64_t& latest) {
+    if (!c.error.empty()) return fail(c.error);
+    PlaneTables& t = *c.line->tables;
+    c.keyMap.resize(c.keyIds.size());
+    for (size_t k = 0; k < c.keyIds.size(); ++k) c.keyMap[k] = b_.statKey(statName(t, c.keyIds[k]));
+    for (int64_t id : c.unknownRefs) statName(t, id);
+    c.stringMap.resize(c.strings.size());
+    for (size_t k = 0; k < c.strings.size(); ++k) c.stringMap[k] = b_.intern(c.strings[k]);
+    c.unknownMetaMap.resize(c.unknownMeta.size());
+    for (size_t k = 0; k < c.unknownMeta.size(); ++k) {
+        const int64_t id = c.unknownMeta[k];
+        uint32_t meta = t.metadata.get(id);
+        if (meta == kNoIndex) {
+            meta = b_.addMetadata(t.plane, id,
+                                  "(unknown event metadata " + std::to_string(id) + ")", {});
+            t.metadata.set(id, meta);
+        }
+        c.unknownMetaMap[k] = meta;
+    }
+    // Every time is later rebased to the earliest start, so the file's events must lie within
+    // 2^63 ps of each other, not only each within range. Should this chunk break that, find the
+    // first event that does.
+    int64_t spread;
+    if (c.start.empty() || !__builtin_sub_overflow(std::max(latest, c.maxEnd),
+                                                   std::min(earliest, c.minStart), &spread)) {
+        if (!c.start.empty()) {
+            earliest = std::min(earliest, c.minStart);
+            latest = std::max(latest, c.maxEnd);
+        }
+        return true;
+    }
+    for (size_t i = 0; i < c.start.size(); ++i) {
+        const int64_t lo = std::min(earliest, c.start[i]);
+        const int64_t hi = std::max(latest, c.start[i] + c.duration[i]);
+        if (__builtin_sub_overflow(hi, lo, &spread))
+            return fail("XEvent.offset_ps " + std::to_string(c.start[i] - c.line->basePs) +
+                        " puts this event more than 2^63 ps (about 106 days) away from another "
+                        "event of the profile");
+        earliest = lo;
+        latest = hi;
+    }
+    return true;
+}
+
+// Rewrites a chunk's stat lists with builder key indices and string ids, and its unknown
+// metadata with builder metadata indices. Reads shared tables only.
+void Importer::encode(Chunk& c) {
+    const IdMap& statNames = c.line->tables->statNames;
+    for (uint32_t& m : c.meta)
+        if (m & kLocalMetadata) m = c.unknownMetaMap[m & ~kLocalMetadata];
+    std::vector<uint8_t> blob;
+    blob.reserve(c.blob.size() + c.blob.size() / 8);
+    blob.push_back(0);
+    for (uint32_t& begin : c.statBegin) {
+        if (begin == 0) continue;
+        const uint8_t* q = c.blob.data() + begin;
+        begin = uint32_t(blob.size());
+        while (*q) {
+            uint32_t key;
+            StatType type;
+            uint64_t raw;
+            statcodec::readEntry(q, key, type, raw);
+            if (type == StatType::Str || type == StatType::Bytes)
+                raw = c.stringMap[raw];
+            else if (type == StatType::Ref)
+                raw = statNames.get(int64_t(raw));
+            statcodec::append(blob, c.keyMap[key - 1], type, raw);
+        }
+        blob.push_back(0);
+    }
+    c.blob = std::move(blob);
 }
 
 } // namespace
 
 std::string importXSpace(std::span<const uint8_t> bytes, ProfileBuilder& builder, uint32_t host,
-                         const Progress* progress) {
-    Importer importer(bytes, builder, host, progress);
+                         const Progress* progress, unsigned threads) {
+    Importer importer(bytes, builder, host, progress, threads);
     return importer.run();
 }
 

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <bit>
 #include <new>
+#include <stdexcept>
+
+#include "model/xspace/SpillFile.h"
 
 namespace stepscope {
 
@@ -153,30 +156,47 @@ void XLineWriter::addEventWithOneof(int64_t metadataId, uint32_t oneofField, int
     p = putStatsField(p, 4, stats);
     if (oneofField == 5) p = putOneof(p);
     events_.commit(p);
+    if (spill_ && events_.size() >= kSpillBytes) spillEvents();
+}
+
+// On a failed write the events stay in memory; XSpaceWriter::finish reports the spill's error.
+void XLineWriter::spillEvents() {
+    uint64_t offset;
+    if (!spill_->append(events_.data(), events_.size(), offset)) return;
+    spilled_.push_back({offset, events_.size()});
+    spilledBytes_ += events_.size();
+    events_.clear();
 }
 
 size_t XLineWriter::bodySize() const {
-    return intFieldSize(id_) + stringFieldSize(name_) + intFieldSize(timestampNs_) +
-           events_.size() + intFieldSize(durationPs_) + intFieldSize(displayId_) +
-           stringFieldSize(displayName_);
+    return intFieldSize(id_) + stringFieldSize(name_) + intFieldSize(timestampNs_) + eventBytes() +
+           intFieldSize(durationPs_) + intFieldSize(displayId_) + stringFieldSize(displayName_);
 }
 
-uint8_t* XLineWriter::encodeBody(uint8_t* p) const {
-    // XLine: id = 1, name = 2, timestamp_ns = 3, events = 4, duration_ps = 9, display_id = 10,
-    // display_name = 11.
+// XLine: id = 1, name = 2, timestamp_ns = 3, events = 4, duration_ps = 9, display_id = 10,
+// display_name = 11.
+uint8_t* XLineWriter::encodeHead(uint8_t* p) const {
     p = putIntField(p, 1, id_);
     p = putStringField(p, 2, name_);
-    p = putIntField(p, 3, timestampNs_);
-    p = putBytes(p, events_.data(), events_.size());
+    return putIntField(p, 3, timestampNs_);
+}
+
+uint8_t* XLineWriter::encodeTail(uint8_t* p) const {
     p = putIntField(p, 9, durationPs_);
     p = putIntField(p, 10, displayId_);
     return putStringField(p, 11, displayName_);
 }
 
+uint8_t* XLineWriter::encodeBody(uint8_t* p) const {
+    p = encodeHead(p);
+    p = putBytes(p, events_.data(), events_.size());
+    return encodeTail(p);
+}
+
 // ---- XPlaneWriter
 
 XLineWriter& XPlaneWriter::addLine(int64_t id, std::string_view name, int64_t timestampNs) {
-    lines_.push_back(XLineWriter(id, name, timestampNs));
+    lines_.push_back(XLineWriter(id, name, timestampNs, spill_));
     return lines_.back();
 }
 
@@ -259,7 +279,7 @@ void XPlaneWriter::release() {
 // ---- XSpaceWriter
 
 XPlaneWriter& XSpaceWriter::addPlane(int64_t id, std::string_view name) {
-    planes_.push_back(XPlaneWriter(id, name));
+    planes_.push_back(XPlaneWriter(id, name, spill_));
     return planes_.back();
 }
 
@@ -289,6 +309,7 @@ size_t stringsSize(const std::vector<std::string>& list) {
 } // namespace
 
 std::vector<uint8_t> XSpaceWriter::finish() {
+    if (spill_) throw std::logic_error("an XSpaceWriter with a spill file finishes to a sink");
     // Encoded in place: one pass over the output instead of a copy through a plane buffer.
     std::vector<uint8_t> out(encodedSize());
     uint8_t* p = out.data();
@@ -304,15 +325,48 @@ std::vector<uint8_t> XSpaceWriter::finish() {
 }
 
 bool XSpaceWriter::finish(const std::function<bool(const uint8_t* data, size_t size)>& sink) {
+    // Small pieces (headers, metadata) gather in `chunk`; a line's events go to the sink straight
+    // from its buffer or, block by block, from the spill file.
     WireBuffer chunk;
+    auto flush = [&] {
+        const bool ok = chunk.empty() || sink(chunk.data(), chunk.size());
+        chunk.clear();
+        return ok;
+    };
+    if (spill_ && !spill_->error().empty()) return false;
     for (XPlaneWriter& plane : planes_) {
         const size_t body = plane.encodedSize();
-        chunk.clear();
         uint8_t* p = chunk.claim(lenFieldSize(body));
         p = putLenHeader(p, 1, body);
-        chunk.commit(plane.encodeBody(p));
+        // XPlane: id = 1, name = 2, lines = 3, event_metadata = 4, stat_metadata = 5, stats = 6.
+        p = putIntField(p, 1, plane.id_);
+        chunk.commit(putStringField(p, 2, plane.name_));
+        for (const XLineWriter& line : plane.lines_) {
+            const size_t lineBody = line.bodySize();
+            p = chunk.claim(lenFieldSize(lineBody) - line.eventBytes());
+            p = putLenHeader(p, 3, lineBody);
+            chunk.commit(line.encodeHead(p));
+            if (!line.spilled_.empty()) {
+                if (!flush()) return false;
+                for (const XLineWriter::SpilledRange& r : line.spilled_) {
+                    if (!spill_->read(r.offset, chunk.claim(r.size), r.size)) return false;
+                    chunk.commit(chunk.data() + r.size);
+                    if (!flush()) return false;
+                }
+            }
+            if (line.events_.size() > XLineWriter::kSpillBytes) {
+                if (!flush() || !sink(line.events_.data(), line.events_.size())) return false;
+            } else {
+                chunk.append(line.events_.data(), line.events_.size());
+            }
+            p = chunk.claim(line.headTailSize());
+            chunk.commit(line.encodeTail(p));
+        }
+        chunk.append(plane.eventMetadata_.data(), plane.eventMetadata_.size());
+        chunk.append(plane.statMetadata_.data(), plane.statMetadata_.size());
+        chunk.append(plane.stats_.data(), plane.stats_.size());
         plane.release();
-        if (!sink(chunk.data(), chunk.size())) return false;
+        if (!flush()) return false;
     }
     chunk.release();
     const size_t tail = stringsSize(errors_) + stringsSize(warnings_) + stringsSize(hostnames_);
@@ -321,7 +375,7 @@ bool XSpaceWriter::finish(const std::function<bool(const uint8_t* data, size_t s
     p = putStrings(p, 3, warnings_);
     p = putStrings(p, 4, hostnames_);
     chunk.commit(p);
-    return chunk.empty() || sink(chunk.data(), chunk.size());
+    return flush();
 }
 
 } // namespace stepscope

@@ -12,6 +12,8 @@
 
 namespace stepscope {
 
+class SpillFile;
+
 // A growable byte buffer that, unlike std::vector<uint8_t>, does not zero what it reserves:
 // the encoder writes every byte it claims.
 class WireBuffer {
@@ -108,13 +110,28 @@ public:
 
 private:
     friend class XPlaneWriter;
-    XLineWriter(int64_t id, std::string_view name, int64_t timestampNs)
+    friend class XSpaceWriter;
+    // Encoded events past this many bytes go to the spill file, when there is one.
+    static constexpr size_t kSpillBytes = size_t(4) << 20;
+    struct SpilledRange {
+        uint64_t offset;
+        size_t size;
+    };
+
+    XLineWriter(int64_t id, std::string_view name, int64_t timestampNs, SpillFile* spill)
         : id_(id)
         , name_(name)
-        , timestampNs_(timestampNs) {}
+        , timestampNs_(timestampNs)
+        , spill_(spill) {}
     void addEventWithOneof(int64_t metadataId, uint32_t oneofField, int64_t oneofValue,
                            int64_t durationPs, std::span<const WireStat> stats);
+    void spillEvents();
     size_t bodySize() const;
+    // The fields before the events, and those after them.
+    uint8_t* encodeHead(uint8_t* out) const;
+    uint8_t* encodeTail(uint8_t* out) const;
+    size_t headTailSize() const { return bodySize() - eventBytes(); }
+    size_t eventBytes() const { return spilledBytes_ + events_.size(); }
     uint8_t* encodeBody(uint8_t* out) const;
 
     int64_t id_;
@@ -123,7 +140,10 @@ private:
     int64_t durationPs_ = 0;
     int64_t displayId_ = 0;
     std::string displayName_;
-    WireBuffer events_; // encoded `events` fields (tag, length, XEvent)
+    SpillFile* spill_;                  // null: every event stays in memory
+    std::vector<SpilledRange> spilled_; // the line's first events, in order, in the spill file
+    size_t spilledBytes_ = 0;
+    WireBuffer events_; // encoded `events` fields (tag, length, XEvent) not spilled
 };
 
 // One XPlane being written. Lines stay open (and may be appended to in any interleaving) until
@@ -147,14 +167,16 @@ public:
 
 private:
     friend class XSpaceWriter;
-    XPlaneWriter(int64_t id, std::string_view name)
+    XPlaneWriter(int64_t id, std::string_view name, SpillFile* spill)
         : id_(id)
-        , name_(name) {}
+        , name_(name)
+        , spill_(spill) {}
     uint8_t* encodeBody(uint8_t* out) const;
     void release();
 
     int64_t id_;
     std::string name_;
+    SpillFile* spill_;
     std::deque<XLineWriter> lines_;
     WireBuffer eventMetadata_; // encoded map entries (field 4)
     WireBuffer statMetadata_;  // encoded map entries (field 5)
@@ -168,8 +190,14 @@ private:
 // added in key order) the bytes equal protobuf's deterministic serialization.
 //
 // Used by the synthetic generator, the test fixtures and the CUPTI capture.
+//
+// A writer given a spill file moves each line's encoded events there in blocks of a few MiB, so
+// that writing hundreds of millions of events holds only those blocks in memory; such a writer
+// finishes to a sink only.
 class XSpaceWriter {
 public:
+    // Call before adding planes; the file must outlive the writer.
+    void spillTo(SpillFile* spill) { spill_ = spill; }
     // The reference stays valid for the life of the writer.
     XPlaneWriter& addPlane(int64_t id, std::string_view name);
     void addError(std::string_view text) { errors_.emplace_back(text); }
@@ -178,14 +206,17 @@ public:
 
     size_t encodedSize() const;
 
-    // The whole XSpace in one buffer. Frees each plane's buffers once it is copied, so the
-    // writer holds no events afterwards (the planes are then empty).
+    // The whole XSpace in one buffer, for a writer without a spill file. Frees each plane's
+    // buffers once it is copied, so the writer holds no events afterwards (the planes are then
+    // empty).
     std::vector<uint8_t> finish();
-    // Streams the XSpace to `sink` plane by plane, freeing each plane once written. Stops and
-    // returns false as soon as the sink returns false.
+    // Streams the XSpace to `sink` in pieces (a line's events in blocks of at most a few MiB),
+    // freeing each plane once written. Stops and returns false as soon as the sink returns false
+    // or the spill file fails (its error() says why).
     bool finish(const std::function<bool(const uint8_t* data, size_t size)>& sink);
 
 private:
+    SpillFile* spill_ = nullptr;
     std::deque<XPlaneWriter> planes_;
     std::vector<std::string> errors_, warnings_, hostnames_;
 };

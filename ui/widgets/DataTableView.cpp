@@ -1,4 +1,5 @@
 #include "ui/widgets/DataTableView.h"
+#include "ui/widgets/PathElideDelegate.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -12,6 +13,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QResizeEvent>
+#include <QScrollBar>
 #include <QSettings>
 #include <QShortcut>
 #include <QSortFilterProxyModel>
@@ -117,6 +119,7 @@ DataTableView::DataTableView(QWidget* parent)
     view_->setModel(proxy_);
     view_->setSortingEnabled(true);
     view_->setTextElideMode(Qt::ElideMiddle);
+    view_->setItemDelegate(new PathElideDelegate(view_));
     view_->setWordWrap(false);
     view_->setAlternatingRowColors(true);
     view_->setSelectionMode(QAbstractItemView::ExtendedSelection);
@@ -209,7 +212,35 @@ void DataTableView::setTable(Table table) {
     for (int c = 0; c < int(t.columnCount()); ++c)
         view_->setColumnHidden(
             c, hiddenColumns_.contains(QString::fromStdString(t.column(size_t(c)).name)));
+    orderColumns();
     fitColumns();
+}
+
+int DataTableView::heightForRows(int rows) const {
+    const QHeaderView* header = view_->horizontalHeader();
+    const int table = 2 * view_->frameWidth() +
+                      std::max(header->minimumHeight(), header->sizeHint().height()) +
+                      rows * view_->verticalHeader()->defaultSectionSize() +
+                      view_->horizontalScrollBar()->sizeHint().height();
+    // The filter bar and the spacing above the table: the layout's hint less the table's.
+    return layout()->sizeHint().height() - view_->sizeHint().height() + table;
+}
+
+void DataTableView::setLeadingColumns(const QStringList& names) {
+    leadingColumns_ = names;
+    orderColumns();
+    layoutColumns();
+}
+
+void DataTableView::orderColumns() {
+    QHeaderView* header = view_->horizontalHeader();
+    // The table's own order, then the leading columns moved to the front in their order.
+    for (int c = 0; c < header->count(); ++c) header->moveSection(header->visualIndex(c), c);
+    int to = 0;
+    for (const QString& name : leadingColumns_) {
+        const int c = model_->table().columnIndex(name.toStdString());
+        if (c >= 0) header->moveSection(header->visualIndex(c), to++);
+    }
 }
 
 void DataTableView::setExportFileName(const QString& name) {
@@ -399,24 +430,44 @@ void DataTableView::layoutColumns() {
     const int n = model_->columnCount();
     if (int(naturalWidths_.size()) != n || n == 0) return;
     // The widest text column is narrowed first, down to minText, until the shown columns fit:
-    // the largest cap L with numbers + sum(min(text width, L)) <= the viewport's width.
+    // the largest cap L with numbers + sum(min(text width, L)) <= the viewport's width. When
+    // even minText does not fit them all, and leading columns are set, the columns up to the
+    // last leading one are fitted instead (the rest scroll into view), so the names keep the
+    // width those need not.
     const int minText = fontMetrics().horizontalAdvance(QLatin1Char('x')) * 16;
     const int avail = view_->viewport()->width();
+    int lastCounted = n; // visual index: columns after it are not fitted
     int fixed = 0, widest = 0;
-    for (int c = 0; c < n; ++c) {
-        if (view_->isColumnHidden(c)) continue;
-        if (model_->isNumeric(c))
-            fixed += naturalWidths_[size_t(c)];
-        else
-            widest = std::max(widest, naturalWidths_[size_t(c)]);
-    }
     auto total = [&](int cap) {
         int sum = fixed;
         for (int c = 0; c < n; ++c)
-            if (!view_->isColumnHidden(c) && !model_->isNumeric(c))
+            if (!view_->isColumnHidden(c) && !model_->isNumeric(c) &&
+                view_->horizontalHeader()->visualIndex(c) <= lastCounted)
                 sum += std::min(naturalWidths_[size_t(c)], cap);
         return sum;
     };
+    auto measure = [&] {
+        fixed = widest = 0;
+        for (int c = 0; c < n; ++c) {
+            if (view_->isColumnHidden(c) || view_->horizontalHeader()->visualIndex(c) > lastCounted)
+                continue;
+            if (model_->isNumeric(c))
+                fixed += naturalWidths_[size_t(c)];
+            else
+                widest = std::max(widest, naturalWidths_[size_t(c)]);
+        }
+    };
+    measure();
+    if (total(minText) > avail && !leadingColumns_.empty()) {
+        lastCounted = -1;
+        for (const QString& name : leadingColumns_) {
+            const int c = model_->table().columnIndex(name.toStdString());
+            if (c >= 0)
+                lastCounted = std::max(lastCounted, view_->horizontalHeader()->visualIndex(c));
+        }
+        if (lastCounted < 0) lastCounted = n;
+        measure();
+    }
     int cap = widest;
     if (total(widest) > avail) {
         int lo = minText, hi = widest;

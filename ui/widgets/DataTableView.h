@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 #include <vector>
 
@@ -22,7 +23,8 @@ class TableFilterProxy;
 //     picked beside it; addColumnFilter() adds more boxes bound to one column each (all must
 //     match);
 //   - a QTableView sortable by any column (numbers sort as numbers, largest first on the first
-//     click), long text elided in the middle with the full text in the tooltip, columns sized
+//     click), long text elided in the middle (op paths keep their first and last components:
+//     PathElideDelegate) with the full text in the tooltip, columns sized
 //     to their content; when they do not fit, long text columns give up width first so the
 //     numbers stay in view;
 //   - a column chooser (right click on the header), remembered per table (viewSettings());
@@ -48,6 +50,10 @@ public:
     // Names the row action of the row menu ("Show longest instance in the trace viewer");
     // empty (the default) leaves it out.
     void setRowActionText(const QString& text) { rowActionText_ = text; }
+    // Shows these columns first, in this order, then the others in the table's order (names the
+    // table lacks are skipped; kept across setTable). The screen order (and Ctrl+C, which copies
+    // what is seen) changes; CSV export keeps the table's order, as the command line writes it.
+    void setLeadingColumns(const QStringList& names);
 
     // Shows only rows whose `columnName` contains `text` (the column's own filter box when it
     // has one, else the main box bound to that column); kept until the user changes it.
@@ -67,6 +73,10 @@ public:
     // The selection as TSV, as Ctrl+C puts it on the clipboard.
     QString selectionAsTsv() const;
 
+    // The height that shows the filter bar, the header and `rows` rows (with a horizontal
+    // scroll bar), for owners that size panes to their tables.
+    int heightForRows(int rows) const;
+
     QTableView* tableView() const { return view_; }
     QLineEdit* filterEdit() const { return filter_; }
 
@@ -84,6 +94,7 @@ private:
     // The narrowest width that shows a column's label on kHeaderLines lines, with the style's
     // padding (also returned in *padding).
     int headerWidth(int column, int* padding) const;
+    void orderColumns();
     void loadHiddenColumns();
     void saveHiddenColumns() const;
     void updateCount();
@@ -105,6 +116,7 @@ private:
     QString rowActionText_;
     QString pendingFilterColumn_;    // filterTo() before the table had that column
     QStringList hiddenColumns_;      // by name, as remembered
+    QStringList leadingColumns_;     // shown first (setLeadingColumns)
     std::vector<int> naturalWidths_; // per column: content width (long text capped)
 };
 

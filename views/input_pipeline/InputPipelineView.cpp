@@ -151,7 +151,9 @@ void InputPipelineView::show() {
     };
     if (!st.steps.empty()) {
         row(tr("Step time average"), ms(r->stepTimeMs.average));
-        row(tr("Standard deviation"), ms(r->stepTimeMs.stddev));
+        // One step has no spread: left empty, not shown as 0.
+        row(tr("Standard deviation"),
+            r->stepTimeMs.count >= 2 ? ms(r->stepTimeMs.stddev) : QString());
         row(tr("Minimum / maximum"), ms(r->stepTimeMs.minimum) + " / " + ms(r->stepTimeMs.maximum));
         row(tr("Input share of step time"), pct(r->bottleneck.inputPercent));
         row(tr("Input share per step (min / max)"),
@@ -174,8 +176,9 @@ void InputPipelineView::show() {
         {tr("Waiting for input"), QColor("#d62728"), {}},
         {tr("Host to device"), QColor("#ff9896"), {}},
         {tr("Other"), QColor("#1f77b4"), {}}};
+    const bool hosts = r->hosts.size() > 1; // each host has its own steps
     for (const StepRecord& s : st.steps) {
-        labels << QString::number(s.number);
+        labels << (hosts ? QString("%1/h%2").arg(s.number).arg(s.host) : QString::number(s.number));
         const double wait = double(s.hostWaitInputPs) / 1e9, h2d = double(s.hostToDevicePs) / 1e9;
         const double other = double(s.durationPs - s.ps(StepCategory::Input)) / 1e9;
         series[0].values.push_back(wait);

@@ -289,8 +289,8 @@ void OverviewView::show() {
                       .arg(QString::fromStdString(st.pattern))
                 : tr("<b>No steps found.</b> This profile has no step markers (TensorFlow's "
                      "'Steps' line and group ids, step-marker TraceMe events, PyTorch's "
-                     "ProfilerStep#N). Type the name of the event that marks one step on the "
-                     "right to find steps by name."));
+                     "ProfilerStep#N, XLA module launches). Type the name of the event that "
+                     "marks one step on the right to find steps by name."));
     } else {
         status_->setText(
             tr("%n step(s), from %1", nullptr, int(st.steps.size()))
@@ -316,8 +316,11 @@ void OverviewView::show() {
                     .arg(name, value, tip.toHtmlEscaped());
     };
     if (!st.steps.empty()) {
+        // One step has no spread: the deviation is left out, not shown as 0.
         row(tr("Average step time"),
-            ms(o->stepTimeMs.average) + " ± " + QString::number(o->stepTimeMs.stddev, 'f', 3),
+            ms(o->stepTimeMs.average) + (o->stepTimeMs.count >= 2
+                                             ? " ± " + QString::number(o->stepTimeMs.stddev, 'f', 3)
+                                             : QString()),
             tr("Average and sample standard deviation (n - 1) over the steps"));
         row(tr("Minimum / maximum"), ms(o->stepTimeMs.minimum) + " / " + ms(o->stepTimeMs.maximum));
         double total = 0;
@@ -332,8 +335,13 @@ void OverviewView::show() {
     }
     row(tr("Device compute in 16-bit"), pct(o->compute16Percent),
         tr("Share of device compute time in 16-bit kernels"));
-    row(tr("Op time on host / device"), pct(o->hostOpPercent) + " / " + pct(o->deviceOpPercent),
-        tr("Op placement: share of op self time on each side (idle excluded)"));
+    row(tr("Ops on host / device"), pct(o->hostOpPercent) + " / " + pct(o->deviceOpPercent),
+        tr("Op placement, as XProf: share of op occurrences on each side"));
+    if (!std::isnan(o->hostEagerPercent) || !std::isnan(o->deviceEagerPercent))
+        row(tr("Eager op time, host / device"),
+            pct(o->hostEagerPercent) + " / " + pct(o->deviceEagerPercent),
+            tr("Of the time of op events that carry TensorFlow's is_eager stat, the share run "
+               "eagerly"));
     html += "</table>";
     if (!o->bottleneck.inputStatement.empty())
         html +=
@@ -361,11 +369,16 @@ void OverviewView::show() {
         series.push_back({QString::fromStdString(std::string(stepCategoryName(StepCategory(c)))),
                           categoryColor(StepCategory(c)),
                           {}});
+    const bool hosts = o->hostNames.size() > 1; // each host has its own steps
     for (const StepRecord& s : st.steps) {
-        labels << QString::number(s.number);
+        const QString host = hosts && s.host < o->hostNames.size()
+                                 ? QString::fromStdString(o->hostNames[s.host])
+                                 : QString();
+        labels << (hosts ? QString("%1/h%2").arg(s.number).arg(s.host) : QString::number(s.number));
         QString tip = tr("Step %1 (%2): %3")
                           .arg(s.number)
                           .arg(QString::fromStdString(s.name), ms(double(s.durationPs) / 1e9));
+        if (hosts) tip += tr("\nHost %1").arg(host);
         for (size_t c = 0; c < kStepCategoryCount; ++c) {
             const double v = double(s.categoryPs[c]) / 1e9;
             series[c].values.push_back(v);

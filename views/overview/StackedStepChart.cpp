@@ -75,7 +75,23 @@ void StackedStepChart::setData(const QStringList& labels, const std::vector<Seri
     plot_->xAxis->setLabel(keyAxis);
     plot_->yAxis->setRange(0, top > 0 ? top * 1.05 : 1);
     plot_->legend->setVisible(below != nullptr);
+    fitLegend();
     plot_->replot();
+}
+
+void StackedStepChart::fitLegend() {
+    // As many legend columns as the widest entry allows, so no name is cut.
+    const QFontMetrics metrics(plot_->legend->font());
+    int widest = 0;
+    for (int i = 0; i < plot_->plottableCount(); ++i)
+        widest = std::max(widest, metrics.horizontalAdvance(plot_->plottable(i)->name()));
+    const int item = widest + plot_->legend->iconSize().width() + plot_->legend->iconTextPadding() +
+                     24; // item margins and spacing
+    const int columns = std::max(1, (plot_->width() - 20) / std::max(1, item));
+    if (columns != plot_->legend->wrap()) {
+        plot_->legend->setWrap(columns);
+        plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    }
 }
 
 int StackedStepChart::columnAt(const QPoint& pos) const {
@@ -88,7 +104,10 @@ int StackedStepChart::columnAt(const QPoint& pos) const {
 
 bool StackedStepChart::eventFilter(QObject* watched, QEvent* event) {
     if (watched == plot_) {
-        if (event->type() == QEvent::MouseMove) {
+        if (event->type() == QEvent::Resize) {
+            fitLegend();
+            plot_->replot(QCustomPlot::rpQueuedReplot);
+        } else if (event->type() == QEvent::MouseMove) {
             auto* m = static_cast<QMouseEvent*>(event);
             const int i = columnAt(m->position().toPoint());
             if (i >= 0 && i < hover_.size())

@@ -41,6 +41,8 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    void fitLegend(); // legend columns for the current width
+
     QCustomPlot* plot_;
     QStringList hover_;
     int count_ = 0;

@@ -84,6 +84,7 @@ void PodStepChart::setStep(const PodAnalysis* pod, const PodStep* step) {
         for (size_t w = 0; w < pod->workers.size(); ++w) {
             QString label = QString::fromStdString(pod->workers[w].name);
             if (step->stepTime.worker == int(w)) label += tr("\n(straggler)");
+            if (!pod->workers[w].error.empty()) label += tr("\n(not loaded)");
             ticker->addTick(double(w), label);
             const PodCell& cell = step->cells[w];
             if (!cell.present) continue;

@@ -12,6 +12,7 @@
 #include <QVBoxLayout>
 
 #include "ui/widgets/DataTableView.h"
+#include "views/pod_viewer/DistributedChart.h"
 #include "views/pod_viewer/PodStepChart.h"
 
 namespace stepscope {
@@ -66,6 +67,7 @@ PodViewerView::PodViewerView(QWidget* parent)
     , kernels_(new DataTableView(this))
     , distributedPage_(new QWidget(this))
     , distributedNote_(new QLabel(distributedPage_))
+    , distributedChart_(new DistributedChart(distributedPage_))
     , distributedSteps_(new DataTableView(distributedPage_))
     , distributedOps_(new DataTableView(distributedPage_)) {
     status_->setWordWrap(true);
@@ -88,9 +90,15 @@ PodViewerView::PodViewerView(QWidget* parent)
     distributedNote_->setWordWrap(true);
     distributedSteps_->setExportFileName("pod_viewer_pytorch_distributed_steps.csv");
     distributedOps_->setExportFileName("pod_viewer_pytorch_communication_ops.csv");
+    auto* distributedTables = new QSplitter(Qt::Vertical, distributedPage_);
+    distributedTables->addWidget(distributedSteps_);
+    distributedTables->addWidget(distributedOps_);
+    distributedTables->setChildrenCollapsible(false);
     auto* distributedSplit = new QSplitter(Qt::Horizontal, distributedPage_);
-    distributedSplit->addWidget(distributedSteps_);
-    distributedSplit->addWidget(distributedOps_);
+    distributedSplit->addWidget(distributedChart_);
+    distributedSplit->addWidget(distributedTables);
+    distributedSplit->setStretchFactor(0, 2);
+    distributedSplit->setStretchFactor(1, 3);
     distributedSplit->setChildrenCollapsible(false);
     auto* distributedLayout = new QVBoxLayout(distributedPage_);
     distributedLayout->setContentsMargins(0, 0, 0, 0);
@@ -107,8 +115,8 @@ PodViewerView::PodViewerView(QWidget* parent)
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(chart_);
     splitter->addWidget(tabs_);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 1);
     splitter->setChildrenCollapsible(false);
 
     auto* layout = new QVBoxLayout(this);
@@ -218,9 +226,13 @@ void PodViewerView::showStep() {
     const PodStep& step = pod_->steps[size_t(slider_->value())];
     chart_->setStep(pod_.get(), &step);
     steps_->setTable(podStepTable(*pod_, step.number));
-    if (pod_->pytorch)
-        distributedSteps_->setTable(stepscope::distributedStepTable(
-            pod_->distributed, pod_->distributedNames(), std::to_string(step.number)));
+    if (pod_->pytorch) {
+        const std::vector<std::string> names = pod_->distributedNames();
+        const std::string stepName = std::to_string(step.number);
+        distributedSteps_->setTable(
+            stepscope::distributedStepTable(pod_->distributed, names, stepName));
+        distributedChart_->setStep(&pod_->distributed, names, stepName);
+    }
     const PodAnalysis& pod = *pod_;
     summary_->setText(
         tr("<b>Step %1</b> — %2<br>%3<br>%4<br><b>All steps</b> — %5<br>%6<br>%7")
@@ -243,13 +255,15 @@ void PodViewerView::showDistributed() {
         if (at >= 0) tabs_->removeTab(at);
         distributedSteps_->setTable(Table());
         distributedOps_->setTable(Table());
+        distributedChart_->setStep(nullptr, {}, {});
         return;
     }
     const DistributedView& v = pod_->distributed;
-    QString note = tr("As the PyTorch profiler's TensorBoard plugin defines it: communication is "
-                      "the nccl:/gloo: collective ops and their kernels; computation the other "
-                      "kernels; data transfer the shortest time any worker spends in each "
-                      "collective, synchronizing the rest.");
+    QString note =
+        tr("As the PyTorch profiler's TensorBoard plugin: communication = the nccl:/gloo: "
+           "collectives and their kernels, computation = other kernels; data transfer "
+           "= the shortest time any worker spends in each collective, synchronizing = "
+           "the rest.");
     if (!v.transferKnown)
         note += " " + tr("Data transfer and synchronizing are not known: %1.")
                           .arg(QString::fromStdString(v.problem));

@@ -15,6 +15,7 @@ class QTabWidget;
 namespace stepscope {
 
 class DataTableView;
+class DistributedChart;
 class PodStepChart;
 
 // "Pod viewer": every worker of the run (host files, or ranks of a PyTorch job) side by side.
@@ -41,6 +42,7 @@ public:
     QTabWidget* tabs() const { return tabs_; }
     DataTableView* distributedStepTable() const { return distributedSteps_; }
     DataTableView* distributedOpTable() const { return distributedOps_; }
+    DistributedChart* distributedChart() const { return distributedChart_; }
 
 private:
     void showAnalysis();
@@ -66,6 +68,7 @@ private:
     // PyTorch's distributed view, a tab shown for PyTorch workers.
     QWidget* distributedPage_;
     QLabel* distributedNote_;
+    DistributedChart* distributedChart_;
     DataTableView* distributedSteps_;
     DataTableView* distributedOps_;
 };

@@ -99,6 +99,9 @@ void SummaryView::setProfile(std::shared_ptr<const Profile> profile) {
     hosts_->setTable(std::move(s.hosts));
     planes_->setTable(std::move(s.planes));
     tracks_->setTable(std::move(s.tracks));
+    // Each table keeps at least two rows in view in a small window (at 1024x640 the hosts table
+    // showed one row cut in half).
+    for (DataTableView* t : {hosts_, planes_, tracks_}) t->setMinimumHeight(t->heightForRows(2));
 }
 
 } // namespace stepscope

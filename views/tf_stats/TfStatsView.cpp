@@ -184,8 +184,12 @@ void TfStatsView::showStats() {
     table_->setTable(tfOpStatsTable(s, idle));
     int shown = 0;
     for (size_t i = 0; i < pies_.size(); ++i) {
-        const PieData data = tfOpStatsPie(s, kPies[i].side, kPies[i].grouping, idle);
-        pies_[i]->setSlices(data, QStringLiteral("µs"));
+        // By op: the top ops, the rest folded by type (tfOpStatsTopOpsPie), drawn as they come.
+        const PieData data = kPies[i].grouping == OpGrouping::ByOp
+                                 ? tfOpStatsTopOpsPie(s, kPies[i].side, idle)
+                                 : tfOpStatsPie(s, kPies[i].side, kPies[i].grouping, idle);
+        pies_[i]->setSlices(data, QStringLiteral("µs"),
+                            kPies[i].grouping == OpGrouping::ByOp ? int(data.size()) : 7);
         hasData_[i] = !data.empty();
         shown += data.empty() ? 0 : 1;
     }

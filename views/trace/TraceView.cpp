@@ -19,6 +19,7 @@
 #include <QTabWidget>
 #include <QTextBrowser>
 #include <QTimer>
+#include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -76,8 +77,13 @@ TraceView::TraceView(QWidget* parent)
     root->setContentsMargins(0, 0, 0, 0);
     root->setSpacing(0);
 
-    auto* bar = new QHBoxLayout;
-    bar->setContentsMargins(6, 4, 6, 4);
+    // A tool bar, so that at small widths what does not fit moves into its » menu rather than
+    // holding the window wide.
+    auto* bar = new QToolBar(this);
+    bar->setObjectName("traceToolBar");
+    bar->setFloatable(false);
+    bar->setMovable(false);
+    bar->setContentsMargins(2, 0, 2, 0);
     auto* group = new QButtonGroup(this);
     const char* names[4] = {"Select", "Pan", "Zoom", "Timing"};
     const char* tips[4] = {"Click selects an event, drag selects a box of events (1)",
@@ -108,7 +114,9 @@ TraceView::TraceView(QWidget* parent)
     flows_->setToolTip(tr("Arrows from host launches to the GPU work they caused"));
     flows_->setChecked(true);
     bar->addWidget(flows_);
-    bar->addStretch(1);
+    auto* gap = new QWidget(this);
+    gap->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+    bar->addWidget(gap);
     search_ = new QLineEdit(this);
     search_->setPlaceholderText(tr("Search event names"));
     search_->setToolTip(tr("Substring (case-insensitive) or regular expression over every event "
@@ -131,7 +139,7 @@ TraceView::TraceView(QWidget* parent)
     next->setToolTip(tr("Next match (Enter)"));
     bar->addWidget(prev);
     bar->addWidget(next);
-    root->addLayout(bar);
+    root->addWidget(bar);
 
     auto* split = new QSplitter(Qt::Vertical, this);
     auto* top = new QWidget(split);

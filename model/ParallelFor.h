@@ -1,0 +1,42 @@
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <functional>
+#include <iterator>
+#include <vector>
+
+namespace stepscope {
+
+// The cores this process may run on (its CPU affinity, so `taskset -c 0` gives 1), at least 1.
+unsigned availableCores();
+
+// Runs fn(i) for every i in [0, count) on up to `threads` threads, the caller's included (0 means
+// availableCores()). Items are handed out in order from a shared counter, so uneven items balance
+// and the lowest items start first. Returns once every item has run. If an item throws, the
+// remaining items are skipped and the first exception is rethrown here, on the caller's thread.
+void parallelFor(size_t count, unsigned threads, const std::function<void(size_t)>& fn);
+
+// Sorts [first, last) by `less` on up to `threads` threads: equal parts are sorted in parallel,
+// then merged pairwise. Not stable; with a strict total order the result is that of std::sort.
+template <class It, class Less> void parallelSort(It first, It last, unsigned threads, Less less) {
+    if (threads == 0) threads = availableCores();
+    const size_t n = size_t(std::distance(first, last));
+    constexpr size_t kMinPart = 1 << 16;
+    const size_t parts = std::max<size_t>(1, std::min<size_t>(threads, n / kMinPart));
+    std::vector<It> bounds;
+    for (size_t k = 0; k <= parts; ++k) bounds.push_back(first + ptrdiff_t(n * k / parts));
+    parallelFor(parts, threads, [&](size_t k) { std::sort(bounds[k], bounds[k + 1], less); });
+    while (bounds.size() > 2) {
+        const size_t pairs = (bounds.size() - 1) / 2;
+        parallelFor(pairs, threads, [&](size_t k) {
+            std::inplace_merge(bounds[2 * k], bounds[2 * k + 1], bounds[2 * k + 2], less);
+        });
+        std::vector<It> merged;
+        for (size_t k = 0; k < bounds.size(); k += 2) merged.push_back(bounds[k]);
+        if (merged.back() != bounds.back()) merged.push_back(bounds.back());
+        bounds = std::move(merged);
+    }
+}
+
+} // namespace stepscope

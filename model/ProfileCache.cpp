@@ -1,0 +1,762 @@
+#include "model/ProfileCache.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+#include <type_traits>
+
+#include "model/MappedFile.h"
+
+namespace stepscope {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr char kMagic[8] = {'S', 'T', 'E', 'P', 'S', 'C', 'C', 'H'};
+constexpr size_t kHeaderBytes = 48;
+constexpr size_t kChunkBytes = size_t(4) << 20; // raw bytes per zstd frame
+constexpr int kLevel = -5; // a fast level: decompression, not size, decides the reopen time
+
+// FNV-1a over small texts (key, header, directory); the column data is checked by zstd's own
+// content checksum in every frame.
+uint64_t fnv(const uint8_t* p, size_t n, uint64_t h = 1469598103934665603ull) {
+    for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+void putU32(std::vector<uint8_t>& out, uint32_t v) {
+    for (int i = 0; i < 4; ++i) out.push_back(uint8_t(v >> (8 * i)));
+}
+void putU64(std::vector<uint8_t>& out, uint64_t v) {
+    for (int i = 0; i < 8; ++i) out.push_back(uint8_t(v >> (8 * i)));
+}
+void putText(std::vector<uint8_t>& out, const std::string& s) {
+    putU32(out, uint32_t(s.size()));
+    out.insert(out.end(), s.begin(), s.end());
+}
+
+// Reads little-endian fields from a byte range; any read past the end sets `bad` and yields 0.
+struct Reader {
+    const uint8_t* p;
+    const uint8_t* end;
+    bool bad = false;
+    uint64_t take(int bytes) {
+        if (size_t(end - p) < size_t(bytes)) {
+            bad = true;
+            p = end;
+            return 0;
+        }
+        uint64_t v = 0;
+        for (int i = 0; i < bytes; ++i) v |= uint64_t(p[i]) << (8 * i);
+        p += bytes;
+        return v;
+    }
+    uint32_t u32() { return uint32_t(take(4)); }
+    uint64_t u64() { return take(8); }
+    std::string text() {
+        const uint32_t n = u32();
+        if (size_t(end - p) < n) {
+            bad = true;
+            p = end;
+            return {};
+        }
+        std::string s(reinterpret_cast<const char*>(p), n);
+        p += n;
+        return s;
+    }
+};
+
+// Runs f(i) for i in [0, n) on every core; the calling thread takes part as worker 0. The first
+// exception a call throws is rethrown here after all workers stopped.
+template <class F> void parallelFor(size_t n, F&& f) {
+    const size_t workers =
+        std::max<size_t>(1, std::min<size_t>(n, std::thread::hardware_concurrency()));
+    std::atomic<size_t> next{0};
+    std::exception_ptr failure;
+    std::mutex failureMutex;
+    const auto run = [&](size_t worker) {
+        try {
+            for (size_t i; (i = next.fetch_add(1)) < n;) f(i, worker);
+        } catch (...) {
+            next.store(n);
+            const std::lock_guard lock(failureMutex);
+            if (!failure) failure = std::current_exception();
+        }
+    };
+    std::vector<std::thread> threads;
+    for (size_t w = 1; w < workers; ++w) threads.emplace_back(run, w);
+    run(0);
+    for (std::thread& t : threads) t.join();
+    if (failure) std::rethrow_exception(failure);
+}
+
+// Sizes a column for `n` elements. Large columns ask for transparent huge pages before they are
+// first touched: that turns about 250 page faults per MiB into one.
+template <class T> void sizeColumn(std::vector<T>& v, size_t n) {
+    v.clear();
+    v.shrink_to_fit();
+    v.reserve(n);
+    const size_t bytes = n * sizeof(T);
+    if (bytes >= (size_t(8) << 20)) {
+        constexpr uintptr_t kHuge = uintptr_t(2) << 20;
+        const uintptr_t begin = (reinterpret_cast<uintptr_t>(v.data()) + kHuge - 1) & ~(kHuge - 1);
+        const uintptr_t end = (reinterpret_cast<uintptr_t>(v.data()) + bytes) & ~(kHuge - 1);
+        if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+    }
+    v.resize(n);
+}
+
+// One column as written: its bytes and element size.
+struct ColumnOut {
+    const uint8_t* data;
+    size_t bytes;
+    uint32_t elementSize;
+};
+
+// One column as read: where its bytes go once sized.
+struct ColumnIn {
+    uint64_t bytes = 0;
+    uint32_t elementSize = 0;
+    uint32_t firstChunk = 0, chunkCount = 0;
+    std::function<uint8_t*(size_t elements)> size; // sizes the destination, returns its data
+    uint8_t* data = nullptr;
+};
+
+struct Chunk {
+    uint32_t column = 0;
+    uint64_t rawOffset = 0; // within the column
+    uint32_t rawBytes = 0;
+    uint64_t dataOffset = 0; // within the data section
+    uint32_t compressedBytes = 0;
+};
+
+// The parts of a Profile that are not plain columns (they hold std::strings): hosts, planes and
+// the time base, written field by field.
+std::vector<uint8_t> encodeStructure(const std::vector<Host>& hosts,
+                                     const std::vector<Plane>& planes, int64_t startNs,
+                                     int64_t durationPs) {
+    static_assert(sizeof(Host) == 136 && sizeof(Plane) == 112 && sizeof(DeviceInfo) == 72,
+                  "Host or Plane changed: write and read their new fields here");
+    std::vector<uint8_t> out;
+    putU64(out, uint64_t(startNs));
+    putU64(out, uint64_t(durationPs));
+    putU32(out, uint32_t(hosts.size()));
+    const auto putList = [&out](const std::vector<std::string>& list) {
+        putU32(out, uint32_t(list.size()));
+        for (const std::string& s : list) putText(out, s);
+    };
+    for (const Host& h : hosts) {
+        putText(out, h.name);
+        putText(out, h.sourcePath);
+        putList(h.errors);
+        putList(h.warnings);
+        putList(h.hostnames);
+    }
+    putU32(out, uint32_t(planes.size()));
+    for (const Plane& p : planes) {
+        putU64(out, uint64_t(p.xplaneId));
+        putU32(out, p.name);
+        putU32(out, uint32_t(p.kind));
+        putU32(out, uint32_t(p.deviceOrdinal));
+        putU32(out, p.host);
+        putU32(out, p.firstTrack);
+        putU32(out, p.trackCount);
+        putU32(out, p.statBegin);
+        putU32(out, p.statEnd);
+        putText(out, p.device.vendor);
+        putU32(out, uint32_t(p.device.computeCapMajor));
+        putU32(out, uint32_t(p.device.computeCapMinor));
+        putU64(out, uint64_t(p.device.coreCount));
+        putU64(out, uint64_t(p.device.clockRateKHz));
+        putU64(out, p.device.memoryBytes);
+        putU64(out, p.device.bandwidthBps);
+    }
+    return out;
+}
+
+bool decodeStructure(const std::vector<uint8_t>& bytes, std::vector<Host>& hosts,
+                     std::vector<Plane>& planes, int64_t& startNs, int64_t& durationPs) {
+    Reader r{bytes.data(), bytes.data() + bytes.size()};
+    startNs = int64_t(r.u64());
+    durationPs = int64_t(r.u64());
+    const uint32_t hostCount = r.u32();
+    const auto getList = [&r](std::vector<std::string>& list) {
+        const uint32_t n = r.u32();
+        for (uint32_t i = 0; i < n && !r.bad; ++i) list.push_back(r.text());
+    };
+    for (uint32_t i = 0; i < hostCount && !r.bad; ++i) {
+        Host h;
+        h.name = r.text();
+        h.sourcePath = r.text();
+        getList(h.errors);
+        getList(h.warnings);
+        getList(h.hostnames);
+        hosts.push_back(std::move(h));
+    }
+    const uint32_t planeCount = r.u32();
+    for (uint32_t i = 0; i < planeCount && !r.bad; ++i) {
+        Plane p;
+        p.xplaneId = int64_t(r.u64());
+        p.name = r.u32();
+        const uint32_t kind = r.u32();
+        if (kind > uint32_t(PlaneKind::Other)) return false;
+        p.kind = PlaneKind(kind);
+        p.deviceOrdinal = int(r.u32());
+        p.host = r.u32();
+        p.firstTrack = r.u32();
+        p.trackCount = r.u32();
+        p.statBegin = r.u32();
+        p.statEnd = r.u32();
+        p.device.vendor = r.text();
+        p.device.computeCapMajor = int(r.u32());
+        p.device.computeCapMinor = int(r.u32());
+        p.device.coreCount = int64_t(r.u64());
+        p.device.clockRateKHz = int64_t(r.u64());
+        p.device.memoryBytes = r.u64();
+        p.device.bandwidthBps = r.u64();
+        planes.push_back(std::move(p));
+    }
+    return !r.bad && r.p == r.end;
+}
+
+std::string hex(uint64_t v) {
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+    return buf;
+}
+
+// The first line where two keys differ, for the log.
+std::string firstDifference(const std::string& want, const std::string& have) {
+    size_t a = 0, b = 0;
+    while (a < want.size() || b < have.size()) {
+        const size_t ae = std::min(want.find('\n', a), want.size());
+        const size_t be = std::min(have.find('\n', b), have.size());
+        const std::string wl = want.substr(a, ae - a), hl = have.substr(b, be - b);
+        if (wl != hl) return "now '" + wl + "', cached '" + hl + "'";
+        a = ae + 1;
+        b = be + 1;
+    }
+    return "keys differ";
+}
+
+} // namespace
+
+// Every stored part of a Profile, in file order. A new member of Profile, StringPool or
+// SideTable must be added here (the size checks below fail until it is) and kFormatVersion
+// raised.
+template <class P, class F> void ProfileCache::forEachColumn(P& p, F&& f) {
+    static_assert(sizeof(Profile) == 808, "Profile changed: add its new members to the cache");
+    static_assert(sizeof(StringPool) == 96, "StringPool changed: add its new members to the cache");
+    static_assert(sizeof(SideTable<uint64_t>) == 48, "SideTable changed: update the cache");
+    f(p.strings_.bytes_);
+    f(p.strings_.offsets_);
+    f(p.strings_.slots_);
+    f(p.strings_.hashes_);
+    f(p.tracks_);
+    f(p.metadata_);
+    f(p.start_);
+    f(p.duration_);
+    f(p.meta_);
+    f(p.statBegin_);
+    f(p.statBlob_);
+    f(p.statKeys_);
+    f(p.stats_);
+    f(p.depthOffsets_);
+    f(p.trackStarts_);
+    f(p.groupId_);
+    f(p.correlation_.events_);
+    f(p.correlation_.values_);
+    f(p.kernels_.events_);
+    f(p.kernels_.values_);
+    f(p.kernelDetails_);
+    f(p.memcpys_.events_);
+    f(p.memcpys_.values_);
+    f(p.memory_.events_);
+    f(p.memory_.values_);
+    f(p.tfOps_.events_);
+    f(p.tfOps_.values_);
+    f(p.hloOps_.events_);
+    f(p.hloOps_.values_);
+    f(p.flows_);
+    f(p.flowsByTarget_);
+}
+
+ProfileCache::ProfileCache(std::string folder, std::string programVersion, uint64_t capBytes,
+                           Log log)
+    : folder_(std::move(folder))
+    , programVersion_(std::move(programVersion))
+    , capBytes_(capBytes)
+    , log_(std::move(log)) {}
+
+CacheKey ProfileCache::keyOf(const std::vector<HostFile>& hosts) const {
+    CacheKey key;
+    const auto now = fs::file_time_type::clock::now();
+    const std::string program =
+        "stepscope cache " + std::to_string(kFormatVersion) + " program " + programVersion_ + "\n";
+    key.text = program; // another program's entry is stale: the same file, replaced
+    for (const HostFile& h : hosts) {
+        std::error_code ec;
+        const fs::path path = fs::absolute(h.path, ec);
+        const uintmax_t size = ec ? 0 : fs::file_size(path, ec);
+        const auto mtime = ec ? fs::file_time_type{} : fs::last_write_time(path, ec);
+        if (ec) {
+            key.error = "cannot examine " + h.path + ": " + ec.message();
+            return key;
+        }
+        if (mtime > now - std::chrono::seconds(kSettleSeconds) && key.unsettled.empty())
+            key.unsettled = h.path + " was modified less than " + std::to_string(kSettleSeconds) +
+                            " s before it was opened (it may still be changing)";
+        const long long ns =
+            std::chrono::duration_cast<std::chrono::nanoseconds>(mtime.time_since_epoch()).count();
+        const std::string line = "host " + h.host + " path " + path.string();
+        key.idText += line + "\n";
+        // The path as given too: the profile keeps it (Host::sourcePath), so another spelling of
+        // the same file is another profile, stale here.
+        key.text += line + " given " + h.path + " size " + std::to_string(size) + " mtime_ns " +
+                    std::to_string(ns) + "\n";
+    }
+    return key;
+}
+
+std::string ProfileCache::entryPath(const CacheKey& key) const {
+    const auto* p = reinterpret_cast<const uint8_t*>(key.idText.data());
+    return (fs::path(folder_) / (hex(fnv(p, key.idText.size())) + kSuffix)).string();
+}
+
+std::string ProfileCache::store(const CacheKey& key, const Profile& profile) const {
+    std::string error = write(key, profile);
+    // Unsettled sources are expected (a profile opened right after it was written): no problem.
+    if (!error.empty()) log(key.unsettled.empty(), "cache: not written: " + error);
+    return error;
+}
+
+std::string ProfileCache::write(const CacheKey& key, const Profile& profile) const {
+    if (!key.ok()) return key.error.empty() ? "no cache key" : key.error;
+    if (!key.unsettled.empty()) return key.unsettled;
+    const auto started = std::chrono::steady_clock::now();
+
+    const std::vector<uint8_t> structure =
+        encodeStructure(profile.hosts_, profile.planes_, profile.startNs_, profile.durationPs_);
+    std::vector<ColumnOut> columns;
+    const auto add = [&columns](const auto& v) {
+        using T = typename std::decay_t<decltype(v)>::value_type;
+        static_assert(std::is_trivially_copyable_v<T>);
+        columns.push_back({reinterpret_cast<const uint8_t*>(v.data()), v.size() * sizeof(T),
+                           uint32_t(sizeof(T))});
+    };
+    add(structure);
+    forEachColumn(profile, add);
+
+    std::vector<Chunk> chunks;
+    std::vector<uint32_t> firstChunk;
+    for (uint32_t c = 0; c < columns.size(); ++c) {
+        firstChunk.push_back(uint32_t(chunks.size()));
+        for (size_t off = 0; off < columns[c].bytes; off += kChunkBytes)
+            chunks.push_back({c, off, uint32_t(std::min(kChunkBytes, columns[c].bytes - off))});
+    }
+    firstChunk.push_back(uint32_t(chunks.size()));
+
+    std::vector<std::vector<uint8_t>> frames(chunks.size());
+    std::vector<std::string> errors(chunks.size());
+    try {
+        std::vector<std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)>> contexts;
+        for (unsigned w = 0; w <= std::thread::hardware_concurrency(); ++w)
+            contexts.emplace_back(nullptr, ZSTD_freeCCtx);
+        parallelFor(chunks.size(), [&](size_t i, size_t worker) {
+            ZSTD_CCtx* cctx = contexts[worker].get();
+            if (!cctx) {
+                contexts[worker].reset(cctx = ZSTD_createCCtx());
+                if (!cctx) throw std::bad_alloc();
+                ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, kLevel);
+                ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+            }
+            const Chunk& ch = chunks[i];
+            std::vector<uint8_t>& out = frames[i];
+            out.resize(ZSTD_compressBound(ch.rawBytes));
+            const size_t n = ZSTD_compress2(cctx, out.data(), out.size(),
+                                            columns[ch.column].data + ch.rawOffset, ch.rawBytes);
+            if (ZSTD_isError(n))
+                errors[i] = ZSTD_getErrorName(n);
+            else
+                out.resize(n);
+        });
+    } catch (const std::bad_alloc&) {
+        return "not enough memory to compress the cache";
+    } catch (const std::exception& e) {
+        return std::string("cannot compress the cache: ") + e.what();
+    }
+    for (const std::string& e : errors)
+        if (!e.empty()) return "cannot compress the cache: " + e;
+
+    std::vector<uint8_t> directory;
+    putU32(directory, uint32_t(columns.size()));
+    uint64_t dataBytes = 0;
+    for (uint32_t c = 0; c < columns.size(); ++c) {
+        putU64(directory, columns[c].bytes);
+        putU32(directory, columns[c].elementSize);
+        putU32(directory, firstChunk[c + 1] - firstChunk[c]);
+        for (uint32_t i = firstChunk[c]; i < firstChunk[c + 1]; ++i) {
+            putU32(directory, chunks[i].rawBytes);
+            putU32(directory, uint32_t(frames[i].size()));
+            dataBytes += frames[i].size();
+        }
+    }
+
+    std::vector<uint8_t> header(kMagic, kMagic + sizeof kMagic);
+    putU32(header, kFormatVersion);
+    putU32(header, 0);
+    putU64(header, key.text.size());
+    putU64(header, directory.size());
+    putU64(header, dataBytes);
+    uint64_t sum = fnv(header.data(), header.size());
+    sum = fnv(reinterpret_cast<const uint8_t*>(key.text.data()), key.text.size(), sum);
+    sum = fnv(directory.data(), directory.size(), sum);
+    putU64(header, sum);
+
+    const uint64_t total = header.size() + key.text.size() + directory.size() + dataBytes;
+    if (total > capBytes_)
+        return "the cache entry would take " + std::to_string(total) +
+               " bytes, more than the cache's cap of " + std::to_string(capBytes_);
+
+    std::error_code ec;
+    fs::create_directories(folder_, ec);
+    if (ec) return "cannot create the cache folder " + folder_ + ": " + ec.message();
+    const std::string path = entryPath(key);
+    static std::atomic<uint64_t> counter{0};
+    const std::string temp =
+        path + ".tmp" + std::to_string(::getpid()) + "_" + std::to_string(counter++);
+    std::FILE* f = std::fopen(temp.c_str(), "wb");
+    if (!f) return "cannot write " + temp + ": " + std::strerror(errno);
+    bool ok = std::fwrite(header.data(), 1, header.size(), f) == header.size() &&
+              std::fwrite(key.text.data(), 1, key.text.size(), f) == key.text.size() &&
+              std::fwrite(directory.data(), 1, directory.size(), f) == directory.size();
+    for (size_t i = 0; ok && i < frames.size(); ++i)
+        ok = std::fwrite(frames[i].data(), 1, frames[i].size(), f) == frames[i].size();
+    const int writeErrno = errno;
+    ok = (std::fclose(f) == 0) && ok;
+    if (!ok) {
+        fs::remove(temp, ec);
+        return "cannot write " + temp + ": " + std::strerror(writeErrno);
+    }
+    fs::rename(temp, path, ec);
+    if (ec) {
+        fs::remove(temp, ec);
+        return "cannot replace " + path + ": " + ec.message();
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    log(false, "cache: wrote " + path + " (" + std::to_string(profile.eventCount()) + " events, " +
+                   std::to_string(total) + " bytes, " + std::to_string(seconds) + " s)");
+    evict(path);
+    return {};
+}
+
+std::unique_ptr<Profile> ProfileCache::load(const CacheKey& key, const Progress* progress) const {
+    if (!key.ok()) return nullptr;
+    const std::string path = entryPath(key);
+    std::error_code ec;
+    if (!fs::exists(path, ec)) return nullptr; // a plain miss
+    const auto ignore = [&](const std::string& why) -> std::unique_ptr<Profile> {
+        log(true, "cache: ignoring " + path + ": " + why);
+        return nullptr;
+    };
+
+    MappedFile file(path);
+    if (!file.error().empty()) return ignore(file.error());
+    const std::span<const uint8_t> bytes = file.bytes();
+    if (bytes.size() < kHeaderBytes)
+        return ignore("truncated: " + std::to_string(bytes.size()) + " bytes, shorter than the " +
+                      std::to_string(kHeaderBytes) + "-byte header");
+    if (std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
+        return ignore("not a Stepscope cache file (wrong magic)");
+    Reader h{bytes.data() + sizeof kMagic, bytes.data() + kHeaderBytes};
+    const uint32_t version = h.u32();
+    if (version != kFormatVersion)
+        return ignore("written in cache format version " + std::to_string(version) +
+                      ", this program reads version " + std::to_string(kFormatVersion));
+    h.u32();
+    const uint64_t keyBytes = h.u64(), directoryBytes = h.u64(), dataBytes = h.u64();
+    const uint64_t checksum = h.u64();
+    const uint64_t rest = bytes.size() - kHeaderBytes;
+    if (keyBytes > rest || directoryBytes > rest - keyBytes ||
+        dataBytes != rest - keyBytes - directoryBytes)
+        return ignore("truncated or padded: the header announces " +
+                      std::to_string(kHeaderBytes + keyBytes + directoryBytes + dataBytes) +
+                      " bytes, the file has " + std::to_string(bytes.size()));
+    const uint8_t* keyAt = bytes.data() + kHeaderBytes;
+    const uint8_t* dirAt = keyAt + keyBytes;
+    const uint8_t* dataAt = dirAt + directoryBytes;
+    uint64_t sum = fnv(bytes.data(), kHeaderBytes - 8);
+    sum = fnv(keyAt, keyBytes, sum);
+    sum = fnv(dirAt, directoryBytes, sum);
+    if (sum != checksum) return ignore("corrupt: the header checksum does not match");
+    const std::string storedKey(reinterpret_cast<const char*>(keyAt), keyBytes);
+    if (storedKey != key.text)
+        return ignore("stale: the sources changed since it was written (" +
+                      firstDifference(key.text, storedKey) + ")");
+
+    auto profile = std::make_unique<Profile>();
+    std::vector<uint8_t> structure;
+    std::vector<ColumnIn> columns;
+    const auto want = [&columns](auto& v) {
+        using T = typename std::decay_t<decltype(v)>::value_type;
+        ColumnIn c;
+        c.elementSize = sizeof(T);
+        c.size = [&v](size_t n) {
+            sizeColumn(v, n);
+            return reinterpret_cast<uint8_t*>(v.data());
+        };
+        columns.push_back(std::move(c));
+    };
+    want(structure);
+    forEachColumn(*profile, want);
+
+    Reader d{dirAt, dataAt};
+    if (d.u32() != columns.size()) return ignore("corrupt: wrong number of columns");
+    std::vector<Chunk> chunks;
+    uint64_t dataOffset = 0;
+    for (uint32_t c = 0; c < columns.size(); ++c) {
+        ColumnIn& col = columns[c];
+        col.bytes = d.u64();
+        const uint32_t elementSize = d.u32();
+        col.chunkCount = d.u32();
+        col.firstChunk = uint32_t(chunks.size());
+        if (d.bad || elementSize != col.elementSize || col.bytes % elementSize != 0 ||
+            col.chunkCount > directoryBytes)
+            return ignore("corrupt: column " + std::to_string(c) + " is malformed");
+        uint64_t raw = 0;
+        for (uint32_t i = 0; i < col.chunkCount && !d.bad; ++i) {
+            Chunk ch;
+            ch.column = c;
+            ch.rawOffset = raw;
+            ch.rawBytes = d.u32();
+            ch.compressedBytes = d.u32();
+            ch.dataOffset = dataOffset;
+            raw += ch.rawBytes;
+            dataOffset += ch.compressedBytes;
+            chunks.push_back(ch);
+        }
+        if (d.bad || raw != col.bytes || dataOffset > dataBytes)
+            return ignore("corrupt: column " + std::to_string(c) + "'s frames do not add up");
+    }
+    if (d.p != d.end || dataOffset != dataBytes)
+        return ignore("corrupt: the directory does not match the data");
+
+    // Size every column (in parallel: first touch of the memory is a large part of the time),
+    // then decompress every frame straight into its column.
+    std::vector<size_t> order(columns.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(),
+              [&columns](size_t a, size_t b) { return columns[a].bytes > columns[b].bytes; });
+    std::vector<std::string> errors(chunks.size());
+    std::atomic<size_t> done{0};
+    try {
+        parallelFor(order.size(), [&](size_t i, size_t) {
+            ColumnIn& col = columns[order[i]];
+            col.data = col.size(col.bytes / col.elementSize);
+        });
+        std::vector<std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)>> contexts;
+        for (unsigned w = 0; w <= std::thread::hardware_concurrency(); ++w)
+            contexts.emplace_back(nullptr, ZSTD_freeDCtx);
+        parallelFor(chunks.size(), [&](size_t i, size_t worker) {
+            if (progress && progress->cancelled()) return;
+            ZSTD_DCtx* dctx = contexts[worker].get();
+            if (!dctx) {
+                contexts[worker].reset(dctx = ZSTD_createDCtx());
+                if (!dctx) throw std::bad_alloc();
+            }
+            const Chunk& ch = chunks[i];
+            const size_t n =
+                ZSTD_decompressDCtx(dctx, columns[ch.column].data + ch.rawOffset, ch.rawBytes,
+                                    dataAt + ch.dataOffset, ch.compressedBytes);
+            if (ZSTD_isError(n))
+                errors[i] = std::string("corrupt: a frame of column ") + std::to_string(ch.column) +
+                            " does not decompress (" + ZSTD_getErrorName(n) + ")";
+            else if (n != ch.rawBytes)
+                errors[i] = "corrupt: a frame of column " + std::to_string(ch.column) +
+                            " holds the wrong number of bytes";
+            const size_t finished = ++done;
+            if (progress && worker == 0)
+                progress->report("Reading the cache", double(finished) / double(chunks.size()));
+        });
+    } catch (const std::bad_alloc&) {
+        return ignore("not enough memory to read it");
+    } catch (const std::exception& e) {
+        return ignore(std::string("cannot read it: ") + e.what());
+    }
+    if (progress && progress->cancelled()) return nullptr;
+    for (const std::string& e : errors)
+        if (!e.empty()) return ignore(e);
+    if (file.shrunk()) return ignore("truncated: the file shrank while it was read");
+
+    if (!decodeStructure(structure, profile->hosts_, profile->planes_, profile->startNs_,
+                         profile->durationPs_))
+        return ignore("corrupt: the host and plane list is malformed");
+    if (const std::string why = checkProfile(*profile); !why.empty())
+        return ignore("inconsistent: " + why);
+    // Recently used entries are the last to be evicted.
+    fs::last_write_time(path, fs::file_time_type::clock::now(), ec);
+    return profile;
+}
+
+// The structural facts every reader of a Profile relies on (ranges, indices, ordering), so that
+// even a file that passed the checksums by chance cannot make a reader index out of bounds.
+std::string ProfileCache::checkProfile(const Profile& p) {
+    const StringPool& s = p.strings_;
+    const size_t strings = s.offsets_.size() - (s.offsets_.empty() ? 0 : 1);
+    if (s.offsets_.empty() || s.offsets_.front() != 0 || s.offsets_.back() != s.bytes_.size() ||
+        !std::is_sorted(s.offsets_.begin(), s.offsets_.end()))
+        return "string offsets";
+    if (s.hashes_.size() != strings || s.slots_.size() < 2 * strings ||
+        (s.slots_.size() & (s.slots_.size() - 1)) != 0)
+        return "string table";
+    for (uint32_t slot : s.slots_)
+        if (slot > strings) return "string slots";
+    const auto str = [strings](StringId id) { return id < strings; };
+
+    const size_t n = p.start_.size();
+    if (p.duration_.size() != n || p.meta_.size() != n || p.statBegin_.size() != n ||
+        p.groupId_.size() != n)
+        return "event column lengths";
+    if (p.statBlob_.empty() || p.statBlob_.back() != 0) return "stat lists";
+    for (size_t e = 0; e < n; ++e)
+        if (p.meta_[e] >= p.metadata_.size() || p.statBegin_[e] >= p.statBlob_.size())
+            return "event " + std::to_string(e);
+    if (p.statKeys_.empty() || !std::all_of(p.statKeys_.begin(), p.statKeys_.end(), str))
+        return "stat keys";
+    for (const StatValue& v : p.stats_)
+        if (!str(v.key) || uint8_t(v.type) > uint8_t(StatType::Ref) ||
+            (v.isText() && !str(v.asString())))
+            return "stats";
+    const auto statRange = [&p](uint32_t b, uint32_t e) { return b <= e && e <= p.stats_.size(); };
+    for (const Plane& pl : p.planes_)
+        if (!str(pl.name) || pl.host >= p.hosts_.size() ||
+            uint64_t(pl.firstTrack) + pl.trackCount > p.tracks_.size() ||
+            !statRange(pl.statBegin, pl.statEnd))
+            return "planes";
+    if (p.trackStarts_.size() != p.tracks_.size()) return "track starts";
+    for (size_t t = 0; t < p.tracks_.size(); ++t) {
+        const Track& tr = p.tracks_[t];
+        if (tr.plane >= p.planes_.size() || !str(tr.name) || !str(tr.displayName) ||
+            uint64_t(tr.firstEvent) + tr.eventCount > n || p.trackStarts_[t] > n ||
+            uint64_t(tr.firstDepth) + tr.depthCount + 1 > p.depthOffsets_.size())
+            return "track " + std::to_string(t);
+    }
+    for (uint32_t d : p.depthOffsets_)
+        if (d > n) return "depth offsets";
+    for (const EventMetadata& m : p.metadata_)
+        if (!str(m.name) || !str(m.displayName) || m.plane >= p.planes_.size() ||
+            !statRange(m.statBegin, m.statEnd))
+            return "event metadata";
+    const auto side = [n](const auto& t) {
+        if (t.events_.size() != t.values_.size()) return false;
+        for (size_t i = 0; i < t.events_.size(); ++i)
+            if (t.events_[i] >= n || (i > 0 && t.events_[i] <= t.events_[i - 1])) return false;
+        return true;
+    };
+    if (!side(p.correlation_) || !side(p.kernels_) || !side(p.memcpys_) || !side(p.memory_) ||
+        !side(p.tfOps_) || !side(p.hloOps_))
+        return "side tables";
+    for (uint32_t k : p.kernels_.values_)
+        if (k >= p.kernelDetails_.size()) return "kernel details";
+    for (const auto* t : {&p.memory_, &p.tfOps_, &p.hloOps_})
+        if (!std::all_of(t->values_.begin(), t->values_.end(), str)) return "side table strings";
+    for (const auto* flows : {&p.flows_, &p.flowsByTarget_})
+        for (const Flow& f : *flows)
+            if (f.launch >= n || f.target >= n) return "flows";
+    if (p.flows_.size() != p.flowsByTarget_.size()) return "flows";
+    return {};
+}
+
+void ProfileCache::evict(const std::string& keep) const {
+    struct Entry {
+        fs::path path;
+        uintmax_t bytes;
+        fs::file_time_type used;
+    };
+    std::vector<Entry> entries;
+    uint64_t total = 0;
+    std::error_code ec;
+    for (fs::directory_iterator it(folder_, ec), end; !ec && it != end; it.increment(ec)) {
+        const fs::path& path = it->path();
+        if (path.extension() != kSuffix || !it->is_regular_file(ec)) continue;
+        const uintmax_t bytes = it->file_size(ec);
+        const auto used = it->last_write_time(ec);
+        if (ec) continue;
+        entries.push_back({path, bytes, used});
+        total += bytes;
+    }
+    std::sort(entries.begin(), entries.end(),
+              [](const Entry& a, const Entry& b) { return a.used < b.used; });
+    for (const Entry& e : entries) {
+        if (total <= capBytes_) break;
+        if (e.path == keep) continue;
+        if (fs::remove(e.path, ec)) {
+            total -= e.bytes;
+            log(false, "cache: evicted " + e.path.string() + " (" + std::to_string(e.bytes) +
+                           " bytes; the cache is capped at " + std::to_string(capBytes_) + ")");
+        }
+    }
+}
+
+ProfileCache::Info ProfileCache::info() const {
+    Info info;
+    std::error_code ec;
+    for (fs::directory_iterator it(folder_, ec), end; !ec && it != end; it.increment(ec)) {
+        if (it->path().extension() != kSuffix || !it->is_regular_file(ec)) continue;
+        ++info.entries;
+        info.bytes += it->file_size(ec);
+    }
+    return info;
+}
+
+std::string ProfileCache::clear() const {
+    std::error_code ec;
+    if (!fs::exists(folder_, ec)) return {};
+    std::vector<fs::path> doomed;
+    for (fs::directory_iterator it(folder_, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.ends_with(kSuffix) ||
+            name.find(std::string(kSuffix) + ".tmp") != std::string::npos)
+            doomed.push_back(it->path());
+    }
+    if (ec) return "cannot list the cache folder " + folder_ + ": " + ec.message();
+    for (const fs::path& path : doomed) {
+        fs::remove(path, ec);
+        if (ec) return "cannot remove " + path.string() + ": " + ec.message();
+    }
+    return {};
+}
+
+CachedLoad loadHostsCached(const std::vector<HostFile>& hosts, const ProfileCache* cache,
+                           const Progress* progress) {
+    CachedLoad out;
+    if (cache) {
+        out.key = cache->keyOf(hosts);
+        if (std::unique_ptr<Profile> p = cache->load(out.key, progress)) {
+            out.result.profile = std::move(p);
+            out.fromCache = true;
+            return out;
+        }
+        if (progress && progress->cancelled()) {
+            out.result.cancelled = true;
+            out.result.error = "loading was cancelled";
+            return out;
+        }
+    }
+    out.result = loadHosts(hosts, progress);
+    return out;
+}
+
+} // namespace stepscope

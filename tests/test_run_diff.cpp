@@ -266,6 +266,32 @@ private slots:
                  std::string("no noise estimate possible: one step each"));
     }
 
+    // MatMul moves from volta_sgemm (no Tensor Cores, 32-bit) to volta_h884gemm_fp16 (Tensor
+    // Cores, 16-bit by its name), 500 -> 300 µs per step. MatMul's Tensor Core share: 0% -> 100%;
+    // 16-bit share of device compute: baseline 0 of 600 µs = 0%, candidate 300 of 400 µs = 75%.
+    // MatMul faster by 200 µs per step (-40%); the sgemm row removed, the h884 row added.
+    void tensorCoreAndPrecisionCallouts() {
+        const RunDiff d = diffOf(DiffScenario::TensorCores);
+        QCOMPARE(d.callouts.size(), size_t(2));
+        QCOMPARE(d.callouts[0], std::string("Precision: 16-bit device compute went from 0.0% to "
+                                            "75.0% of device compute time."));
+        QCOMPARE(d.callouts[1],
+                 std::string("Tensor Cores: model/dense/MatMul ran 0.0% of its kernel time on "
+                             "Tensor Cores in the baseline, 100.0% in the candidate."));
+        const DiffRow* matmul = row(d.ops, "model/dense/MatMul");
+        QCOMPARE(matmul->baseTensorCorePercent, 0.0);
+        QCOMPARE(matmul->candidateTensorCorePercent, 100.0);
+        QCOMPARE(matmul->diffClass, DiffClass::Faster);
+        QCOMPARE(matmul->relativeShiftPercent, -40.0);
+        QCOMPARE(row(d.kernels, kGemm)->diffClass, DiffClass::Removed);
+        const DiffRow* h884 = row(d.kernels, "volta_h884gemm_fp16_128x128_nn");
+        QCOMPARE(h884->diffClass, DiffClass::Added);
+        QVERIFY(h884->usesTensorCore);
+        QVERIFY(!row(d.kernels, kGemm)->usesTensorCore);
+        const std::vector<std::string> summary = runDiffSummary(d);
+        QCOMPARE(summary.back(), d.callouts[1]);
+    }
+
     // A run without steps (no markers): each whole profile is one step.
     void runWithoutSteps() {
         auto [base, candidate] = diffFixture(DiffScenario::OneStep);

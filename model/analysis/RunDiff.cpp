@@ -8,6 +8,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "model/NumberFormat.h"
 #include "model/analysis/OpName.h"
 #include "model/analysis/TensorCore.h"
 
@@ -18,9 +19,9 @@ namespace {
 // A change of Tensor Core share or of 16-bit precision share smaller than this many percentage
 // points is not called out.
 constexpr double kCalloutPoints = 10;
-// Auto alignment shifts only when that lowers the mean distance of paired steps by more than this
-// many times the unshifted pairing's median pair distance (the step-to-step noise): a left-out
-// warm-up step lowers it by far more, a lucky match of jitter does not.
+// Auto alignment shifts only when the unshifted pairs holding the steps the shift leaves out are
+// more than this many times the unshifted pairing's median pair distance (the step-to-step noise)
+// apart: a warm-up step is, a lucky match of jitter is not.
 constexpr double kAutoShiftNoiseFactor = 3;
 
 constexpr double kPsPerUs = 1e6;
@@ -99,6 +100,8 @@ std::string_view diffClassName(DiffClass c) {
         return "faster";
     case DiffClass::Unchanged:
         return "unchanged";
+    case DiffClass::Inconclusive:
+        return "inconclusive";
     }
     return "unchanged";
 }
@@ -109,6 +112,8 @@ std::string_view diffEvidenceText(DiffEvidence e) {
         return "significant";
     case DiffEvidence::NotSignificant:
         return "within noise";
+    case DiffEvidence::NotSignificantAcrossRows:
+        return "within noise across the rows compared";
     case DiffEvidence::TooFewSteps:
         return "too few steps for an interval";
     case DiffEvidence::NoNoiseEstimate:
@@ -157,7 +162,10 @@ StepPairing pairSteps(const StepAnalysis& base, const StepAnalysis& candidate,
                 best = k;
             }
         }
-        if (best != 0 && !(unshifted - bestDistance > kAutoShiftNoiseFactor * noise)) best = 0;
+        if (best != 0) {
+            for (size_t i = 0; i < size_t(std::abs(best)); ++i)
+                if (!(i < zero.size() && zero[i] > kAutoShiftNoiseFactor * noise)) best = 0;
+        }
         result.shift = best;
         result.pairs = orderPairs(nb, nc, best);
         if (best == 0) {
@@ -170,6 +178,7 @@ StepPairing pairSteps(const StepAnalysis& base, const StepAnalysis& candidate,
         }
     }
     if (options.firstStep || options.lastStep) {
+        const bool hadPairs = !result.pairs.empty();
         std::erase_if(result.pairs, [&](const std::pair<size_t, size_t>& p) {
             const int64_t s = base.steps[p.first].number;
             return (options.firstStep && s < *options.firstStep) ||
@@ -178,6 +187,8 @@ StepPairing pairSteps(const StepAnalysis& base, const StepAnalysis& candidate,
         result.explanation +=
             " Baseline steps " + (options.firstStep ? std::to_string(*options.firstStep) : "") +
             ":" + (options.lastStep ? std::to_string(*options.lastStep) : "") + " only.";
+        if (hadPairs && result.pairs.empty())
+            result.explanation += " No paired baseline step lies in that range.";
     }
     return result;
 }
@@ -223,6 +234,15 @@ private:
     std::unordered_map<std::string, size_t> index_;
 };
 
+// The window holding time t, or null.
+const Window* windowAt(const std::vector<Window>& windows, int64_t t) {
+    auto w = std::upper_bound(windows.begin(), windows.end(), t,
+                              [](int64_t s, const Window& x) { return s < x.begin; });
+    if (w == windows.begin()) return nullptr;
+    --w;
+    return t < w->end ? &*w : nullptr;
+}
+
 std::string launchConfiguration(const KernelDetails& k) {
     auto dims = [](const std::array<uint32_t, 3>& d) {
         return std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]);
@@ -233,7 +253,8 @@ std::string launchConfiguration(const KernelDetails& k) {
     return s;
 }
 
-// Adds one run's GPU stream events that start inside the aligned steps to the op and kernel rows.
+// Adds one run's GPU stream events launched (else started) inside the aligned steps to the op and
+// kernel rows.
 bool collect(const Profile& p, const std::vector<Window>& windows, bool isBase, RowSet& ops,
              RowSet& kernels, const Progress* progress) {
     OpCatalog catalog(p);
@@ -248,6 +269,13 @@ bool collect(const Profile& p, const std::vector<Window>& windows, bool isBase, 
     SideCursor<StringId> frameworkOps(p.frameworkOps());
     SideCursor<StringId> hloOps(p.hloOps());
     SideCursor<uint32_t> kernelIds(p.kernels());
+    // Launch of each device event, by target; events are visited in increasing index order, so a
+    // forward cursor finds them.
+    std::vector<Flow> byTarget(p.flows().begin(), p.flows().end());
+    std::sort(byTarget.begin(), byTarget.end(), [](const Flow& a, const Flow& b) {
+        return a.target != b.target ? a.target < b.target : a.launch < b.launch;
+    });
+    size_t flowCursor = 0;
     for (const Plane& plane : p.planes()) {
         if (plane.kind != PlaneKind::Gpu) continue;
         if (progress && progress->cancelled()) return false;
@@ -255,15 +283,20 @@ bool collect(const Profile& p, const std::vector<Window>& windows, bool isBase, 
             const Track& t = p.tracks()[ti];
             if (!t.deviceOps || t.eventCount == 0) continue;
             for (EventIndex e = t.firstEvent; e < t.firstEvent + t.eventCount; ++e) {
-                const int64_t start = p.start(e);
-                auto w = std::upper_bound(windows.begin(), windows.end(), start,
-                                          [](int64_t s, const Window& x) { return s < x.begin; });
+                while (flowCursor < byTarget.size() && byTarget[flowCursor].target < e) ++flowCursor;
+                const bool launched =
+                    flowCursor < byTarget.size() && byTarget[flowCursor].target == e;
+                // The step holding the launch, else (no launch, or a launch outside every step:
+                // steps spanned by device markers) the one holding the event's start.
+                const Window* w = windowAt(windows, p.start(e));
+                if (launched) {
+                    if (const Window* byLaunch = windowAt(windows, p.start(byTarget[flowCursor].launch)))
+                        w = byLaunch;
+                }
                 const StringId* fw = frameworkOps.at(e);
                 const StringId* hlo = hloOps.at(e);
                 const uint32_t* kernel = kernelIds.at(e);
-                if (w == windows.begin()) continue;
-                --w;
-                if (start >= w->end) continue;
+                if (!w) continue;
                 const int64_t dur = p.duration(e);
                 const double us = double(dur) / kPsPerUs;
                 uint32_t op = fw || hlo ? catalog.deviceOp(e, fw ? *fw : 0, hlo ? *hlo : 0)
@@ -320,21 +353,14 @@ std::vector<Window> windowsOf(const StepAnalysis& steps, const StepPairing& pair
     return windows;
 }
 
-void classify(DiffRow& row, const RunDiff& diff, const RankSumNull* null) {
+// Step 1 of classifyDiffRows for one row: presence, the per-step test and its interval, the
+// relative change.
+void testRow(DiffRow& row, double confidence, const RankSumNull* null) {
     const size_t pairs = row.base.perStepUs.size();
-    const double minChange = diff.minChangePercent;
-    if (row.base.totalPs == 0 && row.candidate.totalPs > 0) {
-        row.diffClass = DiffClass::Added;
-    } else if (row.candidate.totalPs == 0 && row.base.totalPs > 0) {
-        row.diffClass = DiffClass::Removed;
-    }
-    const bool comparable = row.base.totalPs > 0 && row.candidate.totalPs > 0;
-    const double totalChange =
-        row.base.totalPs > 0
-            ? 100.0 * double(row.candidate.totalPs - row.base.totalPs) / double(row.base.totalPs)
-            : 0;
+    if (row.base.totalPs == 0 && row.candidate.totalPs > 0) row.diffClass = DiffClass::Added;
+    if (row.candidate.totalPs == 0 && row.base.totalPs > 0) row.diffClass = DiffClass::Removed;
     if (pairs >= 2) {
-        row.test = shiftTest(row.base.perStepUs, row.candidate.perStepUs, diff.confidence, null);
+        row.test = shiftTest(row.base.perStepUs, row.candidate.perStepUs, confidence, null);
         row.evidence = !row.test.interval ? DiffEvidence::TooFewSteps
                        : row.test.interval->first > 0 || row.test.interval->second < 0
                            ? DiffEvidence::Significant
@@ -342,28 +368,17 @@ void classify(DiffRow& row, const RunDiff& diff, const RankSumNull* null) {
     } else {
         row.evidence = DiffEvidence::NoNoiseEstimate;
     }
-    if (!comparable) {
-        row.relativeKnown = row.base.totalPs > 0;
-        if (row.relativeKnown) row.relativeShiftPercent = -100;
-        return;
-    }
-    row.relativeKnown = true;
-    if (row.evidence == DiffEvidence::Significant || row.evidence == DiffEvidence::NotSignificant) {
+    row.relativeKnown = row.base.totalPs > 0;
+    if (!row.relativeKnown) return;
+    if (row.candidate.totalPs == 0) {
+        row.relativeShiftPercent = -100;
+    } else if (row.test.interval) {
         const double baseMeanUs = double(row.base.totalPs) / kPsPerUs / double(pairs);
         row.relativeShiftPercent = 100.0 * row.test.shift / baseMeanUs;
     } else {
-        row.relativeShiftPercent = totalChange;
+        row.relativeShiftPercent =
+            100.0 * double(row.candidate.totalPs - row.base.totalPs) / double(row.base.totalPs);
     }
-    const double rel = row.relativeShiftPercent;
-    const bool tested =
-        row.evidence == DiffEvidence::Significant || row.evidence == DiffEvidence::NotSignificant;
-    const bool real = !tested || row.evidence == DiffEvidence::Significant;
-    if (real && rel >= minChange && (!tested || row.test.interval->first > 0))
-        row.diffClass = DiffClass::Slower;
-    else if (real && rel <= -minChange && (!tested || row.test.interval->second < 0))
-        row.diffClass = DiffClass::Faster;
-    else
-        row.diffClass = DiffClass::Unchanged;
 }
 
 void sortRows(std::vector<DiffRow>& rows) {
@@ -380,6 +395,48 @@ void sortRows(std::vector<DiffRow>& rows) {
 }
 
 } // namespace
+
+void classifyDiffRows(std::vector<DiffRow>& rows, double confidence, double minChangePercent) {
+    if (rows.empty()) return;
+    const size_t pairs = rows.front().base.perStepUs.size();
+    std::unique_ptr<RankSumNull> null;
+    if (pairs >= 2 && pairs <= kExactLimit) null = std::make_unique<RankSumNull>(pairs, pairs);
+    std::vector<size_t> family; // rows in both runs with an interval
+    for (size_t i = 0; i < rows.size(); ++i) {
+        DiffRow& row = rows[i];
+        testRow(row, confidence, null.get());
+        const bool comparable = row.base.totalPs > 0 && row.candidate.totalPs > 0;
+        if (comparable && row.test.interval) family.push_back(i);
+    }
+    // Benjamini-Hochberg step-up: the i-th smallest of m p-values, adjusted, is the smallest
+    // m/j · p_(j) over j >= i, capped at 1.
+    std::sort(family.begin(), family.end(),
+              [&](size_t a, size_t b) { return rows[a].test.pValue < rows[b].test.pValue; });
+    const double m = double(family.size());
+    double running = 1;
+    for (size_t j = family.size(); j-- > 0;) {
+        running = std::min(running, m / double(j + 1) * rows[family[j]].test.pValue);
+        rows[family[j]].adjustedPValue = running;
+    }
+    const double alpha = 1 - confidence;
+    for (DiffRow& row : rows) {
+        if (row.evidence == DiffEvidence::Significant && !(row.adjustedPValue <= alpha))
+            row.evidence = DiffEvidence::NotSignificantAcrossRows;
+        if (row.diffClass == DiffClass::Added || row.diffClass == DiffClass::Removed) continue;
+        if (row.base.totalPs == 0 || row.candidate.totalPs == 0) continue; // neither run has it
+        const double rel = row.relativeShiftPercent;
+        if (row.evidence == DiffEvidence::Significant && rel >= minChangePercent &&
+            row.test.interval->first > 0)
+            row.diffClass = DiffClass::Slower;
+        else if (row.evidence == DiffEvidence::Significant && rel <= -minChangePercent &&
+                 row.test.interval->second < 0)
+            row.diffClass = DiffClass::Faster;
+        else if (!row.test.interval && std::fabs(rel) >= minChangePercent)
+            row.diffClass = DiffClass::Inconclusive;
+        else
+            row.diffClass = DiffClass::Unchanged;
+    }
+}
 
 RunDiff diffRuns(const Profile& base, const Profile& candidate, const RunDiffOptions& options,
                  const Progress* progress) {
@@ -398,17 +455,18 @@ RunDiff diffRuns(const Profile& base, const Profile& candidate, const RunDiffOpt
         diff.pairing.pairs = {{0, 0}};
         diff.pairing.explanation =
             std::string(diff.baseSteps.steps.empty() ? "The baseline" : "The candidate") +
-            " has no steps: the whole profiles are compared as one step each.";
+            " has no steps: the whole profiles are compared as one step each" +
+            (options.firstStep || options.lastStep ? " (the step range does not apply)." : ".");
     } else {
         diff.pairing = pairSteps(diff.baseSteps, diff.candidateSteps, options);
         if (diff.pairing.pairs.empty()) {
-            diff.pairing.explanation += " No step of the baseline has a partner in the candidate.";
+            if (diff.pairing.explanation.find("in that range") == std::string::npos)
+                diff.pairing.explanation +=
+                    " No step of the baseline has a partner in the candidate.";
             return diff;
         }
     }
     const size_t pairs = diff.pairing.pairs.size();
-    std::unique_ptr<RankSumNull> null;
-    if (pairs >= 2 && pairs <= kExactLimit) null = std::make_unique<RankSumNull>(pairs, pairs);
 
     // Categories: the step time and its breakdown, per aligned step.
     if (!diff.wholeProfiles) {
@@ -427,13 +485,13 @@ RunDiff diffRuns(const Profile& base, const Profile& candidate, const RunDiffOpt
             row.base.count = row.candidate.count = pairs;
             // A category neither run has (compilation, always 0 as in XProf) is no row.
             if (row.base.totalPs == 0 && row.candidate.totalPs == 0) return;
-            classify(row, diff, null.get());
             diff.categories.push_back(std::move(row));
         };
         add("Step time", [](const StepRecord& s) { return s.durationPs; });
         for (size_t k = 0; k < kStepCategoryCount; ++k)
             add(std::string(stepCategoryName(StepCategory(k))),
                 [k](const StepRecord& s) { return s.categoryPs[k]; });
+        classifyDiffRows(diff.categories, diff.confidence, diff.minChangePercent);
         // The step time first, then the categories by |delta|.
         if (diff.categories.size() > 1) {
             std::vector<DiffRow> rest(std::make_move_iterator(diff.categories.begin() + 1),
@@ -462,8 +520,11 @@ RunDiff diffRuns(const Profile& base, const Profile& candidate, const RunDiffOpt
     }
     diff.ops = std::move(ops.rows());
     diff.kernels = std::move(kernels.rows());
-    for (DiffRow& row : diff.ops) classify(row, diff, null.get());
-    for (DiffRow& row : diff.kernels) classify(row, diff, null.get());
+    if (progress) progress->report("Tests", 0.9);
+    classifyDiffRows(diff.ops, diff.confidence, diff.minChangePercent);
+    if (progress && progress->cancelled()) return {};
+    classifyDiffRows(diff.kernels, diff.confidence, diff.minChangePercent);
+    if (progress && progress->cancelled()) return {};
     sortRows(diff.ops);
     sortRows(diff.kernels);
 
@@ -511,7 +572,8 @@ Table runDiffTable(const RunDiff& diff, DiffBy by) {
                 T::Text);
     if (by == DiffBy::Kernel) t.addColumn("Launch configuration", T::Text);
     t.addColumn("Class", T::Text, F::Plain,
-                "added, removed, slower, faster or unchanged (the verdict of the per-step test)");
+                "added, removed, slower, faster or unchanged (the verdict of the per-step test); "
+                "inconclusive: the totals moved but too few steps to tell that from noise");
     t.addColumn("Evidence", T::Text, F::Plain,
                 "whether the " + level + " interval of the per-step shift excludes 0");
     const char* countName = by == DiffBy::Category ? "steps" : "count";
@@ -533,6 +595,9 @@ Table runDiffTable(const RunDiff& diff, DiffBy by) {
     t.addColumn("Change (%)", T::Double, F::Percent,
                 "shift per step / baseline mean per-step time (without a test: of the totals)");
     t.addColumn("p-value", T::Double, F::Plain, "two-sided Mann-Whitney U test");
+    t.addColumn("Adjusted p", T::Double, F::Plain,
+                "Benjamini-Hochberg over this table's tested rows; significant needs this at most " +
+                    shortestNumber(1 - diff.confidence) + " and an interval that excludes 0");
     if (by == DiffBy::Op) {
         t.addColumn("Baseline TensorCore (%)", T::Double, F::Percent,
                     "share of the op's kernel time in kernels that use Tensor Cores");
@@ -565,6 +630,7 @@ Table runDiffTable(const RunDiff& diff, DiffBy by) {
         cells.emplace_back(r.test.interval ? r.test.interval->second : none);
         cells.emplace_back(r.relativeKnown ? r.relativeShiftPercent : none);
         cells.emplace_back(tested ? r.test.pValue : none);
+        cells.emplace_back(std::isnan(r.adjustedPValue) ? none : r.adjustedPValue);
         if (by == DiffBy::Op) {
             cells.emplace_back(r.baseTensorCorePercent);
             cells.emplace_back(r.candidateTensorCorePercent);
@@ -614,6 +680,23 @@ std::vector<std::string> runDiffSummary(const RunDiff& diff, size_t maxOps) {
         }
         ++told;
     }
+    // Moves that could not be tested are counted, never named as changes.
+    size_t inconclusive = 0;
+    const DiffRow* largest = nullptr;
+    for (const DiffRow& r : diff.ops) {
+        if (r.diffClass != DiffClass::Inconclusive) continue;
+        ++inconclusive;
+        if (!largest) largest = &r; // rows are sorted by the size of their change
+    }
+    if (largest)
+        lines.push_back(std::to_string(inconclusive) + (inconclusive == 1 ? " op's" : " ops'") +
+                        " time moved by " + shortestNumber(diff.minChangePercent) +
+                        "% or more, but " +
+                        (diff.pairing.pairs.size() < 2
+                             ? std::string("with one step each")
+                             : "with " + std::to_string(diff.pairing.pairs.size()) + " steps") +
+                        " that cannot be told from noise (largest: " + largest->name + ", " +
+                        signedPercentText(largest->relativeShiftPercent) + ").");
     lines.insert(lines.end(), diff.callouts.begin(), diff.callouts.end());
     return lines;
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,8 +22,11 @@ namespace stepscope {
 //
 // Steps: each run's steps as StepAnalysis finds them (analyzeSteps). A run without steps counts
 // as one "step" spanning the whole profile (then no noise estimate is possible).
-// Work of a step: the GPU stream events (Track::deviceOps on GPU planes) that START inside the
-// step's span [begin, begin + duration), on every GPU of the profile.
+// Work of a step: the GPU stream events (Track::deviceOps on GPU planes) whose host launch
+// (the launch -> device flow, by correlation id) starts inside the step's span [begin, begin +
+// duration), on every GPU of the profile; an event without a recorded launch counts in the step
+// its own start falls in. The GPU runs behind the host, so a kernel launched late in step N
+// often runs in step N + 1's span: counting it by its own start would move it a step.
 // Rows:
 //   category  StepCategory of StepAnalysis, plus "Step time"; per-step value = that category's
 //             time in the step
@@ -45,10 +49,15 @@ enum class StepAlignment : uint8_t {
 inline constexpr int kMaxAutoShift = 2;
 
 enum class DiffBy : uint8_t { Category, Op, Kernel };
-enum class DiffClass : uint8_t { Added, Removed, Slower, Faster, Unchanged };
+// Inconclusive: the totals moved by at least the practical floor, but there is no interval to
+// tell that from noise (too few steps, or one step each); never named in the summary.
+enum class DiffClass : uint8_t { Added, Removed, Slower, Faster, Unchanged, Inconclusive };
 enum class DiffEvidence : uint8_t {
-    Significant,    // the interval of the per-step shift excludes 0
-    NotSignificant, // it includes 0
+    Significant,     // the interval of the per-step shift excludes 0, and the row's p-value
+                     // passes Benjamini-Hochberg over the table's tested rows
+    NotSignificant,  // the interval includes 0
+    NotSignificantAcrossRows, // the interval excludes 0, but with this many rows compared such a
+                              // p-value is expected from noise (Benjamini-Hochberg fails)
     TooFewSteps,    // steps on both sides, too few for an interval at the confidence
     NoNoiseEstimate // one step each (or a run without steps): nothing to estimate noise from
 };
@@ -61,8 +70,9 @@ struct RunDiffOptions {
     // Baseline step numbers to compare, inclusive; unset = no bound.
     std::optional<int64_t> firstStep, lastStep;
     double confidence = 0.95;
-    // Practical floor: a change smaller than this share of the baseline's median per-step time is
-    // "unchanged" even when significant (and, without a noise estimate, the only test).
+    // Practical floor: a change smaller than this share of the baseline's mean per-step time is
+    // "unchanged" even when significant (without a noise estimate: "unchanged" below it,
+    // "inconclusive" above).
     double minChangePercent = 1.0;
 };
 
@@ -87,6 +97,8 @@ struct DiffRow {
     DiffClass diffClass = DiffClass::Unchanged;
     DiffEvidence evidence = DiffEvidence::NoNoiseEstimate;
     ShiftTest test;                  // per-step shift, when there are >= 2 pairs
+    // Benjamini-Hochberg adjusted p-value over the table's tested rows (NaN when not tested).
+    double adjustedPValue = std::numeric_limits<double>::quiet_NaN();
     double relativeShiftPercent = 0; // shift / baseline median per-step (or total) time
     bool relativeKnown = false;      // false when the baseline has no time (added rows)
     // Tensor Core: kernel rows, the kernel uses them; op rows, % of the op's kernel time in
@@ -106,10 +118,24 @@ struct RunDiff {
 
 // The pairing of two runs' steps (options: alignment, shift, step range). Auto: by order, with the
 // shift k in [-kMaxAutoShift, kMaxAutoShift] (at least half of the shorter run paired) whose
-// pairs have the smallest mean L1 distance of their step breakdowns, taken only when it lowers
-// that mean by more than 3 times the median pair distance of the unshifted pairing.
+// pairs have the smallest mean L1 distance of their step breakdowns, taken only when that is
+// below the unshifted mean and each of the |k| unshifted pairs that hold the steps it leaves out
+// (the first |k|) is more than 3 times the median unshifted pair distance (the step-to-step
+// noise) apart: a warm-up step is far from every other step, a lucky match of jitter is not.
 StepPairing pairSteps(const StepAnalysis& base, const StepAnalysis& candidate,
                       const RunDiffOptions& options);
+
+// Tests and classes the rows of one table (all with the same number of per-step values):
+// 1. per row with >= 2 steps, shiftTest at `confidence`;
+// 2. over the rows that were tested with an interval and ran in both runs (the family), the
+//    Benjamini-Hochberg step-up adjustment of their p-values (Benjamini & Hochberg, JRSS B 57,
+//    1995), so that a table of hundreds of ops with no real change does not show the ~5% of
+//    them that a per-row test at 95% flags by chance: a row is significant when its interval
+//    excludes 0 AND its adjusted p-value is at most 1 - confidence;
+// 3. class: added / removed by presence; slower / faster when significant and the shift is at
+//    least `minChangePercent` of the baseline's mean per-step time; inconclusive when there is no
+//    interval and the totals moved by at least that; else unchanged.
+void classifyDiffRows(std::vector<DiffRow>& rows, double confidence, double minChangePercent);
 
 // Compares `candidate` with `base`. Returns an empty result (no pairs) if cancelled.
 RunDiff diffRuns(const Profile& base, const Profile& candidate, const RunDiffOptions& options,

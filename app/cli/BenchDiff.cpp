@@ -3,13 +3,12 @@
 // stats and TF op stats of both profiles, the tables a diff of aggregates (HTA, Nsight) compares.
 // steps_seconds: the step analysis of both runs alone, which the diff starts with. One JSON line.
 #include <algorithm>
-#include <chrono>
+#include <optional>
 #include <cstdio>
-#include <functional>
 #include <string>
 #include <vector>
 
-#include "app/cli/Arguments.h"
+#include "app/cli/BenchRepeat.h"
 #include "app/cli/Commands.h"
 #include "model/ProfileLoader.h"
 #include "model/SyntheticProfile.h"
@@ -19,38 +18,11 @@
 
 namespace stepscope::cli {
 
-namespace {
-
-double bestSeconds(int repeat, const std::function<void()>& work) {
-    double best = 0;
-    for (int i = 0; i < repeat; ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
-        work();
-        const double s =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        best = i == 0 ? s : std::min(best, s);
-    }
-    return best;
-}
-
-} // namespace
-
 int runBenchDiff(const std::vector<std::string>& args) {
-    uint64_t events = 1'000'000, repeat = 3;
-    for (size_t i = 0; i < args.size(); ++i) {
-        const uint64_t value =
-            i + 1 < args.size() ? parseCount(args[i + 1], 1, kMaxSyntheticEvents).value_or(0) : 0;
-        if (args[i] == "--events" && value > 0) {
-            events = value;
-            ++i;
-        } else if (args[i] == "--repeat" && value > 0 && value <= 1000) {
-            repeat = value;
-            ++i;
-        } else {
-            std::fprintf(stderr, "usage: stepscope-cli bench diff [--events N] [--repeat R]\n");
-            return 2;
-        }
-    }
+    const std::optional<EventsRepeat> parsed =
+        parseEventsRepeat(args, 1000, "stepscope-cli bench diff [--events N] [--repeat R]");
+    if (!parsed) return 2;
+    const uint64_t events = parsed->events, repeat = parsed->repeat;
     std::shared_ptr<const Profile> runs[2];
     for (int r = 0; r < 2; ++r) {
         SyntheticOptions options;

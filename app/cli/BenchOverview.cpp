@@ -3,13 +3,12 @@
 // kernels, copies, collectives), each beside the load of the same profile in the same run (the
 // time a user already waits before any page shows). One JSON line per figure.
 #include <algorithm>
-#include <chrono>
+#include <optional>
 #include <cstdio>
-#include <functional>
 #include <string>
 #include <vector>
 
-#include "app/cli/Arguments.h"
+#include "app/cli/BenchRepeat.h"
 #include "app/cli/Commands.h"
 #include "model/ProfileLoader.h"
 #include "model/SyntheticProfile.h"
@@ -18,43 +17,16 @@
 
 namespace stepscope::cli {
 
-namespace {
-
-double bestOf(int repeat, const std::function<void()>& work) {
-    double best = 0;
-    for (int i = 0; i < repeat; ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
-        work();
-        const double s =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        best = i == 0 ? s : std::min(best, s);
-    }
-    return best;
-}
-
-} // namespace
-
 int runBenchOverview(const std::vector<std::string>& args) {
-    uint64_t events = 1'000'000, repeat = 3;
-    for (size_t i = 0; i < args.size(); ++i) {
-        const uint64_t value =
-            i + 1 < args.size() ? parseCount(args[i + 1], 1, kMaxSyntheticEvents).value_or(0) : 0;
-        if (args[i] == "--events" && value > 0) {
-            events = value;
-            ++i;
-        } else if (args[i] == "--repeat" && value > 0 && value <= 100) {
-            repeat = value;
-            ++i;
-        } else {
-            std::fprintf(stderr, "usage: stepscope-cli bench overview [--events N] [--repeat R]\n");
-            return 2;
-        }
-    }
+    const std::optional<EventsRepeat> parsed =
+        parseEventsRepeat(args, 100, "stepscope-cli bench overview [--events N] [--repeat R]");
+    if (!parsed) return 2;
+    const uint64_t events = parsed->events, repeat = parsed->repeat;
     SyntheticOptions options;
     options.events = events;
     const std::vector<uint8_t> bytes = generateSyntheticXSpace(options, "bench");
     LoadResult loaded;
-    const double load = bestOf(int(repeat), [&] { loaded = loadXSpaceBytes(bytes, "bench"); });
+    const double load = bestSeconds(int(repeat), [&] { loaded = loadXSpaceBytes(bytes, "bench"); });
     if (!loaded.ok()) {
         std::fprintf(stderr, "stepscope-cli bench overview: synthetic profile failed to load: %s\n",
                      loaded.error.c_str());
@@ -62,14 +34,14 @@ int runBenchOverview(const std::vector<std::string>& args) {
     }
     const Profile& p = *loaded.profile;
     size_t steps = 0, recommendations = 0;
-    const double overview = bestOf(int(repeat), [&] {
+    const double overview = bestSeconds(int(repeat), [&] {
         const Overview o = computeOverview(p);
         steps = o.steps.steps.size();
         recommendations = o.recommendations.size();
     });
     size_t inputOps = 0;
     const double input =
-        bestOf(int(repeat), [&] { inputOps = computeInputPipeline(p).steps.steps.size(); });
+        bestSeconds(int(repeat), [&] { inputOps = computeInputPipeline(p).steps.steps.size(); });
     if (inputOps != steps) std::fprintf(stderr, "note: the two analyses found different steps\n");
     auto print = [&](const char* analysis, double seconds) {
         std::printf("{\"bench\":\"overview\",\"events\":%zu,\"analysis\":\"%s\",\"seconds\":%.6f,"

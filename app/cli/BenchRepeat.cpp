@@ -1,0 +1,44 @@
+#include "app/cli/BenchRepeat.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "app/cli/Arguments.h"
+#include "model/SyntheticProfile.h"
+
+namespace stepscope::cli {
+
+std::optional<EventsRepeat> parseEventsRepeat(const std::vector<std::string>& args,
+                                              uint64_t maxRepeat, const char* usage) {
+    EventsRepeat options;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const uint64_t value =
+            i + 1 < args.size() ? parseCount(args[i + 1], 1, kMaxSyntheticEvents).value_or(0) : 0;
+        if (args[i] == "--events" && value > 0) {
+            options.events = value;
+            ++i;
+        } else if (args[i] == "--repeat" && value > 0 && value <= maxRepeat) {
+            options.repeat = value;
+            ++i;
+        } else {
+            std::fprintf(stderr, "usage: %s\n", usage);
+            return std::nullopt;
+        }
+    }
+    return options;
+}
+
+double bestSeconds(int repeat, const std::function<void()>& work) {
+    double best = 0;
+    for (int i = 0; i < repeat; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        work();
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        best = i == 0 ? s : std::min(best, s);
+    }
+    return best;
+}
+
+} // namespace stepscope::cli

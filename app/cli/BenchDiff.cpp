@@ -3,8 +3,8 @@
 // stats and TF op stats of both profiles, the tables a diff of aggregates (HTA, Nsight) compares.
 // steps_seconds: the step analysis of both runs alone, which the diff starts with. One JSON line.
 #include <algorithm>
-#include <optional>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 

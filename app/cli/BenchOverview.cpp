@@ -3,8 +3,8 @@
 // kernels, copies, collectives), each beside the load of the same profile in the same run (the
 // time a user already waits before any page shows). One JSON line per figure.
 #include <algorithm>
-#include <optional>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 

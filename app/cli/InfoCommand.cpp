@@ -31,7 +31,8 @@ int runInfo(const std::vector<std::string>& args) {
         }
     }
     if (path.empty()) {
-        std::fputs("stepscope-cli info: no PATH given\nusage: stepscope-cli info PATH [--json] [--no-cache]\n",
+        std::fputs("stepscope-cli info: no PATH given\nusage: stepscope-cli info PATH [--json] "
+                   "[--no-cache]\n",
                    stderr);
         return 2;
     }

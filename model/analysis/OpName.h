@@ -78,8 +78,9 @@ inline constexpr std::string_view kUnknownOpType = "Unknown";
 //      its tf_op twice; Stepscope counts it once, by its name.
 //   PyTorch (Kineto) traces, which XProf does not read: an event of category `cpu_op` (2021:
 //   `Operator`) whose name is no TensorFlow/JAX/tf.data op name is the op of its own name
-//   ("aten::mm"), of the same type (PyTorch names an operator by its kind); `ProfilerStep#N` is a step, not an op (as the PyTorch profiler's
-//   TensorBoard plugin, tb_plugin/torch_tb_profiler/profiler/node.py is_operator_node).
+//   ("aten::mm"), of the same type (PyTorch names an operator by its kind); `ProfilerStep#N` is a
+//   step, not an op (as the PyTorch profiler's TensorBoard plugin,
+//   tb_plugin/torch_tb_profiler/profiler/node.py is_operator_node).
 // Device events (deviceOp): the event's framework op (Profile::frameworkOps(): `tf_op`, or the
 // older `level 0`, which XProf no longer reads), parsed (a PyTorch op name, which the Kineto
 // importer writes there from the cpu_op that launched the work, is that op); a framework op that

@@ -283,14 +283,16 @@ bool collect(const Profile& p, const std::vector<Window>& windows, bool isBase, 
             const Track& t = p.tracks()[ti];
             if (!t.deviceOps || t.eventCount == 0) continue;
             for (EventIndex e = t.firstEvent; e < t.firstEvent + t.eventCount; ++e) {
-                while (flowCursor < byTarget.size() && byTarget[flowCursor].target < e) ++flowCursor;
+                while (flowCursor < byTarget.size() && byTarget[flowCursor].target < e)
+                    ++flowCursor;
                 const bool launched =
                     flowCursor < byTarget.size() && byTarget[flowCursor].target == e;
                 // The step holding the launch, else (no launch, or a launch outside every step:
                 // steps spanned by device markers) the one holding the event's start.
                 const Window* w = windowAt(windows, p.start(e));
                 if (launched) {
-                    if (const Window* byLaunch = windowAt(windows, p.start(byTarget[flowCursor].launch)))
+                    if (const Window* byLaunch =
+                            windowAt(windows, p.start(byTarget[flowCursor].launch)))
                         w = byLaunch;
                 }
                 const StringId* fw = frameworkOps.at(e);
@@ -595,9 +597,10 @@ Table runDiffTable(const RunDiff& diff, DiffBy by) {
     t.addColumn("Change (%)", T::Double, F::Percent,
                 "shift per step / baseline mean per-step time (without a test: of the totals)");
     t.addColumn("p-value", T::Double, F::Plain, "two-sided Mann-Whitney U test");
-    t.addColumn("Adjusted p", T::Double, F::Plain,
-                "Benjamini-Hochberg over this table's tested rows; significant needs this at most " +
-                    shortestNumber(1 - diff.confidence) + " and an interval that excludes 0");
+    t.addColumn(
+        "Adjusted p", T::Double, F::Plain,
+        "Benjamini-Hochberg over this table's tested rows; significant needs this at most " +
+            shortestNumber(1 - diff.confidence) + " and an interval that excludes 0");
     if (by == DiffBy::Op) {
         t.addColumn("Baseline TensorCore (%)", T::Double, F::Percent,
                     "share of the op's kernel time in kernels that use Tensor Cores");

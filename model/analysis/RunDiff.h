@@ -53,12 +53,12 @@ enum class DiffBy : uint8_t { Category, Op, Kernel };
 // tell that from noise (too few steps, or one step each); never named in the summary.
 enum class DiffClass : uint8_t { Added, Removed, Slower, Faster, Unchanged, Inconclusive };
 enum class DiffEvidence : uint8_t {
-    Significant,     // the interval of the per-step shift excludes 0, and the row's p-value
-                     // passes Benjamini-Hochberg over the table's tested rows
-    NotSignificant,  // the interval includes 0
+    Significant,    // the interval of the per-step shift excludes 0, and the row's p-value
+                    // passes Benjamini-Hochberg over the table's tested rows
+    NotSignificant, // the interval includes 0
     NotSignificantAcrossRows, // the interval excludes 0, but with this many rows compared such a
                               // p-value is expected from noise (Benjamini-Hochberg fails)
-    TooFewSteps,    // steps on both sides, too few for an interval at the confidence
+    TooFewSteps,              // steps on both sides, too few for an interval at the confidence
     NoNoiseEstimate // one step each (or a run without steps): nothing to estimate noise from
 };
 std::string_view diffClassName(DiffClass c);
@@ -96,7 +96,7 @@ struct DiffRow {
     DiffSide base, candidate;
     DiffClass diffClass = DiffClass::Unchanged;
     DiffEvidence evidence = DiffEvidence::NoNoiseEstimate;
-    ShiftTest test;                  // per-step shift, when there are >= 2 pairs
+    ShiftTest test; // per-step shift, when there are >= 2 pairs
     // Benjamini-Hochberg adjusted p-value over the table's tested rows (NaN when not tested).
     double adjustedPValue = std::numeric_limits<double>::quiet_NaN();
     double relativeShiftPercent = 0; // shift / baseline median per-step (or total) time

@@ -665,11 +665,12 @@ StepMap moduleSteps(const Profile& p, const StatKeys& keys) {
     }
     std::string_view stepModule;
     int64_t most = -1;
-    for (const auto& [module, ps] : deviceTime) {
+    for (const auto& entry : deviceTime) {
+        const auto& module = entry.first; // a named copy: clang 14 cannot capture a binding
         const bool launched = std::any_of(launches.begin(), launches.end(),
                                           [&](const Launch& l) { return l.module == module; });
-        if (launched && ps > most) {
-            most = ps;
+        if (launched && entry.second > most) {
+            most = entry.second;
             stepModule = module;
         }
     }

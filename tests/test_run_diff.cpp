@@ -147,11 +147,13 @@ private slots:
         QCOMPARE(step.evidence, DiffEvidence::Significant);
         // 50 / 620 = 8.0645%
         QVERIFY(std::fabs(step.relativeShiftPercent - 5000.0 / 620) < 1e-9);
+        // 50 / 620 = 8.06%; the interval [50, 50] likewise; every pair 670 > 620.
         const std::vector<std::string> summary = runDiffSummary(d);
-        QVERIFY(!summary.empty());
-        QVERIFY2(summary[0].find("slower by 8.1%") != std::string::npos, summary[0].c_str());
-        QVERIFY(summary[1].find("New in the candidate: model/dropout/Mul (50 µs per step)") !=
-                std::string::npos);
+        QCOMPARE(summary.size(), size_t(3));
+        QCOMPARE(summary[0], std::string("Step time 8.1% slower than the baseline in every step "
+                                         "(+50 µs per step; 95% interval +8.1% to +8.1%)."));
+        QCOMPARE(summary[1], std::string("Op model/dropout/Mul added (50 µs per step)."));
+        QCOMPARE(summary[2], std::string("Kernel dropout_kernel added (50 µs per step)."));
     }
 
     void opRemoved() {
@@ -264,11 +266,14 @@ private slots:
         QCOMPARE(k->diffClass, DiffClass::Inconclusive);
         QCOMPARE(k->relativeShiftPercent, 4.0);
         QCOMPARE(row(d.kernels, "elementwise_relu_kernel")->diffClass, DiffClass::Unchanged);
+        // Step time 10 + 520 + 100 + 10 = 640 vs 620: +3.23%; MatMul 520 vs 500: +4%.
         const std::vector<std::string> summary = runDiffSummary(d);
-        QCOMPARE(summary.size(), size_t(1));
-        QVERIFY2(summary[0].rfind("1 op's time moved by 1% or more, but with one step each", 0) ==
-                     0,
-                 summary[0].c_str());
+        QCOMPARE(summary.size(), size_t(2));
+        QCOMPARE(summary[0], std::string("Step time +3.2% against the baseline, but with one step "
+                                         "each no noise estimate is possible."));
+        QCOMPARE(summary[1], std::string("1 op's time moved by 1% or more, but with one step each "
+                                         "no noise estimate is possible (largest: "
+                                         "model/dense/MatMul, +4.0%)."));
         const Table t = runDiffTable(d, DiffBy::Kernel);
         QVERIFY(t.isMissing(0, size_t(t.columnIndex("p-value"))));
         QCOMPARE(t.text(0, size_t(t.columnIndex("Evidence"))),
@@ -282,11 +287,16 @@ private slots:
     void tensorCoreAndPrecisionCallouts() {
         const RunDiff d = diffOf(DiffScenario::TensorCores);
         QCOMPARE(d.callouts.size(), size_t(2));
-        QCOMPARE(d.callouts[0], std::string("Precision: 16-bit device compute went from 0.0% to "
-                                            "75.0% of device compute time."));
-        QCOMPARE(d.callouts[1],
-                 std::string("Tensor Cores: model/dense/MatMul ran 0.0% of its kernel time on "
-                             "Tensor Cores in the baseline, 100.0% in the candidate."));
+        QCOMPARE(d.callouts[0].id, std::string("diff_precision"));
+        QCOMPARE(d.callouts[0].points, 75.0);
+        QCOMPARE(d.callouts[0].text,
+                 std::string("16-bit precision rose: device compute in 16-bit went from 0.0% to "
+                             "75.0% of device compute time."));
+        QCOMPARE(d.callouts[1].id, std::string("diff_tensor_core"));
+        QCOMPARE(d.callouts[1].points, 100.0);
+        QCOMPARE(d.callouts[1].text,
+                 std::string("Tensor Core use rose: model/dense/MatMul ran 0.0% of its kernel "
+                             "time on Tensor Cores in the baseline, 100.0% in the candidate."));
         const DiffRow* matmul = row(d.ops, "model/dense/MatMul");
         QCOMPARE(matmul->baseTensorCorePercent, 0.0);
         QCOMPARE(matmul->candidateTensorCorePercent, 100.0);
@@ -297,8 +307,76 @@ private slots:
         QCOMPARE(h884->diffClass, DiffClass::Added);
         QVERIFY(h884->usesTensorCore);
         QVERIFY(!row(d.kernels, kGemm)->usesTensorCore);
-        const std::vector<std::string> summary = runDiffSummary(d);
-        QCOMPARE(summary.back(), d.callouts[1]);
+        const std::vector<Recommendation> findings = runDiffFindings(d);
+        QCOMPARE(findings.back().text, d.callouts[1].text);
+        QCOMPARE(findings.back().id, std::string("diff_tensor_core"));
+        QCOMPARE(findings.back().level, std::string("info")); // use rose
+        // The same pair the other way round: use dropped, a moderate finding.
+        const auto [base, candidate] = diffFixture(DiffScenario::TensorCores);
+        const RunDiff back = diffRuns(*load(candidate), *load(base), {});
+        const std::vector<Recommendation> dropped = runDiffFindings(back);
+        QCOMPARE(dropped.back().text,
+                 std::string("Tensor Core use dropped: model/dense/MatMul ran 100.0% of its "
+                             "kernel time on Tensor Cores in the baseline, 0.0% in the "
+                             "candidate."));
+        QCOMPARE(dropped.back().level, std::string("moderate"));
+        QCOMPARE(dropped.back().value, -100.0);
+    }
+
+    // The overview's findings for KernelSlower. Step time 10 + (500 + J) + 100 + 10 = 620 + J vs
+    // 720 + J: the per-step differences are gemm's, HL 100, interval [70, 130]
+    // (kernelSlowerEveryStep), of the mean 620: 16.13%, 11.29% .. 20.97%. MatMul and the gemm
+    // kernel: 100 of 500 = 20%, 70 / 500 = 14%, 130 / 500 = 26%. Every pair moved up (600 + J[i]
+    // > 500 + J[i]). relu unchanged: no line.
+    void findingsForTheOverview() {
+        const std::vector<Recommendation> f = runDiffFindings(diffOf(DiffScenario::KernelSlower));
+        QCOMPARE(f.size(), size_t(3));
+        QCOMPARE(f[0].id, std::string("diff_step_time"));
+        QCOMPARE(f[0].level, std::string("high"));
+        QCOMPARE(f[0].tool, std::string("run_diff"));
+        QVERIFY(std::fabs(f[0].value - 10000.0 / 620) < 1e-9);
+        QCOMPARE(f[0].text, std::string("Step time 16.1% slower than the baseline in every step "
+                                        "(+100 µs per step; 95% interval +11.3% to +21.0%)."));
+        QCOMPARE(f[1].id, std::string("diff_op_slower"));
+        QCOMPARE(f[1].level, std::string("moderate"));
+        QCOMPARE(f[1].value, 20.0);
+        QCOMPARE(f[1].text,
+                 std::string("Op model/dense/MatMul 20.0% slower than the baseline in every step "
+                             "(+100 µs per step; 95% interval +14.0% to +26.0%)."));
+        QCOMPARE(f[2].id, std::string("diff_kernel_slower"));
+        QCOMPARE(f[2].text,
+                 std::string("Kernel volta_sgemm_128x64_nn 20.0% slower than the baseline in "
+                             "every step (+100 µs per step; 95% interval +14.0% to +26.0%)."));
+        // Pure jitter: nothing to say.
+        QVERIFY(runDiffFindings(diffOf(DiffScenario::Jitter)).empty());
+    }
+
+    // Not every step moved: one row built by hand, baseline 1..8 µs, candidate 9..15 µs and then
+    // 0.5 µs in the last pair (paired differences 8 seven times, -7.5 once: 7 of 8 steps slower).
+    // U = 7 x 8 = 56, no ties: exact p = 2 P(U <= 8) < 0.05. The 64 differences: 8 negative
+    // (0.5 - x), and y - x = d for d = 1..14, d times for d <= 7 and 15 - d times above: up to
+    // d = 7 28 of them, d = 8 seven more (35), d = 9 six (41), d = 10 five (46).
+    // HL: the 32nd and 33rd differences = the 24th and 25th positive = 7. Interval k = 14 (the
+    // critical U of 8 x 8 is 13): D(14) = 6th positive = 3, D(51) = 43rd positive = 10. Baseline
+    // mean 4.5 µs: 155.6%, 66.7% .. 222.2%.
+    void findingsSayHowManySteps() {
+        RunDiff d;
+        for (size_t i = 0; i < 8; ++i) d.pairing.pairs.emplace_back(i, i);
+        DiffRow r;
+        r.name = "model/x";
+        r.base.perStepUs = {1, 2, 3, 4, 5, 6, 7, 8};
+        r.candidate.perStepUs = {9, 10, 11, 12, 13, 14, 15, 0.5};
+        r.base.totalPs = 36'000'000;
+        r.candidate.totalPs = 84'500'000;
+        r.base.count = r.candidate.count = 8;
+        d.ops.push_back(r);
+        classifyDiffRows(d.ops, 0.95, 1.0);
+        QCOMPARE(d.ops[0].diffClass, DiffClass::Slower);
+        QCOMPARE(d.ops[0].test.shift, 7.0);
+        const std::vector<std::string> s = runDiffSummary(d);
+        QCOMPARE(s.size(), size_t(1));
+        QCOMPARE(s[0], std::string("Op model/x 155.6% slower than the baseline in 7 of 8 steps "
+                                   "(+7 µs per step; 95% interval +66.7% to +222.2%)."));
     }
 
     // Rows built directly: m = 100 rows per table, 8 steps each, every value 500 µs times
@@ -433,7 +511,8 @@ private slots:
         QCOMPARE(json["pairing"].toObject()["steps"].toArray().size(), 8);
         QCOMPARE(json["kernels"].toArray()[0].toObject()["Class"].toString(), QString("slower"));
         QVERIFY(json.contains("categories") && json.contains("ops"));
-        QCOMPARE(json["summary"].toArray().size(), 2); // the step time and MatMul
+        // The step time, MatMul and the gemm kernel.
+        QCOMPARE(json["summary"].toArray().size(), 3);
         // --steps 2:4 keeps three pairs.
         QCOMPARE(run({b, c, "--steps", "2:4", "--by", "category", "--json", "-"}, &out), 0);
         QCOMPARE(

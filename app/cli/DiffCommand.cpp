@@ -84,7 +84,7 @@ std::string diffJson(const RunDiff& d, const std::string& basePath,
     for (DiffBy t : {DiffBy::Category, DiffBy::Op, DiffBy::Kernel})
         if (!by || *by == t) w.key(byName(t)).table(runDiffTable(d, t));
     w.key("callouts").beginArray();
-    for (const std::string& c : d.callouts) w.value(c);
+    for (const DiffCallout& c : d.callouts) w.value(c.text);
     w.endArray();
     w.key("summary").beginArray();
     for (const std::string& s : runDiffSummary(d)) w.value(s);

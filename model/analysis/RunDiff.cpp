@@ -542,18 +542,23 @@ RunDiff diffRuns(const Profile& base, const Profile& candidate, const RunDiffOpt
         if (b16 + b32 > 0 && c16 + c32 > 0) {
             const double bShare = 100 * b16 / (b16 + b32), cShare = 100 * c16 / (c16 + c32);
             if (std::fabs(cShare - bShare) >= kCalloutPoints)
-                diff.callouts.push_back("Precision: 16-bit device compute went from " +
-                                        percentText(bShare) + " to " + percentText(cShare) +
-                                        " of device compute time.");
+                diff.callouts.push_back(
+                    {"diff_precision", cShare - bShare,
+                     std::string("16-bit precision ") + (cShare > bShare ? "rose" : "dropped") +
+                         ": device compute in 16-bit went from " + percentText(bShare) + " to " +
+                         percentText(cShare) + " of device compute time."});
         }
     }
     for (const DiffRow& row : diff.ops) {
         const double b = row.baseTensorCorePercent, c = row.candidateTensorCorePercent;
         if (std::isnan(b) || std::isnan(c)) continue;
         if ((b == 0) != (c == 0) || std::fabs(c - b) >= kCalloutPoints)
-            diff.callouts.push_back("Tensor Cores: " + row.name + " ran " + percentText(b) +
-                                    " of its kernel time on Tensor Cores in the baseline, " +
-                                    percentText(c) + " in the candidate.");
+            diff.callouts.push_back({"diff_tensor_core", c - b,
+                                     std::string("Tensor Core use ") +
+                                         (c > b ? "rose" : "dropped") + ": " + row.name + " ran " +
+                                         percentText(b) +
+                                         " of its kernel time on Tensor Cores in the baseline, " +
+                                         percentText(c) + " in the candidate."});
     }
     if (progress) progress->report("Ops and kernels", 1);
     return diff;
@@ -644,45 +649,86 @@ Table runDiffTable(const RunDiff& diff, DiffBy by) {
     return t;
 }
 
-std::vector<std::string> runDiffSummary(const RunDiff& diff, size_t maxOps) {
-    std::vector<std::string> lines;
-    if (diff.pairing.pairs.empty()) return lines;
-    // How sure: the interval when there is one, else why there is none.
-    auto evidence = [](const DiffRow& r) {
-        if (r.evidence != DiffEvidence::Significant)
-            return "; " + std::string(diffEvidenceText(r.evidence));
-        return "; interval " + durationText(r.test.interval->first) + " to " +
-               durationText(r.test.interval->second) + " per step";
+std::vector<Recommendation> runDiffFindings(const RunDiff& diff, size_t maxRows) {
+    std::vector<Recommendation> out;
+    if (diff.pairing.pairs.empty()) return out;
+    const size_t pairs = diff.pairing.pairs.size();
+    char levelText[16];
+    std::snprintf(levelText, sizeof levelText, "%.3g%%", 100 * diff.confidence);
+    const std::string level = levelText;
+    auto add = [&](std::string id, std::string lvl, std::string text, double value) {
+        Recommendation r;
+        r.id = std::move(id);
+        r.level = std::move(lvl);
+        r.text = std::move(text);
+        r.value = value;
+        r.tool = "run_diff";
+        out.push_back(std::move(r));
+    };
+    // "in every step" / "in N of M steps": the pairs whose candidate value moved the row's way.
+    auto steps = [&](const DiffRow& r) {
+        const bool slower = r.diffClass == DiffClass::Slower;
+        size_t n = 0;
+        for (size_t i = 0; i < r.base.perStepUs.size(); ++i)
+            if (slower ? r.candidate.perStepUs[i] > r.base.perStepUs[i]
+                       : r.candidate.perStepUs[i] < r.base.perStepUs[i])
+                ++n;
+        return n == pairs ? std::string("in every step")
+                          : "in " + std::to_string(n) + " of " + std::to_string(pairs) + " steps";
+    };
+    // A significant shift: its size per step and its interval, both also in % of the baseline's
+    // mean per-step time (the unit of relativeShiftPercent).
+    auto shifted = [&](const std::string& what, const DiffRow& r) {
+        const double baseMeanUs = double(r.base.totalPs) / kPsPerUs / double(pairs);
+        const bool slower = r.diffClass == DiffClass::Slower;
+        return what + " " + percentText(std::fabs(r.relativeShiftPercent)) + " " +
+               (slower ? "slower" : "faster") + " than the baseline " + steps(r) + " (" +
+               (r.test.shift > 0 ? "+" : "") + durationText(r.test.shift) + " per step; " + level +
+               " interval " + signedPercentText(100 * r.test.interval->first / baseMeanUs) +
+               " to " + signedPercentText(100 * r.test.interval->second / baseMeanUs) + ").";
+    };
+    auto noNoise = [&]() {
+        return pairs < 2
+                   ? std::string("with one step each no noise estimate is possible")
+                   : "with " + std::to_string(pairs) + " steps that cannot be told from noise";
     };
     for (const DiffRow& r : diff.categories) {
         if (r.name != "Step time") continue;
         if (r.diffClass == DiffClass::Slower || r.diffClass == DiffClass::Faster)
-            lines.push_back("Against the baseline, the step time is " +
-                            std::string(diffClassName(r.diffClass)) + " by " +
-                            percentText(std::fabs(r.relativeShiftPercent)) + " (" +
-                            evidence(r).substr(2) + ").");
+            add("diff_step_time", r.diffClass == DiffClass::Slower ? "high" : "info",
+                shifted("Step time", r), r.relativeShiftPercent);
+        else if (r.diffClass == DiffClass::Inconclusive)
+            add("diff_inconclusive", "info",
+                "Step time " + signedPercentText(r.relativeShiftPercent) +
+                    " against the baseline, but " + noNoise() + ".",
+                r.relativeShiftPercent);
     }
-    size_t told = 0;
-    for (const DiffRow& r : diff.ops) {
-        if (told >= maxOps) break;
-        const double perStepUs = double(r.candidate.totalPs - r.base.totalPs) / kPsPerUs /
-                                 double(r.base.perStepUs.size());
-        if (r.diffClass == DiffClass::Added) {
-            lines.push_back("New in the candidate: " + r.name + " (" + durationText(perStepUs) +
-                            " per step).");
-        } else if (r.diffClass == DiffClass::Removed) {
-            lines.push_back("Gone from the candidate: " + r.name + " (" + durationText(-perStepUs) +
-                            " per step in the baseline).");
-        } else if (r.diffClass == DiffClass::Slower || r.diffClass == DiffClass::Faster) {
-            lines.push_back(r.name + " is " + std::string(diffClassName(r.diffClass)) + " (" +
-                            signedPercentText(r.relativeShiftPercent) + ", " +
-                            (perStepUs > 0 ? "+" : "") + durationText(perStepUs) + " per step" +
-                            evidence(r) + ").");
-        } else {
-            continue;
+    // Op rows, then kernel rows, each largest change first (the tables' order).
+    auto rows = [&](const std::vector<DiffRow>& table, const std::string& what,
+                    const std::string& id) {
+        size_t told = 0;
+        for (const DiffRow& r : table) {
+            if (told >= maxRows) break;
+            const double perStepUs =
+                double(r.candidate.totalPs - r.base.totalPs) / kPsPerUs / double(pairs);
+            const std::string name = what + " " + r.name;
+            if (r.diffClass == DiffClass::Added)
+                add(id + "_added", "moderate",
+                    name + " added (" + durationText(perStepUs) + " per step).", perStepUs);
+            else if (r.diffClass == DiffClass::Removed)
+                add(id + "_removed", "moderate",
+                    name + " removed (was " + durationText(-perStepUs) + " per step).", perStepUs);
+            else if (r.diffClass == DiffClass::Slower)
+                add(id + "_slower", "moderate", shifted(name, r), r.relativeShiftPercent);
+            else if (r.diffClass == DiffClass::Faster)
+                add(id + "_faster", "info", shifted(name, r), r.relativeShiftPercent);
+            else
+                continue;
+            ++told;
         }
-        ++told;
-    }
+    };
+    rows(diff.ops, "Op", "diff_op");
+    rows(diff.kernels, "Kernel", "diff_kernel");
     // Moves that could not be tested are counted, never named as changes.
     size_t inconclusive = 0;
     const DiffRow* largest = nullptr;
@@ -692,15 +738,20 @@ std::vector<std::string> runDiffSummary(const RunDiff& diff, size_t maxOps) {
         if (!largest) largest = &r; // rows are sorted by the size of their change
     }
     if (largest)
-        lines.push_back(std::to_string(inconclusive) + (inconclusive == 1 ? " op's" : " ops'") +
-                        " time moved by " + shortestNumber(diff.minChangePercent) +
-                        "% or more, but " +
-                        (diff.pairing.pairs.size() < 2
-                             ? std::string("with one step each")
-                             : "with " + std::to_string(diff.pairing.pairs.size()) + " steps") +
-                        " that cannot be told from noise (largest: " + largest->name + ", " +
-                        signedPercentText(largest->relativeShiftPercent) + ").");
-    lines.insert(lines.end(), diff.callouts.begin(), diff.callouts.end());
+        add("diff_inconclusive", "info",
+            std::to_string(inconclusive) + (inconclusive == 1 ? " op's" : " ops'") +
+                " time moved by " + shortestNumber(diff.minChangePercent) + "% or more, but " +
+                noNoise() + " (largest: " + largest->name + ", " +
+                signedPercentText(largest->relativeShiftPercent) + ").",
+            double(inconclusive));
+    for (const DiffCallout& c : diff.callouts)
+        add(c.id, c.points > 0 ? "info" : "moderate", c.text, c.points);
+    return out;
+}
+
+std::vector<std::string> runDiffSummary(const RunDiff& diff) {
+    std::vector<std::string> lines;
+    for (Recommendation& r : runDiffFindings(diff)) lines.push_back(std::move(r.text));
     return lines;
 }
 

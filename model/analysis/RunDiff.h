@@ -11,6 +11,7 @@
 #include "model/Profile.h"
 #include "model/Progress.h"
 #include "model/Table.h"
+#include "model/analysis/Overview.h"
 #include "model/analysis/ShiftTest.h"
 #include "model/analysis/StepAnalysis.h"
 
@@ -107,13 +108,21 @@ struct DiffRow {
     double baseTensorCorePercent = 0, candidateTensorCorePercent = 0;
 };
 
+// A Tensor Core or precision change, in plain words. id: "diff_tensor_core" or "diff_precision";
+// points: the candidate's share minus the baseline's, in percentage points (> 0: it rose).
+struct DiffCallout {
+    std::string id;
+    double points = 0;
+    std::string text;
+};
+
 struct RunDiff {
     StepAnalysis baseSteps, candidateSteps;
     bool wholeProfiles = false; // a run had no steps: each run counted as one step
     StepPairing pairing;
     double confidence = 0.95, minChangePercent = 1.0;
     std::vector<DiffRow> categories, ops, kernels; // categories: "Step time" first
-    std::vector<std::string> callouts; // Tensor Core and precision changes, in plain words
+    std::vector<DiffCallout> callouts;
 };
 
 // The pairing of two runs' steps (options: alignment, shift, step range). Auto: by order, with the
@@ -148,9 +157,25 @@ RunDiff diffRuns(const Profile& base, const Profile& candidate, const RunDiffOpt
 // then Tensor Core columns (op: baseline / candidate TC %, kernel: uses TC).
 Table runDiffTable(const RunDiff& diff, DiffBy by);
 
-// The candidate's changes against the baseline in a few plain sentences, largest first, for the
-// overview's recommendations: the step time verdict, the ops that got slower or were added, the
-// callouts. Empty when nothing changed.
-std::vector<std::string> runDiffSummary(const RunDiff& diff, size_t maxOps = 3);
+// What changed in the candidate against the baseline, as findings for the candidate's overview
+// (tool "run_diff", value: the change in % of the baseline's mean per-step time, or µs per step
+// for added / removed rows). Only verdicts: significant changes and added / removed rows, never a
+// move within noise. In order:
+//   diff_step_time      "Step time 8.1% slower than the baseline in every step (+50 µs per step;
+//                        95% interval +8.1% to +8.1%)." (high when slower, else info)
+//   diff_op_*, diff_kernel_*  the first `maxRows` op rows and kernel rows (largest change first)
+//                        that were added, removed, got slower or faster: "Op X added (50 µs per
+//                        step).", "Kernel K 20.0% slower than the baseline in every step (...)."
+//                        ("in N of M steps" when not every pair moved that way); moderate, faster
+//                        ones info
+//   diff_inconclusive    the totals moved by the practical floor or more but no interval tells that
+//                        from noise (one step each, or too few steps): how many rows, the largest
+//                        named; the step time says the same of itself (info)
+//   the callouts         diff_tensor_core / diff_precision (moderate when use dropped, else info)
+// Empty when nothing changed.
+std::vector<Recommendation> runDiffFindings(const RunDiff& diff, size_t maxRows = 3);
+
+// The findings' sentences (the diff page and `stepscope-cli diff`).
+std::vector<std::string> runDiffSummary(const RunDiff& diff);
 
 } // namespace stepscope

@@ -14,6 +14,7 @@
 #include <array>
 #include <cmath>
 
+#include "model/analysis/RunDiff.h"
 #include "ui/widgets/DataTableView.h"
 #include "views/overview/StackedStepChart.h"
 
@@ -87,7 +88,7 @@ QString settingsKey(const Profile& p) {
     return "overview/stepPattern/" + files.join('|');
 }
 
-Table recommendationsTable(const Overview& o) {
+Table recommendationsTable(const std::vector<Recommendation>& recommendations) {
     Table t;
     t.addColumn("Level", Table::Type::Text);
     t.addColumn("Check", Table::Type::Text);
@@ -98,7 +99,7 @@ Table recommendationsTable(const Overview& o) {
                 "Double-click the row to open it");
     t.addColumn("From (ms)", Table::Type::Double);
     t.addColumn("To (ms)", Table::Type::Double);
-    for (const Recommendation& r : o.recommendations) {
+    for (const Recommendation& r : recommendations) {
         const bool range = r.endPs > r.beginPs;
         t.addRow({r.level, r.id, r.text, r.value, r.tool,
                   range ? double(r.beginPs) / 1e9 : Table::missing(),
@@ -389,6 +390,17 @@ void OverviewView::show() {
         }
         html += "</ul>";
     }
+    if (!comparedWith_.isEmpty()) {
+        html += tr("<p><b>Against this run</b>, the candidate %1 (Compare runs):</p>")
+                    .arg(comparedWith_.toHtmlEscaped());
+        if (comparison_.empty())
+            html += "<p>" + comparisonNote_.toHtmlEscaped() + "</p>";
+        else
+            html += "<ul>";
+        for (const Recommendation& r : comparison_)
+            html += "<li>" + QString::fromStdString(r.text).toHtmlEscaped() + "</li>";
+        if (!comparison_.empty()) html += "</ul>";
+    }
     summary_->setText(html);
 
     // Step-time graph.
@@ -448,7 +460,9 @@ void OverviewView::show() {
     }
     gpuChart_->setData(devices, gpu, gpuHover, tr("Time (ms)"), tr("Device"));
 
-    recommendations_->setTable(recommendationsTable(*o));
+    std::vector<Recommendation> all = o->recommendations;
+    all.insert(all.end(), comparison_.begin(), comparison_.end());
+    recommendations_->setTable(recommendationsTable(all));
     gpuTable_->setTable(gpuTimeTable(o->gpu));
     topOps_->setTable(o->topOps);
     steps_->setTable(overviewStepTable(*o));
@@ -536,9 +550,23 @@ void OverviewView::showTorchSteps(QString& html) {
     chart_->setVisible(true);
 }
 
+void OverviewView::setComparison(std::shared_ptr<const RunDiff> diff, const QString& candidate) {
+    comparison_ = diff ? runDiffFindings(*diff) : std::vector<Recommendation>();
+    comparedWith_ = diff ? candidate : QString();
+    comparisonNote_ = !diff ? QString()
+                      : diff->pairing.pairs.empty()
+                          ? QString::fromStdString(diff->pairing.explanation)
+                          : tr("No change stands out of the step-to-step "
+                               "noise.");
+    if (overview_) show();
+}
+
 void OverviewView::openRecommendation(int row) {
-    if (!overview_ || row < 0 || size_t(row) >= overview_->recommendations.size()) return;
-    const Recommendation& r = overview_->recommendations[size_t(row)];
+    if (!overview_ || row < 0) return;
+    const std::vector<Recommendation>& own = overview_->recommendations;
+    if (size_t(row) >= own.size() + comparison_.size()) return;
+    const Recommendation& r =
+        size_t(row) < own.size() ? own[size_t(row)] : comparison_[size_t(row) - own.size()];
     if (r.tool == "trace_viewer")
         emit showRangeRequested(r.beginPs, r.endPs > r.beginPs ? r.endPs : profile_->durationPs());
     else

@@ -321,6 +321,7 @@ void RunDiffView::showStepPair(int pair) {
 }
 
 void RunDiffView::compare() {
+    if (diff_) emit comparisonChanged(nullptr, QString());
     diff_.reset();
     laneJob_.cancel();
     laying_ = false;
@@ -354,6 +355,7 @@ void RunDiffView::compare() {
         [this](std::shared_ptr<const RunDiff> diff) {
             computing_ = false;
             diff_ = std::move(diff);
+            emit comparisonChanged(diff_, candidateLabel_->text());
             showDiff();
             {
                 const QSignalBlocker b(pair_);

@@ -2,6 +2,8 @@
 // copy names, ProfilerStep#N against other host events. Every expected value is worked out by
 // hand from the trace's timestamps (µs) in the comment above it.
 #include <QtTest>
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <set>
 
@@ -426,8 +428,18 @@ private slots:
         const std::string json = overviewJson(o);
         QVERIFY(json.find(R"("pytorch_breakdown_ms":{"Kernel":{"average":0.015,)") !=
                 std::string::npos);
-        // A name pattern finds other steps: the page falls back to XProf's categories.
-        QVERIFY(computeOverview(*p, "aten::mm").torch.empty());
+        // The plugin's DataLoader rule: 10 µs of 100 µs on average, 10% > 5%.
+        const auto rule =
+            std::find_if(o.recommendations.begin(), o.recommendations.end(),
+                         [](const Recommendation& r) { return r.id == "pytorch_dataloader"; });
+        QVERIFY(rule != o.recommendations.end());
+        QVERIFY(std::abs(rule->value - 10) < 1e-9);
+        QCOMPARE(rule->tool, std::string("pytorch"));
+        // A name pattern finds other steps: the page falls back to XProf's categories, without
+        // the plugin's rule.
+        const Overview byName = computeOverview(*p, "aten::mm");
+        QVERIFY(byName.torch.empty());
+        QVERIFY(!ids(byName).count("pytorch_dataloader"));
     }
 
     // Real PyTorch traces: the overview's steps are the plugin's, each step's roles add up to
@@ -461,6 +473,18 @@ private slots:
                 for (size_t c = 0; c < t.columnCount(); ++c)
                     if (t.column(c).type == Table::Type::Double)
                         QVERIFY2(!(t.number(row, c) < 0), file);
+            if (fileName == "alexnet_a100_small.json.gz") {
+                // No ProfilerStep#: one step "0" over the host ops; the plugin prints
+                // [10630, 55503, 8, 0, 42217684, 0, 1064731, 0] µs, total 43348556.
+                QCOMPARE(o.torch.size(), size_t(1));
+                QCOMPARE(o.torch[0].steps.size(), size_t(1));
+                const TorchStepCosts& s = o.torch[0].steps[0];
+                QCOMPARE(s.name, std::string("0"));
+                const int64_t plugin[kTorchRoleCount] = {10630,    55503, 8,       0,
+                                                         42217684, 0,     1064731, 0};
+                for (size_t r = 0; r < kTorchRoleCount; ++r) QCOMPARE(s.ps[r], plugin[r] * us);
+                QCOMPARE(s.range.end - s.range.start, 43348556 * us);
+            }
             if (fileName != "worker0.1623143089861.pt.trace.json.gz") continue;
             sawWorker0 = true;
             QCOMPARE(o.torch.size(), size_t(1));
@@ -483,6 +507,8 @@ private slots:
             // The plugin's average DataLoader time: 59261.833... µs.
             QVERIFY(std::abs(o.torchRoleMs[size_t(TorchRole::DataLoader)].average -
                              59261.833333333336 / 1000) < 1e-9);
+            // DataLoader 59261.833 / 177592.167 µs of the average step: the plugin's 33.4%.
+            QVERIFY(ids(o).count("pytorch_dataloader"));
             QCOMPARE(t.rowCount(), size_t(6));
             QCOMPARE(t.text(0, 0), std::string("5"));
             QCOMPARE(t.number(0, 3), 98.598);

@@ -528,6 +528,20 @@ void torchBreakdown(const Profile& p, Overview& o) {
     }
     o.torchStepTimeMs = summarize(times);
     for (size_t r = 0; r < kTorchRoleCount; ++r) o.torchRoleMs[r] = summarize(roles[r]);
+    // The plugin's input rule (data.py RunProfileData.analyze): average DataLoader time over
+    // average step time above 5%.
+    const double dataLoader =
+        o.torchStepTimeMs.average > 0
+            ? share(o.torchRoleMs[size_t(TorchRole::DataLoader)].average, o.torchStepTimeMs.average)
+            : 0;
+    if (dataLoader > kTorchDataLoaderPercent)
+        o.recommendations.push_back(
+            {"pytorch_dataloader", "moderate",
+             oneDigit(dataLoader) +
+                 "% of the step time is in the DataLoader (PyTorch TensorBoard plugin's step "
+                 "breakdown): set num_workers when constructing the DataLoader to load data in "
+                 "several processes.",
+             dataLoader, "pytorch"});
 }
 
 Table torchOverviewStepTable(const Overview& o) {

@@ -92,6 +92,7 @@ inline constexpr double kSyncApiPercent = 5;                // host time in sync
 inline constexpr int64_t kStarvationPs = 500'000'000'000;   // Nsight Systems' default, 500 ms
 inline constexpr int kUtilizationChunks = 30;               // Nsight Systems' default chunks
 inline constexpr double kLowUtilizationPercent = 50;        // Nsight Systems' default threshold
+inline constexpr double kTorchDataLoaderPercent = 5;        // the PyTorch TensorBoard plugin's
 
 // Everything the overview page shows. `stepPattern` non-empty: steps from that name pattern.
 // Returns an empty result if cancelled.

@@ -113,11 +113,11 @@ std::string_view diffEvidenceText(DiffEvidence e) {
     case DiffEvidence::NotSignificant:
         return "within noise";
     case DiffEvidence::NotSignificantAcrossRows:
-        return "within noise across the rows compared";
+        return "noise across rows";
     case DiffEvidence::TooFewSteps:
-        return "too few steps for an interval";
+        return "too few steps";
     case DiffEvidence::NoNoiseEstimate:
-        return "no noise estimate possible: one step each";
+        return "one step each";
     }
     return "";
 }
@@ -310,8 +310,11 @@ bool collect(const Profile& p, const HostPair& hosts, const std::vector<Window>&
                 if (op >= opRowOf.size()) opRowOf.resize(op + 1, kNoRow);
                 if (opRowOf[op] == kNoRow) {
                     const OpIdentity& id = catalog.op(op);
-                    opRowOf[op] = uint32_t(
-                        ops.indexOf(ops.at(hosts.label, hosts.pairCount, id.type, id.name)));
+                    // PyTorch ops have no type apart from their name (the catalog repeats
+                    // it): the Type column stays empty rather than saying it twice.
+                    opRowOf[op] = uint32_t(ops.indexOf(
+                        ops.at(hosts.label, hosts.pairCount,
+                               id.type == id.name ? std::string_view() : id.type, id.name)));
                 }
                 DiffRow& opRow = ops.rows()[opRowOf[op]];
                 DiffSide& opSide = isBase ? opRow.base : opRow.candidate;
@@ -689,7 +692,12 @@ Table runDiffTable(const RunDiff& diff, DiffBy by) {
                 "added, removed, slower, faster or unchanged (the verdict of the per-step test); "
                 "inconclusive: the totals moved but too few steps to tell that from noise");
     t.addColumn("Evidence", T::Text, F::Plain,
-                "whether the " + level + " interval of the per-step shift excludes 0");
+                "significant: the " + level +
+                    " interval of the per-step shift excludes 0 (and Benjamini-Hochberg over the "
+                    "table passes); within noise: it includes 0; noise across rows: it excludes 0, "
+                    "but with this many rows such a p-value is expected from noise; too few "
+                    "steps: no interval reaches the confidence; one step each: no noise estimate "
+                    "is possible");
     const char* countName = by == DiffBy::Category ? "steps" : "count";
     t.addColumn(std::string("Baseline ") + countName, T::Int);
     t.addColumn(std::string("Candidate ") + countName, T::Int);
@@ -757,6 +765,20 @@ Table runDiffTable(const RunDiff& diff, DiffBy by) {
     return t;
 }
 
+namespace {
+
+// A name as a finding quotes it: C++ kernel names with their template and argument lists run to
+// hundreds of characters; past kFindingNameChars they are cut (the tables keep them whole).
+constexpr size_t kFindingNameChars = 80;
+std::string findingName(const std::string& name) {
+    if (name.size() <= kFindingNameChars) return name;
+    size_t cut = kFindingNameChars;
+    while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut; // UTF-8
+    return name.substr(0, cut) + "…";
+}
+
+} // namespace
+
 std::vector<Recommendation> runDiffFindings(const RunDiff& diff, size_t maxRows) {
     std::vector<Recommendation> out;
     if (diff.pairing.pairs.empty()) return out;
@@ -823,7 +845,7 @@ std::vector<Recommendation> runDiffFindings(const RunDiff& diff, size_t maxRows)
             if (told >= maxRows) break;
             const double perStepUs =
                 double(r.candidate.totalPs - r.base.totalPs) / kPsPerUs / double(pairsOf(r));
-            const std::string name = what + " " + r.name + onHost(r);
+            const std::string name = what + " " + findingName(r.name) + onHost(r);
             if (r.diffClass == DiffClass::Added)
                 add(id + "_added", "moderate",
                     name + " added (" + durationText(perStepUs) + " per step).", perStepUs);
@@ -853,8 +875,8 @@ std::vector<Recommendation> runDiffFindings(const RunDiff& diff, size_t maxRows)
         add("diff_inconclusive", "info",
             std::to_string(inconclusive) + (inconclusive == 1 ? " op's" : " ops'") +
                 " time moved by " + shortestNumber(diff.minChangePercent) + "% or more, but " +
-                noNoise(*largest) + " (largest: " + largest->name + onHost(*largest) + ", " +
-                signedPercentText(largest->relativeShiftPercent) + ").",
+                noNoise(*largest) + " (largest: " + findingName(largest->name) + onHost(*largest) +
+                ", " + signedPercentText(largest->relativeShiftPercent) + ").",
             double(inconclusive));
     for (const DiffCallout& c : diff.callouts)
         add(c.id, c.points > 0 ? "info" : "moderate", c.text, c.points);

@@ -197,7 +197,8 @@ Table runDiffTable(const RunDiff& diff, DiffBy by);
 //                        from noise (one step each, or too few steps): how many rows, the largest
 //                        named; the step time says the same of itself (info)
 //   the callouts         diff_tensor_core / diff_precision (moderate when use dropped, else info)
-// Empty when nothing changed.
+// Names longer than 80 characters (C++ kernel names) are cut with "…". Empty when nothing
+// changed.
 std::vector<Recommendation> runDiffFindings(const RunDiff& diff, size_t maxRows = 3);
 
 // The findings' sentences (the diff page and `stepscope-cli diff`).

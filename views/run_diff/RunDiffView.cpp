@@ -6,6 +6,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QVBoxLayout>
@@ -57,7 +58,6 @@ RunDiffView::RunDiffView(QWidget* parent)
     status_->setWordWrap(true);
     status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     summary_->setWordWrap(true);
-    summary_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     table_->setExportFileName("run_diff.csv");
 
@@ -102,7 +102,15 @@ RunDiffView::RunDiffView(QWidget* parent)
     layout->addLayout(top);
     layout->addLayout(controls);
     layout->addWidget(status_);
-    layout->addWidget(summary_);
+    // What changed, one finding a line; a long list (long kernel names) scrolls in at most four
+    // lines instead of squeezing the table.
+    auto* summaryScroll = new QScrollArea(this);
+    summaryScroll->setWidget(summary_);
+    summaryScroll->setWidgetResizable(true);
+    summaryScroll->setFrameShape(QFrame::NoFrame);
+    summaryScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    summaryScroll->setMaximumHeight(4 * summary_->fontMetrics().lineSpacing() + 4);
+    layout->addWidget(summaryScroll);
     pair_->setObjectName("diffStepPair");
     pair_->setRange(1, 1);
     pair_->setToolTip(tr("The step pair the timeline shows"));
@@ -414,7 +422,7 @@ void RunDiffView::showDiff() {
     QStringList lines;
     for (const std::string& s : runDiffSummary(*diff_)) lines << QString::fromStdString(s);
     summary_->setText(lines.isEmpty() ? tr("No change stands out of the step-to-step noise.")
-                                      : tr("What changed: ") + lines.join("  •  "));
+                                      : tr("What changed:\n• ") + lines.join("\n• "));
 }
 
 void RunDiffView::finishStep() {

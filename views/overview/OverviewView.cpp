@@ -11,6 +11,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <array>
 #include <cmath>
 
 #include "model/analysis/RunDiff.h"
@@ -43,6 +44,30 @@ QColor categoryColor(StepCategory c) {
     case StepCategory::DeviceCompute32:
         return QColor("#1f77b4");
     case StepCategory::AllOthers:
+        return QColor("#a0a0a0");
+    }
+    return Qt::gray;
+}
+
+// The PyTorch plugin's categories: device work in the XProf page's device colours, host
+// categories in its host ones.
+QColor torchRoleColor(TorchRole r) {
+    switch (r) {
+    case TorchRole::Kernel:
+        return QColor("#1f77b4");
+    case TorchRole::Memcpy:
+        return QColor("#bcbd22");
+    case TorchRole::Memset:
+        return QColor("#8c564b");
+    case TorchRole::Communication:
+        return QColor("#17becf");
+    case TorchRole::Runtime:
+        return QColor("#ffbb33");
+    case TorchRole::DataLoader:
+        return QColor("#d62728");
+    case TorchRole::CpuOp:
+        return QColor("#e377c2");
+    case TorchRole::Other:
         return QColor("#a0a0a0");
     }
     return Qt::gray;
@@ -196,16 +221,12 @@ OverviewView::OverviewView(QWidget* parent)
             [this] { applyStepPattern(pattern_->text().trimmed()); });
     connect(pattern_, &QLineEdit::returnPressed, this,
             [this] { applyStepPattern(pattern_->text().trimmed()); });
-    connect(chart_, &StackedStepChart::stepClicked, this, [this](int i) {
-        if (!overview_ || i < 0 || size_t(i) >= overview_->steps.steps.size()) return;
-        const StepRecord& s = overview_->steps.steps[size_t(i)];
-        emit showRangeRequested(s.beginPs, s.beginPs + s.durationPs);
-    });
-    connect(steps_, &DataTableView::rowActivated, this, [this](int i) {
-        if (!overview_ || i < 0 || size_t(i) >= overview_->steps.steps.size()) return;
-        const StepRecord& s = overview_->steps.steps[size_t(i)];
-        emit showRangeRequested(s.beginPs, s.beginPs + s.durationPs);
-    });
+    auto openStep = [this](int i) {
+        int64_t begin = 0, end = 0;
+        if (stepRange(i, begin, end)) emit showRangeRequested(begin, end);
+    };
+    connect(chart_, &StackedStepChart::stepClicked, this, openStep);
+    connect(steps_, &DataTableView::rowActivated, this, openStep);
     connect(recommendations_, &DataTableView::rowActivated, this,
             [this](int row) { openRecommendation(row); });
     setProfile(nullptr);
@@ -283,7 +304,13 @@ void OverviewView::show() {
         return;
     }
     const StepAnalysis& st = o->steps;
-    if (st.steps.empty()) {
+    size_t torchSteps = 0;
+    for (const TorchOverview& t : o->torch) torchSteps += t.steps.size();
+    if (torchSteps > 0) {
+        status_->setText(tr("%n step(s), ProfilerStep#N as the PyTorch TensorBoard plugin counts "
+                            "them (a trace without steps is one step)",
+                            nullptr, int(torchSteps)));
+    } else if (st.steps.empty()) {
         status_->setText(
             st.source == StepSource::NamePattern
                 ? tr("No event name contains \"%1\": no steps.")
@@ -316,7 +343,9 @@ void OverviewView::show() {
         html += QString("<tr><td nowrap title=\"%3\">%1</td><td nowrap align=right>%2</td></tr>")
                     .arg(name, value, tip.toHtmlEscaped());
     };
-    if (!st.steps.empty()) {
+    if (torchSteps > 0) {
+        showTorchSteps(html);
+    } else if (!st.steps.empty()) {
         // One step has no spread: the deviation is left out, not shown as 0.
         row(tr("Average step time"),
             ms(o->stepTimeMs.average) + (o->stepTimeMs.count >= 2
@@ -401,8 +430,10 @@ void OverviewView::show() {
         tip += tr("\nClick to open the step in the trace viewer");
         hover << tip;
     }
-    chart_->setData(labels, series, hover, tr("Step time (ms)"));
-    chart_->setVisible(!st.steps.empty());
+    if (torchSteps == 0) {
+        chart_->setData(labels, series, hover, tr("Step time (ms)"));
+        chart_->setVisible(!st.steps.empty());
+    }
 
     // GPU time: stacked bars per device that sum to its span.
     QStringList devices, gpuHover;
@@ -444,9 +475,89 @@ void OverviewView::setComparison(std::shared_ptr<const RunDiff> diff, const QStr
     comparisonNote_ = !diff ? QString()
                       : diff->pairing.pairs.empty()
                           ? QString::fromStdString(diff->pairing.explanation)
-                          : tr("No change stands out of the step-to-step "
-                               "noise.");
+                          : tr("No change stands out of the step-to-step noise.");
     if (overview_) show();
+}
+
+bool OverviewView::stepRange(int i, int64_t& begin, int64_t& end) const {
+    if (!overview_ || i < 0) return false;
+    size_t n = size_t(i);
+    if (!overview_->torch.empty()) {
+        for (const TorchOverview& t : overview_->torch) {
+            if (n < t.steps.size()) {
+                begin = t.steps[n].range.start;
+                end = t.steps[n].range.end;
+                return true;
+            }
+            n -= t.steps.size();
+        }
+        return false;
+    }
+    if (n >= overview_->steps.steps.size()) return false;
+    const StepRecord& s = overview_->steps.steps[n];
+    begin = s.beginPs;
+    end = s.beginPs + s.durationPs;
+    return true;
+}
+
+// PyTorch profiles: the summary's step rows and the step graph in the PyTorch TensorBoard
+// plugin's categories (Overview::torch).
+void OverviewView::showTorchSteps(QString& html) {
+    const Overview& o = *overview_;
+    auto row = [&html](const QString& name, const QString& value, const QString& tip = {}) {
+        html += QString("<tr><td nowrap title=\"%3\">%1</td><td nowrap align=right>%2</td></tr>")
+                    .arg(name, value, tip.toHtmlEscaped());
+    };
+    row(tr("Average step time"),
+        ms(o.torchStepTimeMs.average) +
+            (o.torchStepTimeMs.count >= 2
+                 ? " ± " + QString::number(o.torchStepTimeMs.stddev, 'f', 3)
+                 : QString()),
+        tr("ProfilerStep#N extended to the device work it launched, as the PyTorch TensorBoard "
+           "plugin; average and sample standard deviation (n - 1) over the steps"));
+    row(tr("Minimum / maximum"),
+        ms(o.torchStepTimeMs.minimum) + " / " + ms(o.torchStepTimeMs.maximum));
+    double total = 0;
+    std::array<double, kTorchRoleCount> sums{};
+    for (const TorchOverview& t : o.torch)
+        for (const TorchStepCosts& s : t.steps) {
+            total += double(s.range.end - s.range.start);
+            for (size_t r = 0; r < kTorchRoleCount; ++r) sums[r] += double(s.ps[r]);
+        }
+    for (size_t r = 0; r < kTorchRoleCount; ++r)
+        row("&nbsp;&nbsp;" + QString::fromStdString(std::string(torchRoleName(TorchRole(r)))),
+            ms(o.torchRoleMs[r].average) + " (" + pct(total > 0 ? 100 * sums[r] / total : 0) + ")",
+            tr("Each instant of a step goes to the first of kernel, memcpy, memset, "
+               "communication, runtime, dataloader, CPU exec that runs then, else to other (the "
+               "plugin's overall_parser.py)"));
+
+    QStringList labels, hover;
+    std::vector<StackedStepChart::Series> series;
+    for (size_t r = 0; r < kTorchRoleCount; ++r)
+        series.push_back({QString::fromStdString(std::string(torchRoleName(TorchRole(r)))),
+                          torchRoleColor(TorchRole(r)),
+                          {}});
+    const bool hosts = o.torch.size() > 1;
+    for (const TorchOverview& t : o.torch)
+        for (const TorchStepCosts& s : t.steps) {
+            const double stepMs = double(s.range.end - s.range.start) / 1e9;
+            const QString name = QString::fromStdString(s.name);
+            labels << (hosts ? QString("%1/h%2").arg(name).arg(t.host) : name);
+            QString tip = tr("Step %1: %2").arg(name, ms(stepMs));
+            if (hosts && t.host < o.hostNames.size())
+                tip += tr("\nHost %1").arg(QString::fromStdString(o.hostNames[t.host]));
+            for (size_t r = 0; r < kTorchRoleCount; ++r) {
+                const double v = double(s.ps[r]) / 1e9;
+                series[r].values.push_back(v);
+                if (v > 0)
+                    tip += "\n" + series[r].name + ": " + ms(v) + " (" +
+                           pct(stepMs > 0 ? 100.0 * v / stepMs : 0) + ")";
+            }
+            tip += tr("\nClick to open the step in the trace viewer");
+            hover << tip;
+        }
+    chart_->setData(labels, series, hover, tr("Step time (ms)"));
+    chart_->setVisible(true);
 }
 
 void OverviewView::openRecommendation(int row) {

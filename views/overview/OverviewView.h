@@ -52,6 +52,10 @@ private:
     void start(const QString& pattern);
     void show();
     void openRecommendation(int row);
+    // The time range of the i-th step of the graph and the step table (the PyTorch plugin's
+    // steps on PyTorch profiles); false when there is none.
+    bool stepRange(int i, int64_t& begin, int64_t& end) const;
+    void showTorchSteps(QString& html);
 
     std::shared_ptr<const Profile> profile_;
     std::shared_ptr<const Overview> overview_;

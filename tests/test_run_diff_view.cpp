@@ -72,6 +72,17 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(view.isReady(), kTimeoutMs);
         QCOMPARE(view.diff()->pairing.pairs.size(), size_t(7));
 
+        // Hosts by name: "base" and "cand" (the files' stems) share no name, nothing is compared
+        // and the page says why; auto falls back to the order.
+        view.setHostMatching(HostMatching::ByName);
+        QTRY_VERIFY_WITH_TIMEOUT(view.isReady(), kTimeoutMs);
+        QVERIFY(view.diff() && view.diff()->pairing.pairs.empty());
+        QVERIFY2(view.statusText().contains("No host of the baseline has a partner"),
+                 qPrintable(view.statusText()));
+        view.setHostMatching(HostMatching::Auto);
+        QTRY_VERIFY_WITH_TIMEOUT(view.isReady(), kTimeoutMs);
+        QCOMPARE(view.diff()->pairing.pairs.size(), size_t(7));
+
         // A truncated candidate: an error naming it; the comparison before stays.
         const size_t rows = view.tableView()->table().rowCount();
         QVERIFY(rows >= 2);

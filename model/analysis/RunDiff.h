@@ -49,6 +49,14 @@ enum class StepAlignment : uint8_t {
 };
 inline constexpr int kMaxAutoShift = 2;
 
+// Hosts (ranks) of the two runs, paired and compared pair by pair, never summed: each host pair
+// has its own steps (StepRecord::host), its own step pairing and its own rows.
+enum class HostMatching : uint8_t {
+    Auto,    // by name when the runs share a host name, else by order
+    ByName,  // hosts of the same name (Host::name); a host without a namesake is left out
+    ByOrder, // the i-th host of the baseline with the i-th of the candidate (Profile::hosts())
+};
+
 enum class DiffBy : uint8_t { Category, Op, Kernel };
 // Inconclusive: the totals moved by at least the practical floor, but there is no interval to
 // tell that from noise (too few steps, or one step each); never named in the summary.
@@ -75,6 +83,7 @@ struct RunDiffOptions {
     // "unchanged" even when significant (without a noise estimate: "unchanged" below it,
     // "inconclusive" above).
     double minChangePercent = 1.0;
+    HostMatching hosts = HostMatching::Auto;
 };
 
 struct StepPairing {
@@ -92,6 +101,7 @@ struct DiffSide {
 };
 
 struct DiffRow {
+    std::string host; // the host pair's label (HostPair::label); empty with one host each
     std::string type; // op type; kernel: launch configuration; category: empty
     std::string name; // op / kernel / category name
     DiffSide base, candidate;
@@ -116,10 +126,20 @@ struct DiffCallout {
     std::string text;
 };
 
+// One pair of hosts compared; its step pairs are pairing.pairs[firstPair, firstPair + pairCount).
+struct HostPair {
+    uint32_t base = 0, candidate = 0; // Profile::hosts() indices
+    std::string label; // "name", or "baseline name / candidate name" when they differ
+    size_t firstPair = 0, pairCount = 0;
+};
+
 struct RunDiff {
     StepAnalysis baseSteps, candidateSteps;
-    bool wholeProfiles = false; // a run had no steps: each run counted as one step
-    StepPairing pairing;
+    HostMatching hostMatching = HostMatching::ByOrder; // what was used (Auto resolved)
+    std::vector<HostPair> hostPairs;
+    std::string hostExplanation; // how the hosts were paired; empty with one host each
+    bool wholeProfiles = false;  // a run had no steps: each run counted as one step
+    StepPairing pairing;         // all host pairs' step pairs, host pair by host pair
     double confidence = 0.95, minChangePercent = 1.0;
     std::vector<DiffRow> categories, ops, kernels; // categories: "Step time" first
     std::vector<DiffCallout> callouts;
@@ -146,7 +166,12 @@ StepPairing pairSteps(const StepAnalysis& base, const StepAnalysis& candidate,
 //    interval and the totals moved by at least that; else unchanged.
 void classifyDiffRows(std::vector<DiffRow>& rows, double confidence, double minChangePercent);
 
-// Compares `candidate` with `base`. Returns an empty result (no pairs) if cancelled.
+// The hosts of the two runs paired (options.hosts); labels set, step pairs not yet.
+std::vector<HostPair> pairHosts(const Profile& base, const Profile& candidate, HostMatching how,
+                                HostMatching* used = nullptr);
+
+// Compares `candidate` with `base`, host pair by host pair (steps paired within each host pair,
+// work counted on the host pair's GPUs only). Returns an empty result (no pairs) if cancelled.
 RunDiff diffRuns(const Profile& base, const Profile& candidate, const RunDiffOptions& options,
                  const Progress* progress = nullptr);
 
@@ -172,7 +197,8 @@ Table runDiffTable(const RunDiff& diff, DiffBy by);
 //                        from noise (one step each, or too few steps): how many rows, the largest
 //                        named; the step time says the same of itself (info)
 //   the callouts         diff_tensor_core / diff_precision (moderate when use dropped, else info)
-// Empty when nothing changed.
+// Names longer than 80 characters (C++ kernel names) are cut with "…". Empty when nothing
+// changed.
 std::vector<Recommendation> runDiffFindings(const RunDiff& diff, size_t maxRows = 3);
 
 // The findings' sentences (the diff page and `stepscope-cli diff`).

@@ -307,13 +307,9 @@ void OverviewView::show() {
     size_t torchSteps = 0;
     for (const TorchOverview& t : o->torch) torchSteps += t.steps.size();
     if (torchSteps > 0) {
-        // Without ProfilerStep#N the plugin makes the whole trace (its host ops) one step.
-        status_->setText(
-            st.steps.empty()
-                ? tr("No ProfilerStep#N: the whole trace is one step, in the PyTorch TensorBoard "
-                     "plugin's categories")
-                : tr("%n step(s), ProfilerStep#N, in the PyTorch TensorBoard plugin's categories",
-                     nullptr, int(torchSteps)));
+        status_->setText(tr("%n step(s), ProfilerStep#N as the PyTorch TensorBoard plugin counts "
+                            "them (a trace without steps is one step)",
+                            nullptr, int(torchSteps)));
     } else if (st.steps.empty()) {
         status_->setText(
             st.source == StepSource::NamePattern
@@ -377,8 +373,7 @@ void OverviewView::show() {
             tr("Of the time of op events that carry TensorFlow's is_eager stat, the share run "
                "eagerly"));
     html += "</table>";
-    // XProf's input statement counts no DataLoader time: PyTorch profiles get the plugin's rule.
-    if (torchSteps == 0 && !o->bottleneck.inputStatement.empty())
+    if (!o->bottleneck.inputStatement.empty())
         html +=
             "<p>" + QString::fromStdString(o->bottleneck.inputStatement).toHtmlEscaped() + "</p>";
     if (o->recommendations.empty()) {
@@ -474,6 +469,16 @@ void OverviewView::show() {
     environment_->setTable(environmentTable(*o));
 }
 
+void OverviewView::setComparison(std::shared_ptr<const RunDiff> diff, const QString& candidate) {
+    comparison_ = diff ? runDiffFindings(*diff) : std::vector<Recommendation>();
+    comparedWith_ = diff ? candidate : QString();
+    comparisonNote_ = !diff ? QString()
+                      : diff->pairing.pairs.empty()
+                          ? QString::fromStdString(diff->pairing.explanation)
+                          : tr("No change stands out of the step-to-step noise.");
+    if (overview_) show();
+}
+
 bool OverviewView::stepRange(int i, int64_t& begin, int64_t& end) const {
     if (!overview_ || i < 0) return false;
     size_t n = size_t(i);
@@ -553,17 +558,6 @@ void OverviewView::showTorchSteps(QString& html) {
         }
     chart_->setData(labels, series, hover, tr("Step time (ms)"));
     chart_->setVisible(true);
-}
-
-void OverviewView::setComparison(std::shared_ptr<const RunDiff> diff, const QString& candidate) {
-    comparison_ = diff ? runDiffFindings(*diff) : std::vector<Recommendation>();
-    comparedWith_ = diff ? candidate : QString();
-    comparisonNote_ = !diff ? QString()
-                      : diff->pairing.pairs.empty()
-                          ? QString::fromStdString(diff->pairing.explanation)
-                          : tr("No change stands out of the step-to-step "
-                               "noise.");
-    if (overview_) show();
 }
 
 void OverviewView::openRecommendation(int row) {

@@ -624,6 +624,51 @@ private slots:
         QCOMPARE(opOf("k3"), std::string("inner")); // no op with id 99: the op around it
     }
 
+    // The op that carries a launch's External id is its op though it runs on another thread
+    // of the process (the TensorBoard plugin joins them by id over all threads); ids of
+    // another process do not count. Thread 101 runs aten::mm (id 5) and aten::add (id 6);
+    // thread 102 runs aten::copy_ (id 7, 40..50 µs) and launches: k1 with id 5 (at 12, no op
+    // around it there), k2 with id 6 (at 42, inside aten::copy_), k3 without an id (at 44,
+    // inside aten::copy_), k4 with id 8 (at 60, no op around it), which only pid 200 has.
+    void kernelOpByExternalIdAcrossThreads() {
+        QTemporaryDir dir;
+        const LoadResult r = loadText(dir, "threads.json", R"J({"traceEvents": [
+            {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":100,"tid":101,"ts":10,"dur":20,
+             "args":{"External id":5}},
+            {"ph":"X","cat":"cpu_op","name":"aten::add","pid":100,"tid":101,"ts":40,"dur":10,
+             "args":{"External id":6}},
+            {"ph":"X","cat":"cpu_op","name":"aten::copy_","pid":100,"tid":102,"ts":40,"dur":10,
+             "args":{"External id":7}},
+            {"ph":"X","cat":"cpu_op","name":"aten::bmm","pid":200,"tid":201,"ts":55,"dur":10,
+             "args":{"External id":8}},
+            {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":100,"tid":102,
+             "ts":12,"dur":1,"args":{"External id":5,"correlation":1}},
+            {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":100,"tid":102,
+             "ts":42,"dur":1,"args":{"External id":6,"correlation":2}},
+            {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":100,"tid":102,
+             "ts":44,"dur":1,"args":{"correlation":3}},
+            {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":100,"tid":102,
+             "ts":60,"dur":1,"args":{"External id":8,"correlation":4}},
+            {"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":70,"dur":5,
+             "args":{"device":0,"stream":7,"correlation":1}},
+            {"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":80,"dur":5,
+             "args":{"device":0,"stream":7,"correlation":2}},
+            {"ph":"X","cat":"kernel","name":"k3","pid":0,"tid":7,"ts":90,"dur":5,
+             "args":{"device":0,"stream":7,"correlation":3}},
+            {"ph":"X","cat":"kernel","name":"k4","pid":0,"tid":7,"ts":100,"dur":5,
+             "args":{"device":0,"stream":7,"correlation":4}}]})J");
+        QVERIFY2(r.ok(), r.error.c_str());
+        const Profile& p = *r.profile;
+        auto opOf = [&](std::string_view kernel) {
+            const std::vector<EventIndex> e = p.eventsByName(kernel);
+            return e.size() == 1 ? statText(p, e[0], "tf_op") : std::string("?");
+        };
+        QCOMPARE(opOf("k1"), std::string("aten::mm"));    // thread 101, by id
+        QCOMPARE(opOf("k2"), std::string("aten::add"));   // by id, though inside aten::copy_
+        QCOMPARE(opOf("k3"), std::string("aten::copy_")); // no id: the op around the launch
+        QCOMPARE(opOf("k4"), std::string("(none)"));      // id 8 is another process's
+    }
+
     void beginWithoutEndLastsToTheTraceEnd() {
         // "outer" never ends; the trace's last timestamp is the X event's end, 50 + 250 = 300 µs.
         QTemporaryDir dir;

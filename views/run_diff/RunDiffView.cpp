@@ -9,6 +9,7 @@
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QVBoxLayout>
 #include <QtConcurrent>
 
@@ -34,7 +35,8 @@ RunDiffView::RunDiffView(QWidget* parent)
     , table_(new DataTableView(this))
     , pair_(new QSpinBox(this))
     , pairLabel_(new QLabel(this))
-    , timeline_(new StepTimeline(this)) {
+    , timeline_(new StepTimeline(this))
+    , stacked_(new StackedTraceView(this)) {
     candidateLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     // Long paths and messages wrap or clip; they never widen the window.
     candidateLabel_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
@@ -123,7 +125,15 @@ RunDiffView::RunDiffView(QWidget* parent)
     auto* timelineLayout = new QVBoxLayout(timelineBox);
     timelineLayout->setContentsMargins(0, 0, 0, 0);
     timelineLayout->addLayout(timelineBar);
-    timelineLayout->addWidget(timeline_, 1);
+    // The step pair as the trace viewer shows it (every track, search, details), beside the
+    // GPU-only step timeline.
+    auto* views = new QTabWidget(this);
+    views->setObjectName("diffStepViews");
+    views->setDocumentMode(true);
+    views->addTab(stacked_, tr("Stacked trace"));
+    views->addTab(timeline_, tr("GPU step timeline"));
+    timelineLayout->addWidget(views, 1);
+    connect(stacked_, &StackedTraceView::finished, this, [this] { finishStep(); });
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(table_);
     splitter->addWidget(timelineBox);
@@ -131,12 +141,21 @@ RunDiffView::RunDiffView(QWidget* parent)
     splitter->setStretchFactor(1, 1);
     splitter->setChildrenCollapsible(false);
     layout->addWidget(splitter, 1);
-    table_->setRowActionText(tr("Highlight this op in the step timeline"));
+    table_->setRowActionText(tr("Highlight this op in the stacked trace and step timeline"));
     connect(table_, &DataTableView::rowActivated, this, [this](int row) {
         const Table& t = table_->table();
         const int name = t.columnIndex("Operation");
         if (name >= 0 && row >= 0 && size_t(row) < t.rowCount())
             timeline_->setHighlight(QString::fromStdString(t.text(size_t(row), size_t(name))));
+        // The stacked trace links op and kernel rows; a category row clears the link.
+        const int kernel = t.columnIndex("Kernel");
+        const int linked = name >= 0 ? name : kernel;
+        const bool known = linked >= 0 && row >= 0 && size_t(row) < t.rowCount();
+        stacked_->linkRow(name >= 0     ? DiffBy::Op
+                          : kernel >= 0 ? DiffBy::Kernel
+                                        : DiffBy::Category,
+                          known ? QString::fromStdString(t.text(size_t(row), size_t(linked)))
+                                : QString());
     });
     connect(pair_, &QSpinBox::valueChanged, this, [this](int v) { showStepPair(v - 1); });
 
@@ -309,6 +328,7 @@ void RunDiffView::showStepPair(int pair) {
     if (!diff_ || diff_->wholeProfiles || pair < 0 || size_t(pair) >= diff_->pairing.pairs.size() ||
         !profile_ || !candidate_) {
         timeline_->setLanes(nullptr);
+        stacked_->setStepPair(nullptr, nullptr, diff_, 0);
         pairLabel_->setText(diff_ && diff_->wholeProfiles ? tr("No steps: no step timeline.")
                                                           : QString());
         finishStep();
@@ -323,6 +343,7 @@ void RunDiffView::showStepPair(int pair) {
                             .arg(QString::fromStdString(formatDuration(baseStep.durationPs)))
                             .arg(candidateStep.number)
                             .arg(QString::fromStdString(formatDuration(candidateStep.durationPs))));
+    stacked_->setStepPair(profile_, candidate_, diff_, size_t(pair));
     laying_ = true;
     const std::shared_ptr<const Profile> candidate = candidate_;
     laneJob_.start(
@@ -348,6 +369,7 @@ void RunDiffView::compare() {
     laneJob_.cancel();
     laying_ = false;
     timeline_->setLanes(nullptr);
+    stacked_->clear(QString());
     if (!profile_ || !candidate_) {
         job_.cancel();
         computing_ = false;

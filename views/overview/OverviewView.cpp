@@ -307,9 +307,13 @@ void OverviewView::show() {
     size_t torchSteps = 0;
     for (const TorchOverview& t : o->torch) torchSteps += t.steps.size();
     if (torchSteps > 0) {
-        status_->setText(tr("%n step(s), ProfilerStep#N as the PyTorch TensorBoard plugin counts "
-                            "them (a trace without steps is one step)",
-                            nullptr, int(torchSteps)));
+        // Without ProfilerStep#N the plugin makes the whole trace (its host ops) one step.
+        status_->setText(
+            st.steps.empty()
+                ? tr("No ProfilerStep#N: the whole trace is one step, in the PyTorch TensorBoard "
+                     "plugin's categories")
+                : tr("%n step(s), ProfilerStep#N, in the PyTorch TensorBoard plugin's categories",
+                     nullptr, int(torchSteps)));
     } else if (st.steps.empty()) {
         status_->setText(
             st.source == StepSource::NamePattern
@@ -373,7 +377,8 @@ void OverviewView::show() {
             tr("Of the time of op events that carry TensorFlow's is_eager stat, the share run "
                "eagerly"));
     html += "</table>";
-    if (!o->bottleneck.inputStatement.empty())
+    // XProf's input statement counts no DataLoader time: PyTorch profiles get the plugin's rule.
+    if (torchSteps == 0 && !o->bottleneck.inputStatement.empty())
         html +=
             "<p>" + QString::fromStdString(o->bottleneck.inputStatement).toHtmlEscaped() + "</p>";
     if (o->recommendations.empty()) {

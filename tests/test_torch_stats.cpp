@@ -753,7 +753,7 @@ private slots:
     // driver as data.py calls them) print, for the same ops (calls, host total, host self, µs):
     // aten::empty 21, 4516, -29922888; aten::to 20, 30012242, -33288; aten::_to_copy 18,
     // 30009723, -1872: the totals agree, the self times are the departure.
-        // A launch on another thread joins its op by External id and overlaps both of the op's
+    // A launch on another thread joins its op by External id and overlaps both of the op's
     // children: the op's time is covered once, so its self time is 100 - 100 = 0 µs (the
     // plugin subtracts children and launch in full: -10 µs). A reviewer's case.
     void launchOverlappingTwoChildrenIsTakenOnce() {
@@ -775,7 +775,7 @@ private slots:
         QCOMPARE(b->selfHostPs, 50 * us);
     }
 
-void selfTimesAreNeverNegativeOnRealTraces() {
+    void selfTimesAreNeverNegativeOnRealTraces() {
         const std::string dir = std::string(STEPSCOPE_REALDATA) + "/kineto/";
         if (!QFileInfo::exists(QString::fromStdString(dir)))
             QSKIP("../shared/realdata not found; real-trace checks skipped");

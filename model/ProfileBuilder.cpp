@@ -479,6 +479,7 @@ std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress, unsign
     decodeHotStats(threads);
     if (progress) progress->report("Joining launches to kernels", 0);
     joinFlows(threads);
+    bindFlowPoints(shift);
     if (progress) progress->report("Done", 1);
     return std::move(profile_);
 }
@@ -721,6 +722,72 @@ void ProfileBuilder::joinFlows(unsigned threads) {
     p.flows_ = p.flowsByTarget_;
     parallelSort(p.flows_.begin(), p.flows_.end(), threads, [](const Flow& a, const Flow& b) {
         return a.launch != b.launch ? a.launch < b.launch : a.target < b.target;
+    });
+}
+
+// Flow points bound as Perfetto's JSON importer binds them (trace_processor json_trace_parser:
+// 's' and 't' to the topmost open slice of the thread, 'f' with "bp":"e" likewise, other 'f' to
+// the next slice that begins on the thread; FlowTracker joins each point to the one before).
+void ProfileBuilder::bindFlowPoints(int64_t shift) {
+    if (flowPoints_.empty()) return;
+    Profile& p = *profile_;
+    constexpr EventIndex kNone = std::numeric_limits<EventIndex>::max();
+    auto bind = [&](const FlowPoint& f) {
+        if (f.track >= p.tracks_.size()) return kNone;
+        const Track& t = p.tracks_[f.track];
+        const int64_t ps = f.ps - shift;
+        if (f.phase != FlowPhase::End || f.enclosing) {
+            // The innermost slice holding ps: start <= ps < end (an instant at ps holds it).
+            for (uint32_t d = t.depthCount; d-- > 0;) {
+                const EventRange r = p.eventsAt(f.track, d);
+                auto it =
+                    std::upper_bound(p.start_.begin() + r.begin, p.start_.begin() + r.end, ps);
+                if (it == p.start_.begin() + r.begin) continue;
+                const EventIndex e = EventIndex(it - p.start_.begin()) - 1;
+                if (p.end(e) > ps || p.start(e) == ps) return e;
+            }
+            return kNone;
+        }
+        // The next slice to begin: the earliest start at or after ps, the outermost of a tie.
+        EventIndex best = kNone;
+        for (uint32_t d = 0; d < t.depthCount; ++d) {
+            const EventRange r = p.eventsAt(f.track, d);
+            const auto it =
+                std::lower_bound(p.start_.begin() + r.begin, p.start_.begin() + r.end, ps);
+            if (it == p.start_.begin() + r.end) continue;
+            const EventIndex e = EventIndex(it - p.start_.begin());
+            if (best == kNone || p.start(e) < p.start(best)) best = e;
+        }
+        return best;
+    };
+    std::unordered_map<uint64_t, EventIndex> open; // flow -> the slice its last point bound
+    std::vector<Flow> added;
+    for (const FlowPoint& f : flowPoints_) {
+        const EventIndex e = bind(f);
+        if (e == kNone) continue;
+        if (f.phase == FlowPhase::Begin) {
+            open[f.flow] = e;
+            continue;
+        }
+        const auto it = open.find(f.flow);
+        if (it == open.end()) continue;
+        if (it->second != e) added.push_back({it->second, e});
+        if (f.phase == FlowPhase::Step) it->second = e;
+    }
+    std::vector<FlowPoint>().swap(flowPoints_);
+    if (added.empty()) return;
+    auto byLaunch = [](const Flow& a, const Flow& b) {
+        return a.launch != b.launch ? a.launch < b.launch : a.target < b.target;
+    };
+    auto same = [](const Flow& a, const Flow& b) {
+        return a.launch == b.launch && a.target == b.target;
+    };
+    p.flows_.insert(p.flows_.end(), added.begin(), added.end());
+    std::sort(p.flows_.begin(), p.flows_.end(), byLaunch);
+    p.flows_.erase(std::unique(p.flows_.begin(), p.flows_.end(), same), p.flows_.end());
+    p.flowsByTarget_ = p.flows_;
+    std::sort(p.flowsByTarget_.begin(), p.flowsByTarget_.end(), [](const Flow& a, const Flow& b) {
+        return a.target != b.target ? a.target < b.target : a.launch < b.launch;
     });
 }
 

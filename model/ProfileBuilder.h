@@ -116,6 +116,16 @@ public:
     void fillStatBytes(size_t at, std::span<const uint8_t> bytes) {
         std::copy(bytes.begin(), bytes.end(), statBlob_.begin() + ptrdiff_t(at));
     }
+    // A flow event of the Chrome trace format (ph s, t, f), bound to a slice of `track` when the
+    // profile is built, as Perfetto's JSON importer binds them: a begin or step to the innermost
+    // slice open at `ps`, an end to that slice (`enclosing`, "bp":"e") or else to the next slice
+    // that begins at or after `ps`. Points of one `flow` join in the order added: begin then
+    // steps and ends, each joined to the slice bound before it. Points that bind no slice, and
+    // joins that repeat a flow already there, are dropped.
+    enum class FlowPhase : uint8_t { Begin, Step, End };
+    void addFlowPoint(uint64_t flow, uint32_t track, int64_t ps, FlowPhase phase, bool enclosing) {
+        flowPoints_.push_back({flow, ps, track, phase, enclosing});
+    }
     // Set when the profile outgrows what the columns can address; finish() then fails.
     const std::string& error() const { return error_; }
 
@@ -140,6 +150,15 @@ private:
     }
     uint32_t blobOffset();
     void joinFlows(unsigned threads);
+    void bindFlowPoints(int64_t shift);
+    struct FlowPoint {
+        uint64_t flow;
+        int64_t ps;
+        uint32_t track;
+        FlowPhase phase;
+        bool enclosing;
+    };
+    std::vector<FlowPoint> flowPoints_;
 
     std::unique_ptr<Profile> profile_ = std::make_unique<Profile>();
     bool hasTimeBase_ = false;

@@ -27,8 +27,10 @@ namespace {
 constexpr int kRepeats = 3; // best of
 
 constexpr const char* kUsage =
-    "usage: stepscope-cli bench kineto [--events-list N,N,..]\n"
-    "  --events-list  trace sizes in JSON events (default 1000000,5000000)\n";
+    "usage: stepscope-cli bench kineto [--events-list N,N,..] [--write-trace OUT.json --events N]\n"
+    "  --events-list  trace sizes in JSON events (default 1000000,5000000)\n"
+    "  --write-trace  only write the synthetic trace of --events N events (default 1000000) to\n"
+    "                 OUT.json, e.g. to profile `stepscope-cli info OUT.json --no-cache`\n";
 
 double seconds(std::chrono::steady_clock::duration d) {
     return std::chrono::duration<double>(d).count();
@@ -53,7 +55,8 @@ int64_t residentBytes() {
 // cudaLaunchKernel with its kernel (grid, block, registers, shared memory, occupancy args) and
 // the ac2g flow pair; every 8th block a cudaMemcpyAsync and its copy; every 4th a [memory]
 // event; a ProfilerStep#N range every 2000 blocks. Times are fractional µs relative to
-// baseTimeNanoseconds, as Kineto writes them.
+// baseTimeNanoseconds, as Kineto writes them. Returns how many events it wrote, 0 if the file
+// could not be written.
 uint64_t writeTrace(const std::string& path, uint64_t events) {
     std::ofstream out(path, std::ios::binary);
     out << "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA "
@@ -168,7 +171,8 @@ uint64_t writeTrace(const std::string& path, uint64_t events) {
     }
     out << "\n  ],\n  \"traceName\": \"bench.pt.trace.json\",\n  \"baseTimeNanoseconds\": "
            "1700000000000000000\n}\n";
-    return written;
+    out.flush();
+    return out ? written : 0; // 0: the file could not be written
 }
 
 // The baseline: simdjson On-Demand over the same file, reading every field of every event as a
@@ -214,6 +218,10 @@ int benchOne(uint64_t requested) {
     }
     const std::string path = dir.path().toStdString() + "/bench.pt.trace.json";
     const uint64_t jsonEvents = writeTrace(path, requested);
+    if (jsonEvents == 0) {
+        std::fprintf(stderr, "stepscope-cli bench kineto: cannot write %s\n", path.c_str());
+        return 1;
+    }
 
     double loadBest = std::numeric_limits<double>::infinity();
     double loadCpuBest = loadBest;
@@ -277,6 +285,8 @@ int benchOne(uint64_t requested) {
 
 int runBenchKineto(const std::vector<std::string>& args) {
     std::vector<uint64_t> sizes{1000000, 5000000};
+    std::string writeOnly;
+    uint64_t writeEvents = 1000000;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "--help" || a == "-h") {
@@ -293,11 +303,33 @@ int runBenchKineto(const std::vector<std::string>& args) {
                 return 2;
             }
             sizes = *list;
+        } else if (a == "--write-trace" && i + 1 < args.size()) {
+            writeOnly = args[++i];
+        } else if (a == "--events" && i + 1 < args.size()) {
+            const auto list = parseCountList(args[++i], 1, 50000000);
+            if (!list || list->size() != 1) {
+                std::fprintf(stderr,
+                             "stepscope-cli bench kineto: --events takes one whole number from 1 "
+                             "to 50000000\n%s",
+                             kUsage);
+                return 2;
+            }
+            writeEvents = list->front();
         } else {
             std::fprintf(stderr, "stepscope-cli bench kineto: unexpected argument '%s'\n%s",
                          a.c_str(), kUsage);
             return 2;
         }
+    }
+    if (!writeOnly.empty()) {
+        const uint64_t written = writeTrace(writeOnly, writeEvents);
+        if (written == 0) {
+            std::fprintf(stderr, "stepscope-cli bench kineto: cannot write %s\n",
+                         writeOnly.c_str());
+            return 1;
+        }
+        std::printf("wrote %llu events to %s\n", (unsigned long long)written, writeOnly.c_str());
+        return 0;
     }
     for (uint64_t n : sizes)
         if (const int rc = benchOne(n); rc != 0) return rc;

@@ -533,10 +533,12 @@ void Builder::run() {
     // event_parser.py parse_nodes: runtimes join the first op (threads in order) with their
     // External id. Departure: only an op that encloses the runtime in time takes it. The plugin
     // takes every runtime of the id, and an id can be reused: on alexnet_a100_small the 29.9 s
-    // cudaDeviceGetStreamPriorityRange of CUDA's start-up, outside any op, carries External id 5
-    // (its own correlation id), which is also a 5 us aten::empty's, so the plugin's rule gives
-    // that aten::empty a host self time of -29.9 s. A runtime no op encloses stays unattached, as
-    // the plugin's runtimes of an id no op has.
+    // cudaDeviceGetStreamPriorityRange of CUDA's start-up, inside an aten::empty_strided (id 68),
+    // carries External id 5 (its own correlation id), which is also that of a 5 us aten::empty
+    // 0.5 s earlier, so the plugin's rule gives that aten::empty a host self time of -29.9 s
+    // (its parsers print -29922888 us for the 21 calls). A runtime no op of its id encloses stays
+    // unattached, as the plugin's runtimes of an id no op has; its time stays in the self time
+    // of the op around it.
     std::unordered_map<int64_t, std::vector<uint32_t>> runtimesOfExternalId;
     for (uint32_t r = 0; r < t_.runtimes.size(); ++r)
         runtimesOfExternalId[t_.runtimes[r].externalId].push_back(r);

@@ -272,16 +272,24 @@ std::string writeChromeTrace(const Profile& p, const std::string& path, const Pr
             }
         }
     }
-    // Flows: one s/f pair per launch -> device event.
+    // Flows: one s/f pair per flow; launch -> device flows as Kineto's "ac2g" (the importer
+    // joins those by correlation id), others (host -> host) under "flow", bound to slices again.
     std::vector<uint32_t> trackOf;
     uint64_t id = 0;
     for (const Flow& f : p.flows()) {
+        const bool toDevice =
+            p.planes()[p.tracks()[p.trackOf(f.target)].plane].kind != PlaneKind::Host;
+        const std::string_view cat = toDevice ? "ac2g" : "flow";
         for (const EventIndex e : {f.launch, f.target}) {
             const Track& tr = p.tracks()[p.trackOf(e)];
             begin();
             out += "{\"ph\": \"";
             out += e == f.launch ? "s" : "f";
-            out += "\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": " + std::to_string(id) +
+            out += "\", \"cat\": \"";
+            out += cat;
+            out += "\", \"name\": \"";
+            out += cat;
+            out += "\", \"id\": " + std::to_string(id) +
                    ", \"pid\": " + std::to_string(pids[tr.plane]) +
                    ", \"tid\": " + std::to_string(tr.lineId) + ", \"ts\": ";
             appendMicros(out, p.start(e));

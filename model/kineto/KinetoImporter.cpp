@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -172,6 +173,17 @@ std::string_view trimToken(std::string_view t) {
     return t;
 }
 
+// A string value (whose type was checked): a view of the JSON text where it has no escapes, as
+// most do not, otherwise simdjson's unescaped copy. Both stay valid while the document is read.
+std::string_view stringOf(od::value v) {
+    const std::string_view token = trimToken(v.raw_json_token());
+    if (token.size() >= 2 && token.front() == '"' && token.back() == '"') {
+        const std::string_view inner = token.substr(1, token.size() - 2);
+        if (inner.find('\\') == std::string_view::npos) return inner;
+    }
+    return v.get_string();
+}
+
 // What a stat key means to the importer.
 enum class Role : uint8_t {
     Plain,
@@ -252,9 +264,38 @@ struct DeviceEvent {
     int64_t device = 0, stream = 0;
     Kind kind = Kind::Kernel;
     bool hasCorrelation = false;
-    bool hasKernelDetails = false, hasMemcpyDetails = false, hasTfOp = false;
+    bool hasTfOp = false;
     uint64_t correlation = 0;
     uint32_t argBegin = 0, argEnd = 0;
+    StringId details = 0; // kernel_details or memcpy_details made from the args (0: none)
+};
+
+// A stat of a device event, kept until the device's tracks exist.
+struct StatArg {
+    uint64_t raw;
+    uint32_t key;
+    StatType type;
+};
+
+// The device events' stats: in chunks, so that growing never copies what is already there.
+class StatArgStore {
+public:
+    void push_back(const StatArg& a) {
+        if (size_ % kChunk == 0) chunks_.emplace_back(new StatArg[kChunk]);
+        chunks_.back()[size_ % kChunk] = a;
+        ++size_;
+    }
+    const StatArg& operator[](size_t i) const { return chunks_[i / kChunk][i % kChunk]; }
+    size_t size() const { return size_; }
+    void clear() {
+        chunks_.clear();
+        size_ = 0;
+    }
+
+private:
+    static constexpr size_t kChunk = size_t(1) << 16;
+    std::vector<std::unique_ptr<StatArg[]>> chunks_;
+    size_t size_ = 0;
 };
 
 struct MemoryRecord {
@@ -344,6 +385,13 @@ private:
     void event(od::object obj, const char* at);
     void metadataEvent(std::string_view name, const Id& pid, const Id& tid,
                        const std::vector<Arg>& args);
+    [[gnu::noinline]] void flowField(std::string_view key, od::value v, std::string_view& id,
+                                     bool& local, std::string_view& bindPoint);
+    [[gnu::noinline]] void flowPoint(char phase, std::string_view id, bool local,
+                                     std::string_view bindPoint, std::string_view cat,
+                                     std::string_view name, const Id& pid, const Id& tid,
+                                     std::string_view tsText, bool hasTs, const char* at);
+    void addFlowPoints(int64_t deltaPs);
     void deviceProperties(od::array devices);
     void distributedInfo(od::object info);
     void readArgs(od::object args, std::vector<Arg>& out, bool keepText);
@@ -351,6 +399,7 @@ private:
     Id readId(od::value v);
     int64_t time(std::string_view text, const char* at, const char* field);
     uint32_t key(std::string_view name, Role* role);
+    StringId intern(std::string_view text);
     uint32_t hostThread(const Id& pid, const Id& tid, HostProcess** process = nullptr);
     uint32_t hostMetadata(uint32_t plane, StringId name, StringId cat);
     void addHostEvent(uint32_t thread, int64_t start, int64_t duration, StringId name, StringId cat,
@@ -392,13 +441,35 @@ private:
     };
     static constexpr size_t kKeyCacheSize = 256;
     std::array<KeySlot, kKeyCacheSize> keyCache_{};
+    // Names, categories and text values repeat event after event: a direct-mapped cache of
+    // their ids in front of the string pool, whose hash reads every byte.
+    struct TextSlot {
+        StringId id = 0;
+        uint32_t size = 0xFFFFFFFFu; // no text has this size: an empty slot
+    };
+    static constexpr size_t kTextCacheSize = 4096;
+    std::vector<TextSlot> textCache_ = std::vector<TextSlot>(kTextCacheSize);
     std::unordered_map<std::string, int64_t, StringHash, std::equal_to<>> textIds_;
     std::unordered_map<int64_t, uint32_t> processIndex_;
     std::vector<HostProcess> processes_;
     std::vector<HostThread> threads_;
     std::unordered_map<MetaKey, uint32_t, MetaKeyHash> hostMeta_; // one metadata per name and cat
     std::vector<DeviceEvent> deviceEvents_;
-    std::vector<Arg> deviceArgs_;
+    StatArgStore deviceArgs_;
+    // kernel_details and memcpy_details texts by what they are made of, each made once.
+    struct DetailsKey {
+        std::array<int64_t, 8> v;
+        bool operator==(const DetailsKey&) const = default;
+    };
+    struct DetailsKeyHash {
+        size_t operator()(const DetailsKey& k) const {
+            uint64_t h = 0;
+            for (int64_t x : k.v) h = (h ^ uint64_t(x)) * 0x9E3779B97F4A7C15ull;
+            return size_t(h ^ (h >> 29));
+        }
+    };
+    std::unordered_map<DetailsKey, StringId, DetailsKeyHash> details_;
+    StringId deviceDetails(const DeviceEvent& d, bool hasKernelDetails, bool hasMemcpyDetails);
     std::vector<MemoryRecord> memory_;
     struct Step {
         int64_t start, end;
@@ -419,6 +490,17 @@ private:
     std::vector<StatValue> hostStats_;
     std::unordered_map<uint64_t, StringId> launchOp_; // correlation -> enclosing op name
     std::vector<Arg> args_;
+    // Flow events other than Kineto's ac2g, bound to slices when the profile is built.
+    struct FlowRecord {
+        uint64_t flow; // by id, category and name (Perfetto's v1 flow identity)
+        int64_t ps;
+        int64_t pid, tid;
+        ProfileBuilder::FlowPhase phase;
+        bool enclosing;
+    };
+    std::vector<FlowRecord> flowRecords_;
+    std::unordered_map<std::string, uint64_t, StringHash, std::equal_to<>> flowIds_;
+    uint64_t flowsWithoutId_ = 0;
     uint32_t sinceReport_ = 0;
     StringId catKey_ = 0;
 };
@@ -476,6 +558,30 @@ uint32_t Importer::key(std::string_view name, Role* role) {
     return it->second.first;
 }
 
+StringId Importer::intern(std::string_view text) {
+    // The slot: a hash of the size and the first and last 8 bytes (texts that differ only in
+    // between share a slot, and are told apart by the compare).
+    const size_t n = text.size();
+    uint64_t h = n * 0x9E3779B97F4A7C15ull;
+    if (n >= 8) {
+        uint64_t first, last;
+        std::memcpy(&first, text.data(), 8);
+        std::memcpy(&last, text.data() + n - 8, 8);
+        h = (h ^ first) * 0xC2B2AE3D27D4EB4Full;
+        h = (h ^ last) * 0x165667B19E3779F9ull;
+    } else {
+        for (char c : text) h = (h ^ uint8_t(c)) * 0x100000001B3ull;
+    }
+    TextSlot& slot = textCache_[(h ^ (h >> 32)) & (kTextCacheSize - 1)];
+    if (slot.size == n) {
+        const std::string_view cached = b_.strings().get(slot.id);
+        if (std::memcmp(cached.data(), text.data(), n) == 0) return slot.id;
+    }
+    const StringId id = b_.intern(text);
+    slot = {id, uint32_t(std::min<size_t>(n, 0xFFFFFFFEu))};
+    return id;
+}
+
 Id Importer::readId(od::value v) {
     Id id;
     const od::json_type t = v.type();
@@ -493,12 +599,12 @@ Id Importer::readId(od::value v) {
         if (!ok) {
             // A fractional or huge id: keep it distinct by its text.
             id.isText = true;
-            id.text = b_.intern(tok);
+            id.text = intern(tok);
         } else {
             id.value = tok.starts_with('-') ? -x : x;
         }
     } else if (t == od::json_type::string) {
-        const std::string_view s = v.get_string();
+        const std::string_view s = stringOf(v);
         // "25738" and 25738 name the same thread (the 2021 schema writes both).
         int64_t x = 0;
         bool ok = !s.empty() && s.size() < 19;
@@ -508,7 +614,7 @@ Id Importer::readId(od::value v) {
             id.value = x;
         } else {
             id.isText = true;
-            id.text = b_.intern(s);
+            id.text = intern(s);
         }
     } else {
         skipEvent("a pid or tid is neither a number nor a string",
@@ -551,13 +657,13 @@ Arg Importer::readValue(od::value v, uint32_t keyIndex, Role role) {
         } else {
             // Out of double's range (1e400) or otherwise unreadable: kept as its text.
             a.type = StatType::Str;
-            a.raw = b_.intern(tok);
+            a.raw = intern(tok);
         }
         break;
     }
     case od::json_type::string:
         a.type = StatType::Str;
-        a.raw = b_.intern(v.get_string());
+        a.raw = intern(stringOf(v));
         break;
     case od::json_type::boolean:
         a.type = StatType::Int64;
@@ -570,7 +676,7 @@ Arg Importer::readValue(od::value v, uint32_t keyIndex, Role role) {
         od::array arr = v.get_array();
         const std::string_view raw = arr.raw_json();
         a.type = StatType::Str;
-        a.raw = b_.intern(trimToken(raw));
+        a.raw = intern(trimToken(raw));
         if (role == Role::Grid || role == Role::Block) {
             // [x, y, z]: read back from the text (the array is consumed).
             size_t d = 0;
@@ -598,7 +704,7 @@ Arg Importer::readValue(od::value v, uint32_t keyIndex, Role role) {
     case od::json_type::object: {
         od::object obj = v.get_object();
         a.type = StatType::Str;
-        a.raw = b_.intern(trimToken(obj.raw_json()));
+        a.raw = intern(trimToken(obj.raw_json()));
         break;
     }
     }
@@ -721,6 +827,8 @@ void Importer::event(od::object obj, const char* at) {
         }
     }
     std::string_view ph, name, cat, tsText, durText;
+    std::string_view flowId, bindPoint; // "id" (or "id2") and "bp" of a flow event
+    bool localFlowId = false;           // an "id2" "local" id: scoped to its process
     bool hasTs = false, hasDur = false, hasPid = false, hasTid = false;
     Id pid, tid;
     args_.clear();
@@ -731,16 +839,16 @@ void Importer::event(od::object obj, const char* at) {
         od::value v = f.value();
         if (k == "ph") {
             if (v.type() != od::json_type::string) skipEvent("\"ph\" is not a string", at);
-            ph = v.get_string();
+            ph = stringOf(v);
             // get_string views stay valid until the document is done (the parser's buffer).
         } else if (k == "name") {
             if (v.type() == od::json_type::string)
-                name = v.get_string();
+                name = stringOf(v);
             else
                 skipEvent("\"name\" is not a string", at);
         } else if (k == "cat") {
             if (v.type() == od::json_type::string)
-                cat = v.get_string();
+                cat = stringOf(v);
             else
                 skipEvent("\"cat\" is not a string", at);
         } else if (k == "ts" || k == "dur") {
@@ -758,6 +866,8 @@ void Importer::event(od::object obj, const char* at) {
             if (v.type() == od::json_type::null) continue; // no args
             if (v.type() != od::json_type::object) skipEvent("\"args\" is not an object", at);
             readArgs(v.get_object(), args_, true);
+        } else if (k == "id" || k == "id2" || k == "bp") {
+            flowField(k, v, flowId, localFlowId, bindPoint);
         }
     }
     (void)hasPid;
@@ -769,9 +879,12 @@ void Importer::event(od::object obj, const char* at) {
         return;
     }
     if (phase == 's' || phase == 't' || phase == 'f') {
-        // Flows: Kineto's ac2g arrows repeat the correlation ids the events carry, from which
-        // the model joins launches to kernels.
+        // Kineto's ac2g arrows repeat the correlation ids the events carry, from which the
+        // model joins launches to kernels; other flows are bound to slices (flowPoint).
         ++flowEvents_;
+        if (cat != "ac2g")
+            flowPoint(phase, flowId, localFlowId, bindPoint, cat, name, pid, tid, tsText, hasTs,
+                      at);
         return;
     }
     if (phase != 'X' && phase != 'B' && phase != 'E' && phase != 'i' && phase != 'I') {
@@ -787,8 +900,8 @@ void Importer::event(od::object obj, const char* at) {
             skipEvent("\"dur\" is negative or not a duration in µs", at);
     }
     lastPs_ = std::max(lastPs_, start + duration);
-    const StringId nameId = b_.intern(name);
-    const StringId catId = b_.intern(cat);
+    const StringId nameId = intern(name);
+    const StringId catId = intern(cat);
     const Kind kind = kindOfCategory(cat);
     if (kind != Kind::Host && phase == 'X') {
         DeviceEvent d;
@@ -810,6 +923,7 @@ void Importer::event(od::object obj, const char* at) {
             }
         }
         d.argBegin = uint32_t(deviceArgs_.size());
+        bool hasKernelDetails = false, hasMemcpyDetails = false;
         for (const Arg& a : args_) {
             if (a.role == Role::Device && a.type == StatType::Int64) d.device = int64_t(a.raw);
             if (a.role == Role::Stream && a.type == StatType::Int64) d.stream = int64_t(a.raw);
@@ -818,12 +932,13 @@ void Importer::event(od::object obj, const char* at) {
                 d.hasCorrelation = true;
                 d.correlation = a.raw;
             }
-            d.hasKernelDetails |= a.role == Role::KernelDetails;
-            d.hasMemcpyDetails |= a.role == Role::MemcpyDetails;
+            hasKernelDetails |= a.role == Role::KernelDetails;
+            hasMemcpyDetails |= a.role == Role::MemcpyDetails;
             d.hasTfOp |= a.role == Role::TfOp;
-            deviceArgs_.push_back(a);
+            deviceArgs_.push_back({a.raw, a.key, a.type});
         }
         d.argEnd = uint32_t(deviceArgs_.size());
+        d.details = deviceDetails(d, hasKernelDetails, hasMemcpyDetails);
         if (kind == Kind::Derived) {
             // An exported derived line: its tid is the line id, whatever stream its events name.
             d.device = pid.value;
@@ -889,6 +1004,80 @@ void Importer::event(od::object obj, const char* at) {
         return;
     }
     addHostEvent(thread, start, duration, nameId, catId, args_);
+}
+
+// "id", "id2" ({"local": id} or {"global": id}) and "bp" of a flow event.
+void Importer::flowField(std::string_view key, od::value v, std::string_view& id, bool& local,
+                         std::string_view& bindPoint) {
+    const od::json_type t = v.type();
+    if (key == "bp") {
+        if (t == od::json_type::string) bindPoint = stringOf(v);
+        return;
+    }
+    if (key == "id") {
+        if (t == od::json_type::string)
+            id = stringOf(v);
+        else if (t == od::json_type::number)
+            id = trimToken(v.raw_json_token());
+        return;
+    }
+    if (t != od::json_type::object) return;
+    for (od::field g : v.get_object()) {
+        bool escaped;
+        const std::string_view scope = rawKey(g, escaped);
+        od::value gv = g.value();
+        const od::json_type gt = gv.type();
+        if (escaped || (scope != "local" && scope != "global")) continue;
+        if (gt == od::json_type::string)
+            id = stringOf(gv);
+        else if (gt == od::json_type::number)
+            id = trimToken(gv.raw_json_token());
+        local = scope == "local";
+    }
+}
+
+// A flow event: its flow is named by its id (an "id2" "local" id within its process), category
+// and name, as Perfetto's JSON importer names v1 flows (FlowTracker::GetFlowIdForV1Event).
+void Importer::flowPoint(char phase, std::string_view id, bool local, std::string_view bindPoint,
+                         std::string_view cat, std::string_view name, const Id& pid, const Id& tid,
+                         std::string_view tsText, bool hasTs, const char* at) {
+    if (id.empty()) {
+        ++flowsWithoutId_;
+        return;
+    }
+    if (!hasTs) skipEvent("the event has no \"ts\"", at);
+    const int64_t ps = time(tsText, at, "ts");
+    std::string key;
+    key.reserve(id.size() + cat.size() + name.size() + 24);
+    key.append(id).push_back('\0');
+    if (local) key.append(std::to_string(pid.value));
+    key.push_back('\0');
+    key.append(cat).push_back('\0');
+    key.append(name);
+    const auto it = flowIds_.try_emplace(std::move(key), flowIds_.size()).first;
+    const auto flowPhase = phase == 's'   ? ProfileBuilder::FlowPhase::Begin
+                           : phase == 't' ? ProfileBuilder::FlowPhase::Step
+                                          : ProfileBuilder::FlowPhase::End;
+    flowRecords_.push_back(
+        {it->second, ps, pid.value, tid.value, flowPhase, phase != 'f' || bindPoint == "e"});
+}
+
+// The flow points, on the tracks of their threads (a thread with no slices binds nothing), in
+// the order of their times (Perfetto reads a trace in time order; points at one time keep the
+// file's order).
+void Importer::addFlowPoints(int64_t deltaPs) {
+    std::stable_sort(flowRecords_.begin(), flowRecords_.end(),
+                     [](const FlowRecord& a, const FlowRecord& b) { return a.ps < b.ps; });
+    for (const FlowRecord& f : flowRecords_) {
+        const auto p = processIndex_.find(f.pid);
+        if (p == processIndex_.end()) continue;
+        const auto t = processes_[p->second].threads.find(f.tid);
+        if (t == processes_[p->second].threads.end()) continue;
+        int64_t ps;
+        if (__builtin_add_overflow(f.ps, deltaPs, &ps)) continue;
+        b_.addFlowPoint(f.flow, threads_[t->second].track, ps, f.phase, f.enclosing);
+    }
+    std::vector<FlowRecord>().swap(flowRecords_);
 }
 
 void Importer::traceEvents(od::array events) {
@@ -997,11 +1186,20 @@ void Importer::document(od::document& doc) {
 }
 
 // The framework op of the device work a launch (an event with a correlation id) caused: the
-// innermost cpu_op open on the launching thread when the launch began, or, where an op open
-// there carries the launch's "External id", that op (Kineto stamps a launch with the External id
-// of its op, and the PyTorch profiler's TensorBoard plugin joins them by it: event_parser.py
-// parse_nodes). Runtime launches are kept, compactly, for the device steps (extendSteps).
+// cpu_op that carries the launch's "External id", or, for a launch without one (or whose id no
+// op carries), the innermost cpu_op open on the launching thread when the launch began. Kineto
+// stamps a launch with the External id of its op, and the PyTorch profiler's TensorBoard plugin
+// joins them by it over all threads (event_parser.py parse_nodes: externalid_to_runtime, popped
+// for each op of every tid): an op and its launches can be on different threads. Ids are looked
+// up within one process; where several ops of a process carry an id, an op open on the
+// launching thread wins, otherwise the first read (threads in order of first appearance).
+// Runtime launches are kept, compactly, for the device steps (extendSteps).
 void Importer::finishHostNames() {
+    std::unordered_map<uint64_t, StringId> opById; // plane << 32 | External id -> op name
+    for (const HostThread& t : threads_)
+        for (const OpSpan& o : t.ops)
+            if (o.externalId > 0)
+                opById.emplace(uint64_t(t.plane) << 32 | uint32_t(o.externalId), o.name);
     for (HostThread& t : threads_) {
         if (t.launches.empty()) continue;
         if (!steps_.empty())
@@ -1010,6 +1208,12 @@ void Importer::finishHostNames() {
                     stepLaunches_.push_back(
                         {l.start, l.start + int64_t(l.durationNs) * 1000, l.correlation});
         if (t.ops.empty()) {
+            // Only ops of other threads can hold these launches: by External id.
+            for (const Launch& l : t.launches) {
+                if (l.memory || l.externalId == 0) continue;
+                const auto it = opById.find(uint64_t(t.plane) << 32 | uint32_t(l.externalId));
+                if (it != opById.end()) launchOp_.emplace(l.correlation, it->second);
+            }
             std::vector<Launch>().swap(t.launches);
             continue;
         }
@@ -1040,12 +1244,17 @@ void Importer::finishHostNames() {
                     break;
                 }
             }
-            const OpSpan* op = byId ? byId : innermost;
-            if (!op) continue;
+            StringId opName = byId ? byId->name : 0;
+            if (!opName && l.externalId != 0) {
+                const auto it = opById.find(uint64_t(t.plane) << 32 | uint32_t(l.externalId));
+                if (it != opById.end()) opName = it->second;
+            }
+            if (!opName && innermost) opName = innermost->name;
+            if (!opName) continue;
             if (l.memory)
-                memory_[l.correlation].op = op->name;
+                memory_[l.correlation].op = opName;
             else
-                launchOp_.emplace(l.correlation, op->name);
+                launchOp_.emplace(l.correlation, opName);
         }
         std::vector<OpSpan>().swap(t.ops);
         std::vector<Launch>().swap(t.launches);
@@ -1091,6 +1300,52 @@ void Importer::finishHostNames() {
 StringId Importer::opOfLaunch(uint64_t correlation) const {
     const auto it = launchOp_.find(correlation);
     return it == launchOp_.end() ? 0 : it->second;
+}
+
+// The kernel_details of a kernel (from grid, block, registers per thread, shared memory) or the
+// memcpy_details of a copy or memset, unless the event brought its own: 0 for other events.
+StringId Importer::deviceDetails(const DeviceEvent& d, bool hasKernelDetails,
+                                 bool hasMemcpyDetails) {
+    const bool kernel = d.kind == Kind::Kernel && !hasKernelDetails;
+    const bool copy = (d.kind == Kind::Memcpy || d.kind == Kind::Memset) && !hasMemcpyDetails;
+    if (!kernel && !copy) return 0;
+    std::array<uint32_t, 3> grid{1, 1, 1}, block{1, 1, 1};
+    bool hasGrid = false, hasBlock = false;
+    int64_t regs = -1, shared = -1, bytes = -1;
+    for (const Arg& a : args_) {
+        if (a.role == Role::Grid && a.hasDims) grid = a.dims, hasGrid = true;
+        if (a.role == Role::Block && a.hasDims) block = a.dims, hasBlock = true;
+        if (a.type == StatType::Int64) {
+            if (a.role == Role::Registers) regs = int64_t(a.raw);
+            if (a.role == Role::SharedMemory) shared = int64_t(a.raw);
+            if (a.role == Role::Bytes) bytes = int64_t(a.raw);
+        }
+    }
+    if (kernel && !(hasGrid && hasBlock)) return 0;
+    const CopyKind ck =
+        d.kind == Kind::Memcpy ? copyKindFromName(b_.strings().get(d.name)) : CopyKind::Memset;
+    const DetailsKey k = kernel ? DetailsKey{{0, regs, shared, grid[0], grid[1], grid[2], block[0],
+                                              int64_t(block[1]) << 32 | block[2]}}
+                                : DetailsKey{{1, int64_t(ck), bytes, d.device, 0, 0, 0, 0}};
+    const auto it = details_.find(k);
+    if (it != details_.end()) return it->second;
+    std::string text;
+    if (kernel) {
+        // The TF 2020 spelling (regs, shm, grid, block): Kineto's "shared memory" is the
+        // kernel's static plus dynamic shared memory in one number.
+        if (regs >= 0) text += "regs:" + std::to_string(regs) + " ";
+        if (shared >= 0) text += "shm:" + std::to_string(shared) + " ";
+        text += "grid:" + std::to_string(grid[0]) + "," + std::to_string(grid[1]) + "," +
+                std::to_string(grid[2]) + " block:" + std::to_string(block[0]) + "," +
+                std::to_string(block[1]) + "," + std::to_string(block[2]);
+    } else {
+        text = "kind:" + std::string(copyKindName(ck));
+        if (bytes >= 0) text += " size:" + std::to_string(bytes);
+        text += " dest:" + std::to_string(d.device);
+    }
+    const StringId id = b_.intern(text);
+    details_.emplace(k, id);
+    return id;
 }
 
 void Importer::finishDevices() {
@@ -1184,58 +1439,26 @@ void Importer::finishDevices() {
     const uint32_t kernelDetailsKey = key("kernel_details", &role);
     const uint32_t memcpyDetailsKey = key("memcpy_details", &role);
     const uint32_t tfOpKey = key("tf_op", &role);
-    std::unordered_map<std::string, StringId> detailsCache;
     b_.reserveEvents(b_.eventCount() + deviceEvents_.size() + steps_.size() * planes.size());
     for (const DeviceEvent& d : deviceEvents_) {
         const int lineKind = lineKindOf(d.kind);
         const uint32_t plane = planes[d.device];
         b_.addEvent(tracks[{d.device, d.stream, lineKind}], d.start, d.duration,
                     metadataOf(plane, d.name, d.cat));
-        std::array<uint32_t, 3> grid{1, 1, 1}, block{1, 1, 1};
-        bool hasGrid = false, hasBlock = false;
-        int64_t regs = -1, shared = -1, bytes = -1;
         for (uint32_t i = d.argBegin; i < d.argEnd; ++i) {
-            const Arg& a = deviceArgs_[i];
+            const StatArg& a = deviceArgs_[i];
             b_.addEventStat(a.key, a.type, a.raw);
-            if (a.role == Role::Grid && a.hasDims) grid = a.dims, hasGrid = true;
-            if (a.role == Role::Block && a.hasDims) block = a.dims, hasBlock = true;
-            if (a.type == StatType::Int64) {
-                if (a.role == Role::Registers) regs = int64_t(a.raw);
-                if (a.role == Role::SharedMemory) shared = int64_t(a.raw);
-                if (a.role == Role::Bytes) bytes = int64_t(a.raw);
-            }
         }
-        auto internDetails = [&](const std::string& text) {
-            auto it = detailsCache.find(text);
-            if (it == detailsCache.end()) it = detailsCache.emplace(text, b_.intern(text)).first;
-            return it->second;
-        };
-        if (d.kind == Kind::Kernel && !d.hasKernelDetails && hasGrid && hasBlock) {
-            // The TF 2020 spelling (regs, shm, grid, block): Kineto's "shared memory" is the
-            // kernel's static plus dynamic shared memory in one number.
-            std::string text;
-            if (regs >= 0) text += "regs:" + std::to_string(regs) + " ";
-            if (shared >= 0) text += "shm:" + std::to_string(shared) + " ";
-            text += "grid:" + std::to_string(grid[0]) + "," + std::to_string(grid[1]) + "," +
-                    std::to_string(grid[2]) + " block:" + std::to_string(block[0]) + "," +
-                    std::to_string(block[1]) + "," + std::to_string(block[2]);
-            b_.addEventStat(kernelDetailsKey, StatType::Str, internDetails(text));
-        }
-        if ((d.kind == Kind::Memcpy || d.kind == Kind::Memset) && !d.hasMemcpyDetails) {
-            const CopyKind ck = d.kind == Kind::Memset ? CopyKind::Memset
-                                                       : copyKindFromName(b_.strings().get(d.name));
-            std::string text = "kind:" + std::string(copyKindName(ck));
-            if (bytes >= 0) text += " size:" + std::to_string(bytes);
-            text += " dest:" + std::to_string(d.device);
-            b_.addEventStat(memcpyDetailsKey, StatType::Str, internDetails(text));
-        }
+        if (d.details)
+            b_.addEventStat(d.kind == Kind::Kernel ? kernelDetailsKey : memcpyDetailsKey,
+                            StatType::Str, d.details);
         if (d.hasCorrelation && !d.hasTfOp && lineKind == 0) {
             const StringId op = opOfLaunch(d.correlation);
             if (op) b_.addEventStat(tfOpKey, StatType::Str, op);
         }
     }
     std::vector<DeviceEvent>().swap(deviceEvents_);
-    std::vector<Arg>().swap(deviceArgs_);
+    deviceArgs_.clear();
     // Steps: XProf keeps a "Steps" line on each device plane; PyTorch marks steps on the host
     // with ProfilerStep#N ranges, which are copied there.
     if (!steps_.empty()) {
@@ -1479,6 +1702,9 @@ std::string Importer::run(bool padded) {
     if (unmatchedEnds_)
         host.warnings.push_back(std::to_string(unmatchedEnds_) +
                                 " \"E\" events have no matching \"B\" and are ignored");
+    if (flowsWithoutId_)
+        host.warnings.push_back(std::to_string(flowsWithoutId_) +
+                                " flow events have no \"id\" or \"id2\" and are ignored");
     for (const auto& [ph, n] : skippedPhases_)
         host.warnings.push_back(std::to_string(n) + " events of phase \"" + ph +
                                 "\" are not shown (not supported)");
@@ -1488,16 +1714,18 @@ std::string Importer::run(bool padded) {
     if (__builtin_mul_overflow(originUs_, int64_t(1000), &originNs) ||
         __builtin_add_overflow(originNs, baseTimeNs_.value_or(0), &originNs))
         return "the trace's time base is out of range";
+    int64_t deltaPs = 0;
     if (!b_.hasTimeBase()) {
         b_.setTimeBase(originNs);
     } else {
-        int64_t deltaNs, deltaPs;
+        int64_t deltaNs;
         if (__builtin_sub_overflow(originNs, b_.timeBaseNs(), &deltaNs) ||
             __builtin_mul_overflow(deltaNs, int64_t(1000), &deltaPs))
             return "the trace's times are too far from the other hosts' to show them together";
         if (!b_.shiftEvents(firstEvent_, deltaPs))
             return "the trace's times are too far from the other hosts' to show them together";
     }
+    addFlowPoints(deltaPs);
     (void)flowEvents_;
     return {};
 }

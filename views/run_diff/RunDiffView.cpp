@@ -6,6 +6,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTabWidget>
@@ -25,6 +26,7 @@ RunDiffView::RunDiffView(QWidget* parent)
     , cancel_(new QPushButton(tr("Cancel"), this))
     , runBox_(new QComboBox(this))
     , hostBox_(new QComboBox(this))
+    , hostMatching_(new QComboBox(this))
     , by_(new QComboBox(this))
     , align_(new QComboBox(this))
     , shift_(new QSpinBox(this))
@@ -58,7 +60,6 @@ RunDiffView::RunDiffView(QWidget* parent)
     status_->setWordWrap(true);
     status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     summary_->setWordWrap(true);
-    summary_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     table_->setExportFileName("run_diff.csv");
 
@@ -69,9 +70,17 @@ RunDiffView::RunDiffView(QWidget* parent)
     top->addWidget(runBox_);
     top->addWidget(new QLabel(tr("Host:"), this));
     top->addWidget(hostBox_);
+    top->addWidget(hostMatching_);
     top->addWidget(chooseFile_);
     top->addWidget(chooseFolder_);
     top->addWidget(cancel_);
+    hostMatching_->setObjectName("diffHostMatching");
+    hostMatching_->addItem(tr("Hosts: auto"), int(HostMatching::Auto));
+    hostMatching_->addItem(tr("Hosts by name"), int(HostMatching::ByName));
+    hostMatching_->addItem(tr("Hosts by order"), int(HostMatching::ByOrder));
+    hostMatching_->setToolTip(tr("How the runs' hosts (ranks) are paired; each pair is compared "
+                                 "on its own. Auto: by name when the runs share a host name, "
+                                 "else by order."));
     runBox_->setObjectName("candidateRun");
     hostBox_->setObjectName("candidateHost");
     runBox_->setToolTip(tr("The candidate's run"));
@@ -95,7 +104,15 @@ RunDiffView::RunDiffView(QWidget* parent)
     layout->addLayout(top);
     layout->addLayout(controls);
     layout->addWidget(status_);
-    layout->addWidget(summary_);
+    // What changed, one finding a line; a long list (long kernel names) scrolls in at most four
+    // lines instead of squeezing the table.
+    auto* summaryScroll = new QScrollArea(this);
+    summaryScroll->setWidget(summary_);
+    summaryScroll->setWidgetResizable(true);
+    summaryScroll->setFrameShape(QFrame::NoFrame);
+    summaryScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    summaryScroll->setMaximumHeight(4 * summary_->fontMetrics().lineSpacing() + 4);
+    layout->addWidget(summaryScroll);
     pair_->setObjectName("diffStepPair");
     pair_->setRange(1, 1);
     pair_->setToolTip(tr("The step pair the timeline shows"));
@@ -160,6 +177,7 @@ RunDiffView::RunDiffView(QWidget* parent)
         compare();
     });
     connect(shift_, &QSpinBox::valueChanged, this, [this] { compare(); });
+    connect(hostMatching_, &QComboBox::currentIndexChanged, this, [this] { compare(); });
     connect(runBox_, &QComboBox::activated, this, [this](int run) { chooseCandidateRun(run, -1); });
     connect(hostBox_, &QComboBox::activated, this,
             [this](int index) { chooseCandidateRun(run_, hostBox_->itemData(index).toInt()); });
@@ -188,6 +206,10 @@ void RunDiffView::setAlignment(StepAlignment alignment, int shift) {
     shift_->setValue(shift);
     shift_->setEnabled(alignment != StepAlignment::Auto);
     compare();
+}
+
+void RunDiffView::setHostMatching(HostMatching matching) {
+    hostMatching_->setCurrentIndex(hostMatching_->findData(int(matching)));
 }
 
 void RunDiffView::setProfile(std::shared_ptr<const Profile> profile) {
@@ -342,6 +364,7 @@ void RunDiffView::showStepPair(int pair) {
 }
 
 void RunDiffView::compare() {
+    if (diff_) emit comparisonChanged(nullptr, QString());
     diff_.reset();
     laneJob_.cancel();
     laying_ = false;
@@ -364,6 +387,7 @@ void RunDiffView::compare() {
     RunDiffOptions options;
     options.alignment = StepAlignment(align_->currentData().toInt());
     if (options.alignment != StepAlignment::Auto) options.shift = shift_->value();
+    options.hosts = HostMatching(hostMatching_->currentData().toInt());
     computing_ = true;
     status_->setText(tr("Comparing…"));
     showDiff();
@@ -376,6 +400,7 @@ void RunDiffView::compare() {
         [this](std::shared_ptr<const RunDiff> diff) {
             computing_ = false;
             diff_ = std::move(diff);
+            emit comparisonChanged(diff_, candidateLabel_->text());
             showDiff();
             {
                 const QSignalBlocker b(pair_);
@@ -404,6 +429,8 @@ void RunDiffView::showDiff() {
                                                      : "run_diff_kernels.csv");
     const size_t pairs = diff_->pairing.pairs.size();
     QString status =
+        (diff_->hostExplanation.empty() ? QString()
+                                        : QString::fromStdString(diff_->hostExplanation) + " ") +
         QString::fromStdString(diff_->pairing.explanation) + " " +
         (pairs == 1 ? tr("1 step pair compared") : tr("%1 step pairs compared").arg(pairs));
     if (pairs >= 2)
@@ -417,7 +444,7 @@ void RunDiffView::showDiff() {
     QStringList lines;
     for (const std::string& s : runDiffSummary(*diff_)) lines << QString::fromStdString(s);
     summary_->setText(lines.isEmpty() ? tr("No change stands out of the step-to-step noise.")
-                                      : tr("What changed: ") + lines.join("  •  "));
+                                      : tr("What changed:\n• ") + lines.join("\n• "));
 }
 
 void RunDiffView::finishStep() {

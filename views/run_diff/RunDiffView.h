@@ -56,6 +56,7 @@ public:
     const RunDiff* diff() const { return diff_.get(); }
     void setTableKind(DiffBy by);
     void setAlignment(StepAlignment alignment, int shift);
+    void setHostMatching(HostMatching matching);
     // The step pair the timeline shows (0-based index into the pairing).
     void showStepPair(int pair);
     StepTimeline* timeline() const { return timeline_; }
@@ -91,6 +92,7 @@ private:
     QPushButton* cancel_;
     QComboBox* runBox_;
     QComboBox* hostBox_;
+    QComboBox* hostMatching_;
     QComboBox* by_;
     QComboBox* align_;
     QSpinBox* shift_;

@@ -27,6 +27,9 @@ constexpr char kMagic[8] = {'S', 'T', 'E', 'P', 'S', 'C', 'C', 'H'};
 constexpr size_t kHeaderBytes = 48;
 constexpr size_t kChunkBytes = size_t(4) << 20; // raw bytes per zstd frame
 constexpr int kLevel = -5; // a fast level: decompression, not size, decides the reopen time
+// Frames compressed at once per core while writing: bounds the compressed bytes held in memory
+// to about kWriteWindowPerCore * cores * kChunkBytes.
+constexpr unsigned kWriteWindowPerCore = 2;
 
 // FNV-1a over small texts (key, header, directory); the column data is checked by zstd's own
 // content checksum in every frame.
@@ -343,45 +346,86 @@ std::string ProfileCache::write(const CacheKey& key, const Profile& profile) con
     }
     firstChunk.push_back(uint32_t(chunks.size()));
 
-    std::vector<std::vector<uint8_t>> frames(chunks.size());
-    std::vector<std::string> errors(chunks.size());
-    try {
-        parallelFor(chunks.size(), 0, [&](size_t i) {
-            const std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> context(ZSTD_createCCtx(),
-                                                                             ZSTD_freeCCtx);
-            ZSTD_CCtx* cctx = context.get();
-            if (!cctx) throw std::bad_alloc();
-            ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, kLevel);
-            ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
-            const Chunk& ch = chunks[i];
-            std::vector<uint8_t>& out = frames[i];
-            out.resize(ZSTD_compressBound(ch.rawBytes));
-            const size_t n = ZSTD_compress2(cctx, out.data(), out.size(),
-                                            columns[ch.column].data + ch.rawOffset, ch.rawBytes);
-            if (ZSTD_isError(n))
-                errors[i] = ZSTD_getErrorName(n);
-            else
-                out.resize(n);
-        });
-    } catch (const std::bad_alloc&) {
-        return "not enough memory to compress the cache";
-    } catch (const std::exception& e) {
-        return std::string("cannot compress the cache: ") + e.what();
+    // The directory's size is known before compression (16 bytes a column, 8 a frame), so the file
+    // is written in one pass: room for header, key and directory, then the frames in order as
+    // each window of them is compressed on every core; header and directory go into the room at
+    // the end. Only one window of compressed frames is held at a time (not the whole entry).
+    const size_t directoryBytes = 4 + 16 * columns.size() + 8 * chunks.size();
+    const uint64_t prefixBytes = kHeaderBytes + key.text.size() + directoryBytes;
+    if (prefixBytes > capBytes_)
+        return "the cache entry would take more than the cache's cap of " +
+               std::to_string(capBytes_) + " bytes";
+
+    std::error_code ec;
+    fs::create_directories(folder_, ec);
+    if (ec) return "cannot create the cache folder " + folder_ + ": " + ec.message();
+    const std::string path = entryPath(key);
+    static std::atomic<uint64_t> counter{0};
+    const std::string temp =
+        path + ".tmp" + std::to_string(::getpid()) + "_" + std::to_string(counter++);
+    std::FILE* f = std::fopen(temp.c_str(), "wb");
+    if (!f) return "cannot write " + temp + ": " + std::strerror(errno);
+    const auto fail = [&](const std::string& why) {
+        std::fclose(f);
+        fs::remove(temp, ec);
+        return why;
+    };
+    if (std::fseek(f, long(prefixBytes), SEEK_SET) != 0)
+        return fail("cannot write " + temp + ": " + std::strerror(errno));
+
+    const unsigned threads = availableCores();
+    const size_t window = size_t(kWriteWindowPerCore) * threads;
+    std::vector<std::vector<uint8_t>> frames(std::min(window, chunks.size()));
+    std::vector<std::string> errors(frames.size());
+    std::vector<uint32_t> frameBytes(chunks.size());
+    uint64_t dataBytes = 0;
+    for (size_t first = 0; first < chunks.size(); first += window) {
+        const size_t count = std::min(window, chunks.size() - first);
+        try {
+            parallelFor(count, threads, [&](size_t k) {
+                const std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> context(ZSTD_createCCtx(),
+                                                                                 ZSTD_freeCCtx);
+                ZSTD_CCtx* cctx = context.get();
+                if (!cctx) throw std::bad_alloc();
+                ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, kLevel);
+                ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+                const Chunk& ch = chunks[first + k];
+                std::vector<uint8_t>& out = frames[k];
+                out.resize(ZSTD_compressBound(ch.rawBytes));
+                const size_t n =
+                    ZSTD_compress2(cctx, out.data(), out.size(),
+                                   columns[ch.column].data + ch.rawOffset, ch.rawBytes);
+                if (ZSTD_isError(n))
+                    errors[k] = ZSTD_getErrorName(n);
+                else
+                    out.resize(n);
+            });
+        } catch (const std::bad_alloc&) {
+            return fail("not enough memory to compress the cache");
+        } catch (const std::exception& e) {
+            return fail(std::string("cannot compress the cache: ") + e.what());
+        }
+        for (size_t k = 0; k < count; ++k) {
+            if (!errors[k].empty()) return fail("cannot compress the cache: " + errors[k]);
+            frameBytes[first + k] = uint32_t(frames[k].size());
+            dataBytes += frames[k].size();
+            if (prefixBytes + dataBytes > capBytes_)
+                return fail("the cache entry would take more than the cache's cap of " +
+                            std::to_string(capBytes_) + " bytes");
+            if (std::fwrite(frames[k].data(), 1, frames[k].size(), f) != frames[k].size())
+                return fail("cannot write " + temp + ": " + std::strerror(errno));
+        }
     }
-    for (const std::string& e : errors)
-        if (!e.empty()) return "cannot compress the cache: " + e;
 
     std::vector<uint8_t> directory;
     putU32(directory, uint32_t(columns.size()));
-    uint64_t dataBytes = 0;
     for (uint32_t c = 0; c < columns.size(); ++c) {
         putU64(directory, columns[c].bytes);
         putU32(directory, columns[c].elementSize);
         putU32(directory, firstChunk[c + 1] - firstChunk[c]);
         for (uint32_t i = firstChunk[c]; i < firstChunk[c + 1]; ++i) {
             putU32(directory, chunks[i].rawBytes);
-            putU32(directory, uint32_t(frames[i].size()));
-            dataBytes += frames[i].size();
+            putU32(directory, frameBytes[i]);
         }
     }
 
@@ -395,26 +439,12 @@ std::string ProfileCache::write(const CacheKey& key, const Profile& profile) con
     sum = fnv(reinterpret_cast<const uint8_t*>(key.text.data()), key.text.size(), sum);
     sum = fnv(directory.data(), directory.size(), sum);
     putU64(header, sum);
+    const uint64_t total = prefixBytes + dataBytes;
 
-    const uint64_t total = header.size() + key.text.size() + directory.size() + dataBytes;
-    if (total > capBytes_)
-        return "the cache entry would take " + std::to_string(total) +
-               " bytes, more than the cache's cap of " + std::to_string(capBytes_);
-
-    std::error_code ec;
-    fs::create_directories(folder_, ec);
-    if (ec) return "cannot create the cache folder " + folder_ + ": " + ec.message();
-    const std::string path = entryPath(key);
-    static std::atomic<uint64_t> counter{0};
-    const std::string temp =
-        path + ".tmp" + std::to_string(::getpid()) + "_" + std::to_string(counter++);
-    std::FILE* f = std::fopen(temp.c_str(), "wb");
-    if (!f) return "cannot write " + temp + ": " + std::strerror(errno);
-    bool ok = std::fwrite(header.data(), 1, header.size(), f) == header.size() &&
+    bool ok = std::fseek(f, 0, SEEK_SET) == 0 &&
+              std::fwrite(header.data(), 1, header.size(), f) == header.size() &&
               std::fwrite(key.text.data(), 1, key.text.size(), f) == key.text.size() &&
               std::fwrite(directory.data(), 1, directory.size(), f) == directory.size();
-    for (size_t i = 0; ok && i < frames.size(); ++i)
-        ok = std::fwrite(frames[i].data(), 1, frames[i].size(), f) == frames[i].size();
     const int writeErrno = errno;
     ok = (std::fclose(f) == 0) && ok;
     if (!ok) {

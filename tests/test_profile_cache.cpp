@@ -15,6 +15,8 @@
 #include <fstream>
 #include <mutex>
 
+#include <zstd.h>
+
 #include "model/ProfileCache.h"
 #include "model/ProfileLoader.h"
 #include "model/SyntheticProfile.h"
@@ -488,6 +490,62 @@ private slots:
         QCOMPARE(log.lines.size(), before); // not a problem with the entry
         CachedLoad r = loadHostsCached(hosts_, &cache, &progress);
         QVERIFY(r.result.cancelled);
+    }
+
+    // The entry is written in one pass (frames streamed in order, header and directory last):
+    // read here independently of ProfileCache, the header's section sizes add up to the file,
+    // the frames follow one another in directory order, each decompresses (zstd, checksum on)
+    // to the raw size the directory gives, and each column's frames add up to its size. The
+    // synthetic run's columns take more frames than one write window (2 frames a core).
+    void writtenEntryIsContiguousAndComplete() {
+        const ProfileCache cache(root_ + "/c-layout", "test");
+        const CacheKey key = cache.keyOf(hosts_);
+        QCOMPARE(cache.store(key, *loadHosts(hosts_).profile), std::string());
+        const std::vector<uint8_t> b = readBytes(cache.entryPath(key));
+        QVERIFY(b.size() > 48);
+        const auto u32 = [&b](size_t at) {
+            uint32_t v = 0;
+            std::memcpy(&v, b.data() + at, 4);
+            return v;
+        };
+        const auto u64 = [&b](size_t at) {
+            uint64_t v = 0;
+            std::memcpy(&v, b.data() + at, 8);
+            return v;
+        };
+        QCOMPARE(std::string(b.begin(), b.begin() + 8), std::string("STEPSCCH"));
+        const uint64_t keyBytes = u64(16), dirBytes = u64(24), dataBytes = u64(32);
+        QCOMPARE(uint64_t(b.size()), 48 + keyBytes + dirBytes + dataBytes);
+        QCOMPARE(std::string(b.begin() + 48, b.begin() + 48 + long(keyBytes)), key.text);
+        size_t at = 48 + keyBytes;
+        const size_t dirEnd = at + dirBytes;
+        const uint32_t columns = u32(at);
+        at += 4;
+        size_t data = dirEnd, frames = 0;
+        std::vector<uint8_t> raw;
+        for (uint32_t c = 0; c < columns; ++c) {
+            const uint64_t columnBytes = u64(at);
+            const uint32_t count = u32(at + 12);
+            at += 16;
+            uint64_t sum = 0;
+            for (uint32_t i = 0; i < count; ++i, ++frames) {
+                const uint32_t rawBytes = u32(at), packed = u32(at + 4);
+                at += 8;
+                QVERIFY(data + packed <= b.size());
+                QCOMPARE(ZSTD_getFrameContentSize(b.data() + data, packed),
+                         (unsigned long long)rawBytes);
+                raw.resize(rawBytes);
+                const size_t n = ZSTD_decompress(raw.data(), raw.size(), b.data() + data, packed);
+                QVERIFY2(!ZSTD_isError(n), ZSTD_getErrorName(n));
+                QCOMPARE(n, size_t(rawBytes));
+                data += packed;
+                sum += rawBytes;
+            }
+            QCOMPARE(sum, columnBytes);
+        }
+        QCOMPARE(at, dirEnd);
+        QCOMPARE(data, b.size());
+        QVERIFY(frames > 4); // more than one write window on 2 cores
     }
 
     void unwritableFolderIsReported() {

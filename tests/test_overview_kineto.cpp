@@ -2,6 +2,8 @@
 // copy names, ProfilerStep#N against other host events. Every expected value is worked out by
 // hand from the trace's timestamps (µs) in the comment above it.
 #include <QtTest>
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <set>
 
@@ -42,6 +44,14 @@ std::string gpuEvent(const std::string& cat, const std::string& name, int ts, in
            R"(,"tid":7,"ts":)" + std::to_string(ts) + R"(,"dur":)" + std::to_string(dur) +
            R"(,"args":{"device":)" + d + R"(,"stream":7,"correlation":)" +
            std::to_string(correlation) + R"(,"bytes":1000}})";
+}
+
+// A host or GPU event with args (a JSON object's inside).
+std::string traceEvent(const std::string& cat, const std::string& name, int pid, int tid, int ts,
+                       int dur, const std::string& args) {
+    return R"({"ph":"X","cat":")" + cat + R"(","name":")" + name + R"(","pid":)" +
+           std::to_string(pid) + R"(,"tid":)" + std::to_string(tid) + R"(,"ts":)" +
+           std::to_string(ts) + R"(,"dur":)" + std::to_string(dur) + R"(,"args":{)" + args + "}}";
 }
 
 std::set<std::string> ids(const Overview& o) {
@@ -332,6 +342,178 @@ private slots:
         const std::string k = inputPipelineJson(ip);
         QVERIFY(k.find(R"("input_percent":null)") != std::string::npos);
         QVERIFY(k.find(R"("step_time_ms":{"average":null)") != std::string::npos);
+    }
+
+    // PyTorch profiles: the step graph, step table and averages use the PyTorch TensorBoard
+    // plugin's categories (overall_parser.py). Two steps of 100 µs (times in µs):
+    // step 1 [0, 100]: DataLoader __next__ [0, 20], aten::mm [30, 70] launching (runtime
+    //   [40, 50]) a kernel [55, 85]; step 2 [100, 200]: aten::copy_ [110, 140] with a
+    //   cudaMemcpyAsync [115, 125] and its copy [130, 150], then a cudaMemsetAsync [150, 155]
+    //   outside any op and its memset [160, 170]. Device work ends inside the host steps, so the
+    //   steps keep their host ranges. Each instant goes to the first of kernel, memcpy, memset,
+    //   communication, runtime, dataloader, CPU exec that covers it, else to other:
+    //   step 1: kernel 30, runtime 10, dataloader 20, CPU exec [30,40]+[50,55] = 15,
+    //           other [20,30]+[85,100] = 25;
+    //   step 2: memcpy 20, memset 10, runtime [115,125]+[150,155] = 15,
+    //           CPU exec [110,115]+[125,130] = 10, other 100-20-10-15-10 = 45.
+    void pytorchStepBreakdownByHand() {
+        QTemporaryDir dir;
+        const std::string gpu = R"("device":0,"stream":7,)";
+        const auto p = loadTrace(
+            dir,
+            traceEvent("user_annotation", "ProfilerStep#1", 1, 1, 0, 100, R"("External id":1)") +
+                ",\n" +
+                traceEvent("cpu_op", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+                           1, 1, 0, 20, R"("External id":2)") +
+                ",\n" + traceEvent("cpu_op", "aten::mm", 1, 1, 30, 40, R"("External id":10)") +
+                ",\n" +
+                traceEvent("cuda_runtime", "cudaLaunchKernel", 1, 1, 40, 10,
+                           R"("External id":10,"correlation":100)") +
+                ",\n" +
+                traceEvent("kernel", "gemm", 0, 7, 55, 30,
+                           gpu + R"("External id":10,"correlation":100)") +
+                ",\n" +
+                traceEvent("user_annotation", "ProfilerStep#2", 1, 1, 100, 100,
+                           R"("External id":3)") +
+                ",\n" + traceEvent("cpu_op", "aten::copy_", 1, 1, 110, 30, R"("External id":20)") +
+                ",\n" +
+                traceEvent("cuda_runtime", "cudaMemcpyAsync", 1, 1, 115, 10,
+                           R"("External id":20,"correlation":200)") +
+                ",\n" +
+                traceEvent("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 0, 7, 130, 20,
+                           gpu + R"("External id":20,"correlation":200,"bytes":1000)") +
+                ",\n" +
+                traceEvent("cuda_runtime", "cudaMemsetAsync", 1, 1, 150, 5,
+                           R"("External id":0,"correlation":201)") +
+                ",\n" +
+                traceEvent("gpu_memset", "Memset (Device)", 0, 7, 160, 10,
+                           gpu + R"("External id":0,"correlation":201,"bytes":1000)"));
+        const Overview o = computeOverview(*p);
+        QCOMPARE(o.torch.size(), size_t(1));
+        const std::vector<TorchStepCosts>& steps = o.torch[0].steps;
+        QCOMPARE(steps.size(), size_t(2));
+        using R = std::array<int64_t, kTorchRoleCount>;
+        // Kernel, Memcpy, Memset, Communication, Runtime, DataLoader, CPU Exec, Other.
+        QCOMPARE(steps[0].name, std::string("1"));
+        QCOMPARE(steps[0].range.start, 0 * us);
+        QCOMPARE(steps[0].range.end, 100 * us);
+        QCOMPARE(steps[0].ps, (R{30 * us, 0, 0, 0, 10 * us, 20 * us, 15 * us, 25 * us}));
+        QCOMPARE(steps[1].name, std::string("2"));
+        QCOMPARE(steps[1].range.start, 100 * us);
+        QCOMPARE(steps[1].range.end, 200 * us);
+        QCOMPARE(steps[1].ps, (R{0, 20 * us, 10 * us, 0, 15 * us, 0, 10 * us, 45 * us}));
+        // Averages over the two steps (ms): kernel 15 µs, memcpy 10, memset 5, runtime 12.5,
+        // dataloader 10, CPU exec 12.5, other 35; step time 100 µs, no spread.
+        QCOMPARE(o.torchStepTimeMs.count, size_t(2));
+        QCOMPARE(o.torchStepTimeMs.average, 0.1);
+        QCOMPARE(o.torchStepTimeMs.stddev, 0.0);
+        const double averages[kTorchRoleCount] = {0.015,  0.01, 0.005,  0,
+                                                  0.0125, 0.01, 0.0125, 0.035};
+        for (size_t r = 0; r < kTorchRoleCount; ++r)
+            QVERIFY2(std::abs(o.torchRoleMs[r].average - averages[r]) < 1e-12,
+                     std::string(torchRoleName(TorchRole(r))).c_str());
+        QCOMPARE(o.torchRoleMs[size_t(TorchRole::Other)].maximum, 0.045);
+        // The page's step table: Step, Begin (ms), Step time (ms), the roles (ms).
+        const Table t = overviewStepTable(o);
+        QCOMPARE(t.rowCount(), size_t(2));
+        QCOMPARE(t.columnCount(), size_t(3 + kTorchRoleCount));
+        QCOMPARE(t.column(0).name, std::string("Step"));
+        QCOMPARE(t.column(3).name, std::string("Kernel (ms)"));
+        QCOMPARE(t.column(10).name, std::string("Other (ms)"));
+        QCOMPARE(t.text(1, 0), std::string("2"));
+        QCOMPARE(t.number(1, 1), 0.1);
+        QCOMPARE(t.number(1, 2), 0.1);
+        QCOMPARE(t.number(1, 4), 0.02);
+        QCOMPARE(t.number(1, 10), 0.045);
+        const std::string json = overviewJson(o);
+        QVERIFY(json.find(R"("pytorch_breakdown_ms":{"Kernel":{"average":0.015,)") !=
+                std::string::npos);
+        // The plugin's DataLoader rule: 10 µs of 100 µs on average, 10% > 5%.
+        const auto rule =
+            std::find_if(o.recommendations.begin(), o.recommendations.end(),
+                         [](const Recommendation& r) { return r.id == "pytorch_dataloader"; });
+        QVERIFY(rule != o.recommendations.end());
+        QVERIFY(std::abs(rule->value - 10) < 1e-9);
+        QCOMPARE(rule->tool, std::string("pytorch"));
+        // A name pattern finds other steps: the page falls back to XProf's categories, without
+        // the plugin's rule.
+        const Overview byName = computeOverview(*p, "aten::mm");
+        QVERIFY(byName.torch.empty());
+        QVERIFY(!ids(byName).count("pytorch_dataloader"));
+    }
+
+    // Real PyTorch traces: the overview's steps are the plugin's, each step's roles add up to
+    // its time and none is negative; on worker0 the values equal what the plugin's own parsers
+    // print for the file (overall_parser.py, run at 790be856 by a small Python driver that
+    // calls EventParser.parse and OverallParser.aggregate as data.py does; µs).
+    void pytorchStepBreakdownOnRealTraces() {
+        const std::string dir = std::string(STEPSCOPE_REALDATA) + "/kineto/";
+        if (!QFileInfo::exists(QString::fromStdString(dir)))
+            QSKIP("../shared/realdata not found; real-trace checks skipped");
+        bool sawWorker0 = false;
+        for (const QString& name :
+             QDir(QString::fromStdString(dir)).entryList({"*.json", "*.json.gz"}, QDir::Files)) {
+            const std::string fileName = name.toStdString();
+            const char* file = fileName.c_str();
+            LoadResult r = loadPath(dir + fileName);
+            QVERIFY2(r.ok(), r.error.c_str());
+            const Overview o = computeOverview(*r.profile);
+            QVERIFY2(!o.torch.empty(), file);
+            for (const TorchOverview& h : o.torch)
+                for (const TorchStepCosts& s : h.steps) {
+                    int64_t sum = 0;
+                    for (int64_t ps : s.ps) {
+                        QVERIFY2(ps >= 0, file);
+                        sum += ps;
+                    }
+                    QCOMPARE(sum, s.range.end - s.range.start);
+                }
+            const Table t = overviewStepTable(o);
+            for (size_t row = 0; row < t.rowCount(); ++row)
+                for (size_t c = 0; c < t.columnCount(); ++c)
+                    if (t.column(c).type == Table::Type::Double)
+                        QVERIFY2(!(t.number(row, c) < 0), file);
+            if (fileName == "alexnet_a100_small.json.gz") {
+                // No ProfilerStep#: one step "0" over the host ops; the plugin prints
+                // [10630, 55503, 8, 0, 42217684, 0, 1064731, 0] µs, total 43348556.
+                QCOMPARE(o.torch.size(), size_t(1));
+                QCOMPARE(o.torch[0].steps.size(), size_t(1));
+                const TorchStepCosts& s = o.torch[0].steps[0];
+                QCOMPARE(s.name, std::string("0"));
+                const int64_t plugin[kTorchRoleCount] = {10630,    55503, 8,       0,
+                                                         42217684, 0,     1064731, 0};
+                for (size_t r = 0; r < kTorchRoleCount; ++r) QCOMPARE(s.ps[r], plugin[r] * us);
+                QCOMPARE(s.range.end - s.range.start, 43348556 * us);
+            }
+            if (fileName != "worker0.1623143089861.pt.trace.json.gz") continue;
+            sawWorker0 = true;
+            QCOMPARE(o.torch.size(), size_t(1));
+            const std::vector<TorchStepCosts>& steps = o.torch[0].steps;
+            QCOMPARE(steps.size(), size_t(6));
+            const std::array<int64_t, kTorchRoleCount + 1> plugin[6] = {
+                {98598, 1941, 90, 0, 2796, 69317, 14091, 1115, 187948},
+                {98570, 1947, 89, 0, 2762, 57669, 12968, 1148, 175153},
+                {98596, 1931, 91, 0, 2877, 61257, 13768, 1213, 179733},
+                {98623, 1938, 89, 0, 2841, 56453, 13420, 1200, 174564},
+                {98504, 1937, 87, 0, 2788, 62690, 15025, 1141, 182172},
+                {98641, 1798, 88, 0, 3381, 48185, 12773, 1117, 165983}};
+            for (size_t i = 0; i < 6; ++i) {
+                QCOMPARE(steps[i].name, std::to_string(5 + i));
+                for (size_t r = 0; r < kTorchRoleCount; ++r)
+                    QCOMPARE(steps[i].ps[r], plugin[i][r] * us);
+                QCOMPARE(steps[i].range.end - steps[i].range.start,
+                         plugin[i][kTorchRoleCount] * us);
+            }
+            // The plugin's average DataLoader time: 59261.833... µs.
+            QVERIFY(std::abs(o.torchRoleMs[size_t(TorchRole::DataLoader)].average -
+                             59261.833333333336 / 1000) < 1e-9);
+            // DataLoader 59261.833 / 177592.167 µs of the average step: the plugin's 33.4%.
+            QVERIFY(ids(o).count("pytorch_dataloader"));
+            QCOMPARE(t.rowCount(), size_t(6));
+            QCOMPARE(t.text(0, 0), std::string("5"));
+            QCOMPARE(t.number(0, 3), 98.598);
+        }
+        QVERIFY(sawWorker0);
     }
 };
 

@@ -59,6 +59,45 @@ private slots:
         QCOMPARE(range.count(), 2);
     }
 
+    // A PyTorch (Kineto) trace: the summary, step graph and step table use the PyTorch
+    // TensorBoard plugin's categories, and a step's column opens that step. Two steps
+    // [0, 100] and [100, 200] µs; step 2 holds a 50 µs DataLoader __next__ (50% of the step).
+    void pytorchProfile() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("t.pt.trace.json");
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("{\"traceEvents\":[\n"
+                    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\","
+                    "\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},\n"
+                    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,"
+                    "\"tid\":1,\"ts\":10,\"dur\":20},\n"
+                    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#2\","
+                    "\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":100},\n"
+                    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":"
+                    "\"enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__\","
+                    "\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":50}\n"
+                    "]}\n");
+        }
+        LoadResult r = loadPath(path.toStdString());
+        QVERIFY2(r.ok(), r.error.c_str());
+        OverviewView view;
+        view.resize(1200, 800);
+        view.setProfile(r.profile);
+        QTRY_VERIFY(view.isReady());
+        QCOMPARE(view.overview()->torch.size(), size_t(1));
+        const QString summary = view.summaryText();
+        QVERIFY(summary.contains("DataLoader: 0.025 ms (25.0%)")); // 50 of 200 µs
+        QVERIFY(summary.contains("CPU Exec: 0.010 ms (10.0%)"));   // 20 of 200 µs
+        QVERIFY(summary.contains("25.0% of the step time is in the DataLoader"));
+        QSignalSpy range(&view, &ToolView::showRangeRequested);
+        emit view.stepChart()->stepClicked(1);
+        QCOMPARE(range.count(), 1);
+        QCOMPARE(range[0][0].toLongLong(), 100LL * 1000000);
+        QCOMPARE(range[0][1].toLongLong(), 200LL * 1000000);
+    }
+
     void noStepsThenPattern() {
         const auto profile = load(OverviewScenario::NoSteps);
         {

@@ -147,11 +147,13 @@ private slots:
         QCOMPARE(step.evidence, DiffEvidence::Significant);
         // 50 / 620 = 8.0645%
         QVERIFY(std::fabs(step.relativeShiftPercent - 5000.0 / 620) < 1e-9);
+        // 50 / 620 = 8.06%; the interval [50, 50] likewise; every pair 670 > 620.
         const std::vector<std::string> summary = runDiffSummary(d);
-        QVERIFY(!summary.empty());
-        QVERIFY2(summary[0].find("slower by 8.1%") != std::string::npos, summary[0].c_str());
-        QVERIFY(summary[1].find("New in the candidate: model/dropout/Mul (50 µs per step)") !=
-                std::string::npos);
+        QCOMPARE(summary.size(), size_t(3));
+        QCOMPARE(summary[0], std::string("Step time 8.1% slower than the baseline in every step "
+                                         "(+50 µs per step; 95% interval +8.1% to +8.1%)."));
+        QCOMPARE(summary[1], std::string("Op model/dropout/Mul added (50 µs per step)."));
+        QCOMPARE(summary[2], std::string("Kernel dropout_kernel added (50 µs per step)."));
     }
 
     void opRemoved() {
@@ -264,15 +266,17 @@ private slots:
         QCOMPARE(k->diffClass, DiffClass::Inconclusive);
         QCOMPARE(k->relativeShiftPercent, 4.0);
         QCOMPARE(row(d.kernels, "elementwise_relu_kernel")->diffClass, DiffClass::Unchanged);
+        // Step time 10 + 520 + 100 + 10 = 640 vs 620: +3.23%; MatMul 520 vs 500: +4%.
         const std::vector<std::string> summary = runDiffSummary(d);
-        QCOMPARE(summary.size(), size_t(1));
-        QVERIFY2(summary[0].rfind("1 op's time moved by 1% or more, but with one step each", 0) ==
-                     0,
-                 summary[0].c_str());
+        QCOMPARE(summary.size(), size_t(2));
+        QCOMPARE(summary[0], std::string("Step time +3.2% against the baseline, but with one step "
+                                         "each no noise estimate is possible."));
+        QCOMPARE(summary[1], std::string("1 op's time moved by 1% or more, but with one step each "
+                                         "no noise estimate is possible (largest: "
+                                         "model/dense/MatMul, +4.0%)."));
         const Table t = runDiffTable(d, DiffBy::Kernel);
         QVERIFY(t.isMissing(0, size_t(t.columnIndex("p-value"))));
-        QCOMPARE(t.text(0, size_t(t.columnIndex("Evidence"))),
-                 std::string("no noise estimate possible: one step each"));
+        QCOMPARE(t.text(0, size_t(t.columnIndex("Evidence"))), std::string("one step each"));
     }
 
     // MatMul moves from volta_sgemm (no Tensor Cores, 32-bit) to volta_h884gemm_fp16 (Tensor
@@ -282,11 +286,16 @@ private slots:
     void tensorCoreAndPrecisionCallouts() {
         const RunDiff d = diffOf(DiffScenario::TensorCores);
         QCOMPARE(d.callouts.size(), size_t(2));
-        QCOMPARE(d.callouts[0], std::string("Precision: 16-bit device compute went from 0.0% to "
-                                            "75.0% of device compute time."));
-        QCOMPARE(d.callouts[1],
-                 std::string("Tensor Cores: model/dense/MatMul ran 0.0% of its kernel time on "
-                             "Tensor Cores in the baseline, 100.0% in the candidate."));
+        QCOMPARE(d.callouts[0].id, std::string("diff_precision"));
+        QCOMPARE(d.callouts[0].points, 75.0);
+        QCOMPARE(d.callouts[0].text,
+                 std::string("16-bit precision rose: device compute in 16-bit went from 0.0% to "
+                             "75.0% of device compute time."));
+        QCOMPARE(d.callouts[1].id, std::string("diff_tensor_core"));
+        QCOMPARE(d.callouts[1].points, 100.0);
+        QCOMPARE(d.callouts[1].text,
+                 std::string("Tensor Core use rose: model/dense/MatMul ran 0.0% of its kernel "
+                             "time on Tensor Cores in the baseline, 100.0% in the candidate."));
         const DiffRow* matmul = row(d.ops, "model/dense/MatMul");
         QCOMPARE(matmul->baseTensorCorePercent, 0.0);
         QCOMPARE(matmul->candidateTensorCorePercent, 100.0);
@@ -297,8 +306,189 @@ private slots:
         QCOMPARE(h884->diffClass, DiffClass::Added);
         QVERIFY(h884->usesTensorCore);
         QVERIFY(!row(d.kernels, kGemm)->usesTensorCore);
+        const std::vector<Recommendation> findings = runDiffFindings(d);
+        QCOMPARE(findings.back().text, d.callouts[1].text);
+        QCOMPARE(findings.back().id, std::string("diff_tensor_core"));
+        QCOMPARE(findings.back().level, std::string("info")); // use rose
+        // The same pair the other way round: use dropped, a moderate finding.
+        const auto [base, candidate] = diffFixture(DiffScenario::TensorCores);
+        const RunDiff back = diffRuns(*load(candidate), *load(base), {});
+        const std::vector<Recommendation> dropped = runDiffFindings(back);
+        QCOMPARE(dropped.back().text,
+                 std::string("Tensor Core use dropped: model/dense/MatMul ran 100.0% of its "
+                             "kernel time on Tensor Cores in the baseline, 0.0% in the "
+                             "candidate."));
+        QCOMPARE(dropped.back().level, std::string("moderate"));
+        QCOMPARE(dropped.back().value, -100.0);
+    }
+
+    // The overview's findings for KernelSlower. Step time 10 + (500 + J) + 100 + 10 = 620 + J vs
+    // 720 + J: the per-step differences are gemm's, HL 100, interval [70, 130]
+    // (kernelSlowerEveryStep), of the mean 620: 16.13%, 11.29% .. 20.97%. MatMul and the gemm
+    // kernel: 100 of 500 = 20%, 70 / 500 = 14%, 130 / 500 = 26%. Every pair moved up (600 + J[i]
+    // > 500 + J[i]). relu unchanged: no line.
+    void findingsForTheOverview() {
+        const std::vector<Recommendation> f = runDiffFindings(diffOf(DiffScenario::KernelSlower));
+        QCOMPARE(f.size(), size_t(3));
+        QCOMPARE(f[0].id, std::string("diff_step_time"));
+        QCOMPARE(f[0].level, std::string("high"));
+        QCOMPARE(f[0].tool, std::string("run_diff"));
+        QVERIFY(std::fabs(f[0].value - 10000.0 / 620) < 1e-9);
+        QCOMPARE(f[0].text, std::string("Step time 16.1% slower than the baseline in every step "
+                                        "(+100 µs per step; 95% interval +11.3% to +21.0%)."));
+        QCOMPARE(f[1].id, std::string("diff_op_slower"));
+        QCOMPARE(f[1].level, std::string("moderate"));
+        QCOMPARE(f[1].value, 20.0);
+        QCOMPARE(f[1].text,
+                 std::string("Op model/dense/MatMul 20.0% slower than the baseline in every step "
+                             "(+100 µs per step; 95% interval +14.0% to +26.0%)."));
+        QCOMPARE(f[2].id, std::string("diff_kernel_slower"));
+        QCOMPARE(f[2].text,
+                 std::string("Kernel volta_sgemm_128x64_nn 20.0% slower than the baseline in "
+                             "every step (+100 µs per step; 95% interval +14.0% to +26.0%)."));
+        // Pure jitter: nothing to say.
+        QVERIFY(runDiffFindings(diffOf(DiffScenario::Jitter)).empty());
+    }
+
+    // Not every step moved: one row built by hand, baseline 1..8 µs, candidate 9..15 µs and then
+    // 0.5 µs in the last pair (paired differences 8 seven times, -7.5 once: 7 of 8 steps slower).
+    // U = 7 x 8 = 56, no ties: exact p = 2 P(U <= 8) < 0.05. The 64 differences: 8 negative
+    // (0.5 - x), and y - x = d for d = 1..14, d times for d <= 7 and 15 - d times above: up to
+    // d = 7 28 of them, d = 8 seven more (35), d = 9 six (41), d = 10 five (46).
+    // HL: the 32nd and 33rd differences = the 24th and 25th positive = 7. Interval k = 14 (the
+    // critical U of 8 x 8 is 13): D(14) = 6th positive = 3, D(51) = 43rd positive = 10. Baseline
+    // mean 4.5 µs: 155.6%, 66.7% .. 222.2%.
+    void findingsSayHowManySteps() {
+        RunDiff d;
+        for (size_t i = 0; i < 8; ++i) d.pairing.pairs.emplace_back(i, i);
+        DiffRow r;
+        r.name = "model/x";
+        r.base.perStepUs = {1, 2, 3, 4, 5, 6, 7, 8};
+        r.candidate.perStepUs = {9, 10, 11, 12, 13, 14, 15, 0.5};
+        r.base.totalPs = 36'000'000;
+        r.candidate.totalPs = 84'500'000;
+        r.base.count = r.candidate.count = 8;
+        d.ops.push_back(r);
+        classifyDiffRows(d.ops, 0.95, 1.0);
+        QCOMPARE(d.ops[0].diffClass, DiffClass::Slower);
+        QCOMPARE(d.ops[0].test.shift, 7.0);
+        const std::vector<std::string> s = runDiffSummary(d);
+        QCOMPARE(s.size(), size_t(1));
+        QCOMPARE(s[0], std::string("Op model/x 155.6% slower than the baseline in 7 of 8 steps "
+                                   "(+7 µs per step; 95% interval +66.7% to +222.2%)."));
+    }
+
+    // Two hosts each, loaded from two files per run. worker-a runs KernelSlower's baseline in
+    // both runs; worker-b runs the baseline in the baseline and KernelSlower's candidate in the
+    // candidate, whose files come in the other order (b, a). By name (auto: the names match):
+    // worker-b's step time 620 + J -> 720 + J, 16.1% slower (values as findingsForTheOverview),
+    // worker-a identical: unchanged. Found on worker-b only. By order: the baseline's worker-a
+    // with the candidate's first host, worker-b: "worker-a / worker-b" slower.
+    void hostsPairedNotSummed() {
+        QTemporaryDir dir;
+        const auto [same, slower] = diffFixture(DiffScenario::KernelSlower);
+        const QString a = dir.filePath("a.xplane.pb"), b = dir.filePath("b.xplane.pb");
+        QVERIFY(writeFile(a, same.encode()));
+        QVERIFY(writeFile(b, slower.encode()));
+        auto loaded = [](std::vector<HostFile> files) {
+            LoadResult r = loadHosts(files);
+            if (!r.ok()) qFatal("fixture hosts do not load: %s", r.error.c_str());
+            return r.profile;
+        };
+        const auto base = loaded({{"worker-a", a.toStdString()}, {"worker-b", a.toStdString()}});
+        const auto candidate =
+            loaded({{"worker-b", b.toStdString()}, {"worker-a", a.toStdString()}});
+        auto host = [](const std::vector<DiffRow>& rows, const std::string& h,
+                       const std::string& name) -> const DiffRow* {
+            for (const DiffRow& r : rows)
+                if (r.host == h && r.name == name) return &r;
+            return nullptr;
+        };
+
+        const RunDiff d = diffRuns(*base, *candidate, {});
+        QCOMPARE(d.hostMatching, HostMatching::ByName);
+        QCOMPARE(d.hostPairs.size(), size_t(2));
+        QCOMPARE(d.hostPairs[0].label, std::string("worker-a"));
+        QCOMPARE(d.hostPairs[1].label, std::string("worker-b"));
+        QCOMPARE(d.hostPairs[1].candidate, uint32_t(0));
+        QCOMPARE(d.pairing.pairs.size(), size_t(16)); // 8 steps per host, never mixed
+        for (const HostPair& h : d.hostPairs)
+            for (size_t i = h.firstPair; i < h.firstPair + h.pairCount; ++i) {
+                QCOMPARE(d.baseSteps.steps[d.pairing.pairs[i].first].host, h.base);
+                QCOMPARE(d.candidateSteps.steps[d.pairing.pairs[i].second].host, h.candidate);
+            }
+        const DiffRow* stepA = host(d.categories, "worker-a", "Step time");
+        const DiffRow* stepB = host(d.categories, "worker-b", "Step time");
+        QVERIFY(stepA && stepB);
+        QCOMPARE(stepA->diffClass, DiffClass::Unchanged);
+        QCOMPARE(stepB->diffClass, DiffClass::Slower);
+        QCOMPARE(stepB->base.totalPs, int64_t(8 * 620) * 1000000);
+        QCOMPARE(stepB->candidate.totalPs, int64_t(8 * 720) * 1000000);
+        const DiffRow* gemmA = host(d.kernels, "worker-a", kGemm);
+        const DiffRow* gemmB = host(d.kernels, "worker-b", kGemm);
+        QCOMPARE(gemmA->candidate.totalPs, int64_t(4000) * 1000000);
+        QCOMPARE(gemmA->diffClass, DiffClass::Unchanged);
+        QCOMPARE(gemmB->candidate.totalPs, int64_t(4800) * 1000000);
+        QCOMPARE(gemmB->diffClass, DiffClass::Slower);
         const std::vector<std::string> summary = runDiffSummary(d);
-        QCOMPARE(summary.back(), d.callouts[1]);
+        QCOMPARE(summary.size(), size_t(3));
+        QCOMPARE(summary[0], std::string("Step time on worker-b 16.1% slower than the baseline in "
+                                         "every step (+100 µs per step; 95% interval +11.3% to "
+                                         "+21.0%)."));
+        QCOMPARE(summary[2], std::string("Kernel volta_sgemm_128x64_nn on worker-b 20.0% slower "
+                                         "than the baseline in every step (+100 µs per step; 95% "
+                                         "interval +14.0% to +26.0%)."));
+        const Table t = runDiffTable(d, DiffBy::Category);
+        QCOMPARE(t.columnIndex("Host"), 0);
+        QCOMPARE(t.text(0, 0), std::string("worker-a"));
+        QCOMPARE(t.text(0, 1), std::string("Step time"));
+
+        RunDiffOptions byOrder;
+        byOrder.hosts = HostMatching::ByOrder;
+        const RunDiff o = diffRuns(*base, *candidate, byOrder);
+        QCOMPARE(o.hostMatching, HostMatching::ByOrder);
+        QCOMPARE(o.hostPairs[0].label, std::string("worker-a / worker-b"));
+        QCOMPARE(host(o.categories, "worker-a / worker-b", "Step time")->diffClass,
+                 DiffClass::Slower);
+        QCOMPARE(host(o.categories, "worker-b / worker-a", "Step time")->diffClass,
+                 DiffClass::Unchanged);
+        // By name with no shared name: nothing to compare, said plainly.
+        const auto other = loaded({{"node-1", a.toStdString()}});
+        RunDiffOptions byName;
+        byName.hosts = HostMatching::ByName;
+        const RunDiff none = diffRuns(*base, *other, byName);
+        QVERIFY(none.pairing.pairs.empty());
+        QVERIFY(none.pairing.explanation.find("No host of the baseline") != std::string::npos);
+        // Auto with no shared name: by order.
+        QCOMPARE(diffRuns(*base, *other, {}).hostMatching, HostMatching::ByOrder);
+    }
+
+    // The order statistics are selected (nth_element), not sorted: on random samples without
+    // ties, the estimate must be the median of the fully sorted differences (formed here) and
+    // the interval's ends the sorted differences at positions i and mn - 1 - i.
+    void selectionMatchesSortedDifferences() {
+        std::mt19937 random(7);
+        for (int trial = 0; trial < 200; ++trial) {
+            const size_t m = 2 + random() % 14, n = 2 + random() % 14;
+            std::vector<double> a(m), b(n);
+            for (double& v : a) v = double(random()) / 4096.0;
+            for (double& v : b) v = double(random()) / 4096.0 + 100.0;
+            std::vector<double> d;
+            for (double x : a)
+                for (double y : b) d.push_back(y - x);
+            std::sort(d.begin(), d.end());
+            const size_t mn = d.size();
+            const double hl = mn % 2 ? d[mn / 2] : d[mn / 2 - 1] + (d[mn / 2] - d[mn / 2 - 1]) / 2;
+            const RankSumNull null(m, n);
+            for (const RankSumNull* exact : {&null, static_cast<const RankSumNull*>(nullptr)}) {
+                const ShiftTest t = shiftTest(a, b, 0.95, exact);
+                QCOMPARE(t.shift, hl);
+                if (!t.interval) continue;
+                const auto at = std::find(d.begin(), d.end(), t.interval->first);
+                QVERIFY(at != d.end());
+                QCOMPARE(t.interval->second, d[mn - 1 - size_t(at - d.begin())]);
+            }
+        }
     }
 
     // Rows built directly: m = 100 rows per table, 8 steps each, every value 500 µs times
@@ -433,13 +623,16 @@ private slots:
         QCOMPARE(json["pairing"].toObject()["steps"].toArray().size(), 8);
         QCOMPARE(json["kernels"].toArray()[0].toObject()["Class"].toString(), QString("slower"));
         QVERIFY(json.contains("categories") && json.contains("ops"));
-        QCOMPARE(json["summary"].toArray().size(), 2); // the step time and MatMul
+        // The step time, MatMul and the gemm kernel.
+        QCOMPARE(json["summary"].toArray().size(), 3);
         // --steps 2:4 keeps three pairs.
         QCOMPARE(run({b, c, "--steps", "2:4", "--by", "category", "--json", "-"}, &out), 0);
         QCOMPARE(
             QJsonDocument::fromJson(out).object()["pairing"].toObject()["steps"].toArray().size(),
             3);
 
+        const QString c0 = dir.filePath("cand0.xplane.pb");
+        QVERIFY(QFile::copy(c, c0));
         // A candidate cut short: exit 1, the message names the candidate and the problem.
         QFile cut(c);
         QVERIFY(cut.resize(cut.size() / 2));
@@ -453,6 +646,10 @@ private slots:
         QCOMPARE(run({b, b, "--csv", "-", "--steps", "5"}), 2);
         QCOMPARE(run({b, b, "--csv", "-", "--confidence", "1.5"}), 2);
         QCOMPARE(run({b, b, "--csv", "-", "--shift", "1"}), 2); // needs --align order|number
+        QCOMPARE(run({b, b, "--csv", "-", "--hosts", "rank"}), 2);
+        QCOMPARE(run({b, c0, "--json", "-", "--hosts", "order"}, &out), 0);
+        QCOMPARE(QJsonDocument::fromJson(out).object()["hosts"].toObject()["matching"].toString(),
+                 QString("order"));
     }
 
     // The two ranks of HTA's sampled 128-rank job, as baseline and candidate. Independent count:
@@ -524,6 +721,20 @@ private slots:
         QVERIFY(std::fabs(us1 - c1.kernelUs) < 1e-6 * c1.kernelUs);
         for (const auto& [name, v] : c0.byName) QVERIFY(std::fabs(name0[name] - v) < 1e-3);
         for (const auto& [name, v] : c1.byName) QVERIFY(std::fabs(name1[name] - v) < 1e-3);
+        // PyTorch ops have no type of their own: the Type column is empty, never the name again.
+        const auto copy = std::find_if(d.ops.begin(), d.ops.end(),
+                                       [](const DiffRow& r) { return r.name == "aten::copy_"; });
+        QVERIFY(copy != d.ops.end());
+        QCOMPARE(copy->type, std::string());
+        for (const DiffRow& r : d.ops) QVERIFY2(r.type != r.name, r.name.c_str());
+        // Findings quote long kernel names cut at 80 characters (rank 0's split_embedding
+        // kernels run past 900), so a finding stays a readable line.
+        bool cut = false;
+        for (const Recommendation& f : runDiffFindings(d)) {
+            QVERIFY2(f.text.size() < 300, f.text.c_str());
+            cut = cut || f.text.find("…") != std::string::npos;
+        }
+        QVERIFY(cut);
         // Kernel names in only one rank are added / removed rows.
         for (const DiffRow& r : d.kernels) {
             const bool in0 = c0.byName.count(r.name) > 0, in1 = c1.byName.count(r.name) > 0;

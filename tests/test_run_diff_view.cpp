@@ -13,6 +13,7 @@
 #include "ui/CommandLine.h"
 #include "ui/MainWindow.h"
 #include "ui/widgets/DataTableView.h"
+#include "views/overview/OverviewView.h"
 #include "views/run_diff/RunDiffView.h"
 
 using namespace stepscope;
@@ -57,7 +58,9 @@ private slots:
         QCOMPARE(ops.text(0, size_t(ops.columnIndex("Operation"))),
                  std::string("model/dense/MatMul"));
         QCOMPARE(ops.text(0, size_t(ops.columnIndex("Class"))), std::string("slower"));
-        QVERIFY(view.summaryText().contains("model/dense/MatMul is slower (+20.0%"));
+        QVERIFY2(view.summaryText().contains("Op model/dense/MatMul 20.0% slower than the baseline "
+                                             "in every step (+100 µs per step"),
+                 qPrintable(view.summaryText()));
 
         view.setTableKind(DiffBy::Kernel);
         QCOMPARE(view.tableView()->table().text(0, 0), std::string("volta_sgemm_128x64_nn"));
@@ -66,6 +69,17 @@ private slots:
 
         // By number with a shift of 1: baseline 0..6 pair with candidate 1..7.
         view.setAlignment(StepAlignment::ByNumber, 1);
+        QTRY_VERIFY_WITH_TIMEOUT(view.isReady(), kTimeoutMs);
+        QCOMPARE(view.diff()->pairing.pairs.size(), size_t(7));
+
+        // Hosts by name: "base" and "cand" (the files' stems) share no name, nothing is compared
+        // and the page says why; auto falls back to the order.
+        view.setHostMatching(HostMatching::ByName);
+        QTRY_VERIFY_WITH_TIMEOUT(view.isReady(), kTimeoutMs);
+        QVERIFY(view.diff() && view.diff()->pairing.pairs.empty());
+        QVERIFY2(view.statusText().contains("No host of the baseline has a partner"),
+                 qPrintable(view.statusText()));
+        view.setHostMatching(HostMatching::Auto);
         QTRY_VERIFY_WITH_TIMEOUT(view.isReady(), kTimeoutMs);
         QCOMPARE(view.diff()->pairing.pairs.size(), size_t(7));
 
@@ -162,6 +176,28 @@ private slots:
                  qPrintable(QString::number(window.minimumSizeHint().width())));
         QAction* compare = window.findChild<QAction*>("compareAction");
         QVERIFY(compare && compare->isEnabled());
+
+        // The overview of the profile on screen (the baseline) learns of the comparison: its
+        // recommendations end with what changed in the candidate (values: test_run_diff's
+        // findingsForTheOverview).
+        QVERIFY(window.selectTool("overview"));
+        auto* overview = qobject_cast<OverviewView*>(window.currentView());
+        QVERIFY(overview);
+        QTRY_VERIFY_WITH_TIMEOUT(overview->isReady() && overview->overview(), kTimeoutMs);
+        QVERIFY2(overview->summaryText().contains("the candidate cand.xplane.pb") &&
+                     overview->summaryText().contains(
+                         "Step time 16.1% slower than the baseline in every step"),
+                 qPrintable(overview->summaryText()));
+        const Table& recs = overview->recommendationsView()->table();
+        const size_t check = size_t(recs.columnIndex("Check"));
+        QVERIFY(recs.rowCount() >= 3);
+        QCOMPARE(recs.text(recs.rowCount() - 3, check), std::string("diff_step_time"));
+        QCOMPARE(recs.text(recs.rowCount() - 1, check), std::string("diff_kernel_slower"));
+        // Another candidate that cannot be loaded keeps the comparison; a new baseline drops it.
+        window.openPath(candidate_);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.isLoading(), kTimeoutMs);
+        QTRY_VERIFY_WITH_TIMEOUT(overview->isReady() && overview->overview(), kTimeoutMs);
+        QVERIFY(!overview->summaryText().contains("Step time 16.1% slower"));
     }
 
     void commandLine() {

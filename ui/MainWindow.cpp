@@ -488,6 +488,14 @@ void MainWindow::showTool(const QString& id) {
         view->setObjectName(id + "View");
         stack_->addWidget(view);
         view->setProfile(profile_);
+        view->setComparison(comparison_, comparisonName_);
+        connect(view, &ToolView::comparisonChanged, this,
+                [this](std::shared_ptr<const RunDiff> diff, const QString& candidate) {
+                    comparison_ = std::move(diff);
+                    comparisonName_ = candidate;
+                    for (auto& entry : views_)
+                        if (entry.second) entry.second->setComparison(comparison_, comparisonName_);
+                });
         connect(view, &ToolView::showEventRequested, this, [this](EventIndex e) {
             if (!selectTool(kTraceViewerId)) return;
             if (ToolView* trace = currentView()) trace->focusEvent(e);

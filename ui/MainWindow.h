@@ -26,6 +26,7 @@ class ChromeTraceExport;
 class LoadProgressWidget;
 class MessageBanner;
 class ProfileLoadTracker;
+struct RunDiff;
 class ToolView;
 class WelcomePage;
 
@@ -136,6 +137,9 @@ private:
     ChromeTraceExport* chromeExport_ = nullptr;
     QAction* sidePanelAction_ = nullptr;
     QString pendingCompare_; // compareWith() before a profile was shown
+    // The latest comparison of the Compare runs page, handed to every view (setComparison).
+    std::shared_ptr<const RunDiff> comparison_;
+    QString comparisonName_;
     // Shown in the banner once the next load succeeds (a capture's warnings).
     QString pendingNoticeTitle_, pendingNoticeDetail_;
 };

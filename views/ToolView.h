@@ -7,6 +7,8 @@
 
 namespace stepscope {
 
+struct RunDiff;
+
 // One tool tab. The window owns one instance per tool and hands it the loaded profile; a view
 // computes what it shows off the UI thread and never parses files.
 class ToolView : public QWidget {
@@ -29,6 +31,13 @@ public:
         Q_UNUSED(name);
         return false;
     }
+    // The comparison of the profile on screen (the baseline) with a candidate run, from the
+    // Compare runs page (null: none); `candidate` names the candidate. The window hands every view
+    // the latest one; the overview adds what changed to its recommendations.
+    virtual void setComparison(std::shared_ptr<const RunDiff> diff, const QString& candidate) {
+        Q_UNUSED(diff);
+        Q_UNUSED(candidate);
+    }
     // True once what the view shows for the current profile is complete (used by --screenshot).
     virtual bool isReady() const { return true; }
 
@@ -41,6 +50,9 @@ signals:
     void showToolRequested(const QString& toolId);
     // Asks the window to switch to the tool `toolId` and call its showName(name).
     void showNameRequested(const QString& toolId, const QString& name);
+    // The Compare runs page finished (or dropped: null) a comparison; see setComparison.
+    void comparisonChanged(std::shared_ptr<const stepscope::RunDiff> diff,
+                           const QString& candidate);
     // Emitted when isReady() turns true.
     void ready();
 };

@@ -29,6 +29,8 @@ constexpr const char* kUsage =
     "  --align auto|order|number  pair steps by order (auto: detect extra leading steps) or by\n"
     "                    step number (default auto)\n"
     "  --shift K         with --align order|number: pair baseline step i with candidate i+K\n"
+    "  --hosts auto|name|order  pair the runs' hosts (ranks) by name or by order and compare\n"
+    "                    each pair (default auto: by name when a name is shared, else order)\n"
     "  --confidence C    confidence of the per-step shift interval, 0 < C < 1 (default 0.95)\n"
     "  --min-change P    smallest change, % of the baseline per-step time, called slower or\n"
     "                    faster (default 1)\n"
@@ -64,6 +66,17 @@ std::string diffJson(const RunDiff& d, const std::string& basePath,
     w.beginObject();
     w.field("tool", "diff").field("baseline", basePath).field("candidate", candidatePath);
     w.field("confidence", d.confidence).field("min_change_percent", d.minChangePercent);
+    w.key("hosts").beginObject();
+    w.field("matching", d.hostMatching == HostMatching::ByName ? "name" : "order");
+    w.field("explanation", d.hostExplanation);
+    w.key("pairs").beginArray();
+    for (const HostPair& h : d.hostPairs) {
+        w.beginObject();
+        w.field("label", h.label).field("steps", int64_t(h.pairCount));
+        w.endObject();
+    }
+    w.endArray();
+    w.endObject();
     w.key("pairing").beginObject();
     w.field("alignment", d.wholeProfiles                                  ? "whole profiles"
                          : d.pairing.alignment == StepAlignment::ByNumber ? "number"
@@ -84,7 +97,7 @@ std::string diffJson(const RunDiff& d, const std::string& basePath,
     for (DiffBy t : {DiffBy::Category, DiffBy::Op, DiffBy::Kernel})
         if (!by || *by == t) w.key(byName(t)).table(runDiffTable(d, t));
     w.key("callouts").beginArray();
-    for (const std::string& c : d.callouts) w.value(c);
+    for (const DiffCallout& c : d.callouts) w.value(c.text);
     w.endArray();
     w.key("summary").beginArray();
     for (const std::string& s : runDiffSummary(d)) w.value(s);
@@ -151,6 +164,17 @@ int runDiff(const std::vector<std::string>& args) {
                 options.alignment = StepAlignment::ByNumber;
             else
                 return usageError("--align must be auto, order or number, not '" + *v + "'");
+        } else if (a == "--hosts") {
+            const std::string* v = value();
+            if (!v) return usageError("--hosts needs auto, name or order");
+            if (*v == "auto")
+                options.hosts = HostMatching::Auto;
+            else if (*v == "name")
+                options.hosts = HostMatching::ByName;
+            else if (*v == "order")
+                options.hosts = HostMatching::ByOrder;
+            else
+                return usageError("--hosts must be auto, name or order, not '" + *v + "'");
         } else if (a == "--shift") {
             const std::string* v = value();
             const std::optional<int64_t> k = v ? parseInt(*v) : std::nullopt;
@@ -192,6 +216,8 @@ int runDiff(const std::vector<std::string>& args) {
         profiles[i] = std::move(loaded.profile);
     }
     const RunDiff diff = diffRuns(*profiles[0], *profiles[1], options);
+    if (!diff.hostExplanation.empty())
+        std::fprintf(stderr, "stepscope-cli diff: %s\n", diff.hostExplanation.c_str());
     std::fprintf(stderr, "stepscope-cli diff: %s %zu step pair(s).\n",
                  diff.pairing.explanation.c_str(), diff.pairing.pairs.size());
     if (diff.pairing.pairs.empty()) {

@@ -513,6 +513,61 @@ void recommend(const Profile& p, Overview& o, const TfOpStats& ops) {
             double(pageable.count), "trace_viewer", pageable.first, pageable.last);
 }
 
+// The PyTorch TensorBoard plugin's step breakdown (Overview::torch) and its summaries.
+void torchBreakdown(const Profile& p, Overview& o) {
+    std::vector<double> times;
+    std::array<std::vector<double>, kTorchRoleCount> roles;
+    for (TorchOverview& t : computeTorchOverviews(p)) {
+        if (t.steps.empty()) continue;
+        for (const TorchStepCosts& s : t.steps) {
+            times.push_back(double(s.range.end - s.range.start) / kPsPerMs);
+            for (size_t r = 0; r < kTorchRoleCount; ++r)
+                roles[r].push_back(double(s.ps[r]) / kPsPerMs);
+        }
+        o.torch.push_back(std::move(t));
+    }
+    o.torchStepTimeMs = summarize(times);
+    for (size_t r = 0; r < kTorchRoleCount; ++r) o.torchRoleMs[r] = summarize(roles[r]);
+    // The plugin's input rule (data.py RunProfileData.analyze): average DataLoader time over
+    // average step time above 5%.
+    const double dataLoader =
+        o.torchStepTimeMs.average > 0
+            ? share(o.torchRoleMs[size_t(TorchRole::DataLoader)].average, o.torchStepTimeMs.average)
+            : 0;
+    if (dataLoader > kTorchDataLoaderPercent)
+        o.recommendations.push_back(
+            {"pytorch_dataloader", "moderate",
+             oneDigit(dataLoader) +
+                 "% of the step time is in the DataLoader (PyTorch TensorBoard plugin's step "
+                 "breakdown): set num_workers when constructing the DataLoader to load data in "
+                 "several processes.",
+             dataLoader, "pytorch"});
+}
+
+Table torchOverviewStepTable(const Overview& o) {
+    Table t;
+    t.addColumn("Step", Table::Type::Text, ColumnFormat::Plain,
+                "N of ProfilerStep#N, extended to the device work it launched (the PyTorch "
+                "TensorBoard plugin's steps)");
+    const bool hosts = o.torch.size() > 1;
+    if (hosts) t.addColumn("Host", Table::Type::Text);
+    t.addColumn("Begin (ms)", Table::Type::Double, ColumnFormat::Plain, "From the profile start");
+    t.addColumn("Step time (ms)", Table::Type::Double);
+    for (size_t r = 0; r < kTorchRoleCount; ++r)
+        t.addColumn(std::string(torchRoleName(TorchRole(r))) + " (ms)", Table::Type::Double);
+    for (const TorchOverview& h : o.torch)
+        for (const TorchStepCosts& s : h.steps) {
+            std::vector<Table::Cell> row{s.name};
+            if (hosts)
+                row.push_back(h.host < o.hostNames.size() ? o.hostNames[h.host] : std::string());
+            row.push_back(double(s.range.start) / kPsPerMs);
+            row.push_back(double(s.range.end - s.range.start) / kPsPerMs);
+            for (int64_t ps : s.ps) row.push_back(double(ps) / kPsPerMs);
+            t.addRow(std::move(row));
+        }
+    return t;
+}
+
 } // namespace
 
 Overview computeOverview(const Profile& p, std::string_view stepPattern, const Progress* progress) {
@@ -531,6 +586,11 @@ Overview computeOverview(const Profile& p, std::string_view stepPattern, const P
     }
     o.stepTimeMs = summarize(times);
     for (size_t c = 0; c < kStepCategoryCount; ++c) o.categoryMs[c] = summarize(cats[c]);
+    if (stepPattern.empty() && isTorchProfile(p)) {
+        if (progress) progress->report("PyTorch step breakdown", 0.5);
+        torchBreakdown(p, o);
+        if (progress && progress->cancelled()) return {};
+    }
     o.bottleneck = classifyBottleneck(o.steps);
     o.compute16Percent = compute > 0 ? share(compute16, compute) : Table::missing();
     if (progress) progress->report("GPU time", 0.6);
@@ -564,6 +624,7 @@ Overview computeOverview(const Profile& p, std::string_view stepPattern, const P
 }
 
 Table overviewStepTable(const Overview& o) {
+    if (!o.torch.empty()) return torchOverviewStepTable(o);
     Table t;
     t.addColumn("Step", Table::Type::Int);
     // With several hosts each host has its own steps.
@@ -632,12 +693,13 @@ std::string overviewJson(const Overview& o) {
     const bool noSteps = o.steps.steps.empty();
     auto orNull = [&](double v) { return noSteps ? Table::missing() : v; };
     auto summary = [&](const SampleSummary& s) {
+        auto recorded = [&](double v) { return s.count == 0 ? Table::missing() : v; };
         j.beginObject()
-            .field("average", orNull(s.average))
+            .field("average", recorded(s.average))
             // One step has no spread: not recorded, not 0.
             .field("stddev", s.count < 2 ? Table::missing() : s.stddev)
-            .field("min", orNull(s.minimum))
-            .field("max", orNull(s.maximum))
+            .field("min", recorded(s.minimum))
+            .field("max", recorded(s.maximum))
             .endObject();
     };
     j.key("summary").beginObject();
@@ -666,6 +728,17 @@ std::string overviewJson(const Overview& o) {
         .field("output", b.output)
         .field("input_statement", b.inputStatement)
         .endObject();
+    if (!o.torch.empty()) {
+        // The PyTorch TensorBoard plugin's step breakdown (step_breakdown holds its steps).
+        j.key("pytorch_step_time_ms");
+        summary(o.torchStepTimeMs);
+        j.key("pytorch_breakdown_ms").beginObject();
+        for (size_t r = 0; r < kTorchRoleCount; ++r) {
+            j.key(torchRoleName(TorchRole(r)));
+            summary(o.torchRoleMs[r]);
+        }
+        j.endObject();
+    }
     j.field("device_compute_16bit_percent", o.compute16Percent);
     j.field("host_op_percent", o.hostOpPercent);
     j.field("device_op_percent", o.deviceOpPercent);

@@ -11,6 +11,7 @@
 #include "model/Table.h"
 #include "model/analysis/GpuTime.h"
 #include "model/analysis/StepAnalysis.h"
+#include "model/analysis/TorchOverview.h"
 
 namespace stepscope {
 
@@ -69,6 +70,14 @@ struct Overview {
     std::vector<DeviceEnvironment> devices;
     std::vector<std::string> completeness; // what makes the data incomplete, one line each
     std::vector<Recommendation> recommendations;
+    // PyTorch (Kineto) profiles, steps as the profile records them (no name pattern): the PyTorch
+    // TensorBoard plugin's step breakdown (TorchOverview.h: kernel, memcpy, memset,
+    // communication, runtime, dataloader, CPU exec, other), one entry per host with steps. The
+    // page's step graph, step table and averages show it instead of XProf's categories; the
+    // bottleneck and the recommendations stay XProf's. Empty for other profiles.
+    std::vector<TorchOverview> torch;
+    SampleSummary torchStepTimeMs;                            // over every host's steps
+    std::array<SampleSummary, kTorchRoleCount> torchRoleMs{}; // per role, over the steps
 };
 
 // Stepscope's thresholds where XProf has none (named in the README with the check they serve).
@@ -83,6 +92,7 @@ inline constexpr double kSyncApiPercent = 5;                // host time in sync
 inline constexpr int64_t kStarvationPs = 500'000'000'000;   // Nsight Systems' default, 500 ms
 inline constexpr int kUtilizationChunks = 30;               // Nsight Systems' default chunks
 inline constexpr double kLowUtilizationPercent = 50;        // Nsight Systems' default threshold
+inline constexpr double kTorchDataLoaderPercent = 5;        // the PyTorch TensorBoard plugin's
 
 // Everything the overview page shows. `stepPattern` non-empty: steps from that name pattern.
 // Returns an empty result if cancelled.
@@ -90,7 +100,8 @@ Overview computeOverview(const Profile& profile, std::string_view stepPattern = 
                          const Progress* progress = nullptr);
 
 // The per-step table (the page's main table and the CSV export): Step, Name, Begin (ms), Step
-// time (ms), one column per category (ms), Input share (%).
+// time (ms), one column per category (ms), Input share (%). PyTorch profiles (Overview::torch):
+// Step (N of ProfilerStep#N), Begin (ms), Step time (ms), one column per plugin role (ms).
 Table overviewStepTable(const Overview& overview);
 // Per device: Device, Events, Span (ms), Busy (ms), Idle (ms), Busy (%), Computation (ms),
 // Collectives (ms), Collectives exposed (ms), Memcpy/memset (ms), Memcpy/memset exposed (ms)

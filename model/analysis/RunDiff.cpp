@@ -113,11 +113,11 @@ std::string_view diffEvidenceText(DiffEvidence e) {
     case DiffEvidence::NotSignificant:
         return "within noise";
     case DiffEvidence::NotSignificantAcrossRows:
-        return "within noise across the rows compared";
+        return "noise across rows";
     case DiffEvidence::TooFewSteps:
-        return "too few steps for an interval";
+        return "too few steps";
     case DiffEvidence::NoNoiseEstimate:
-        return "no noise estimate possible: one step each";
+        return "one step each";
     }
     return "";
 }
@@ -203,19 +203,22 @@ struct Window {
 // Rows of one table, keyed by their identity, accumulated from both runs.
 class RowSet {
 public:
-    explicit RowSet(size_t pairCount)
-        : pairs_(pairCount) {}
-    DiffRow& at(std::string_view type, std::string_view name) {
-        std::string key(type);
+    // A row of the host pair `host` (its label) with `pairs` step pairs.
+    DiffRow& at(const std::string& host, size_t pairs, std::string_view type,
+                std::string_view name) {
+        std::string key(host);
+        key += '\0';
+        key += type;
         key += '\0';
         key += name;
         const auto [it, fresh] = index_.emplace(std::move(key), rows_.size());
         if (fresh) {
             DiffRow row;
+            row.host = host;
             row.type = std::string(type);
             row.name = std::string(name);
-            row.base.perStepUs.assign(pairs_, 0.0);
-            row.candidate.perStepUs.assign(pairs_, 0.0);
+            row.base.perStepUs.assign(pairs, 0.0);
+            row.candidate.perStepUs.assign(pairs, 0.0);
             row.baseTensorCorePercent = row.candidateTensorCorePercent = Table::missing();
             rows_.push_back(std::move(row));
             kernelPs_.emplace_back();
@@ -229,7 +232,6 @@ public:
     std::vector<std::array<int64_t, 2>> kernelPs_, tensorCorePs_;
 
 private:
-    size_t pairs_;
     std::vector<DiffRow> rows_;
     std::unordered_map<std::string, size_t> index_;
 };
@@ -253,10 +255,11 @@ std::string launchConfiguration(const KernelDetails& k) {
     return s;
 }
 
-// Adds one run's GPU stream events launched (else started) inside the aligned steps to the op and
-// kernel rows.
-bool collect(const Profile& p, const std::vector<Window>& windows, bool isBase, RowSet& ops,
-             RowSet& kernels, const Progress* progress) {
+// Adds one run's GPU stream events on the host pair's GPUs launched (else started) inside its
+// aligned steps to the op and kernel rows.
+bool collect(const Profile& p, const HostPair& hosts, const std::vector<Window>& windows,
+             bool isBase, RowSet& ops, RowSet& kernels, const Progress* progress) {
+    const uint32_t host = isBase ? hosts.base : hosts.candidate;
     OpCatalog catalog(p);
     std::vector<int8_t> tensorCore(p.metadata().size(), -1);
     // Row of each catalog op and of each (kernel name, launch configuration) met: the string key
@@ -277,7 +280,7 @@ bool collect(const Profile& p, const std::vector<Window>& windows, bool isBase, 
     });
     size_t flowCursor = 0;
     for (const Plane& plane : p.planes()) {
-        if (plane.kind != PlaneKind::Gpu) continue;
+        if (plane.kind != PlaneKind::Gpu || plane.host != host) continue;
         if (progress && progress->cancelled()) return false;
         for (uint32_t ti = plane.firstTrack; ti < plane.firstTrack + plane.trackCount; ++ti) {
             const Track& t = p.tracks()[ti];
@@ -307,7 +310,11 @@ bool collect(const Profile& p, const std::vector<Window>& windows, bool isBase, 
                 if (op >= opRowOf.size()) opRowOf.resize(op + 1, kNoRow);
                 if (opRowOf[op] == kNoRow) {
                     const OpIdentity& id = catalog.op(op);
-                    opRowOf[op] = uint32_t(ops.indexOf(ops.at(id.type, id.name)));
+                    // PyTorch ops have no type apart from their name (the catalog repeats
+                    // it): the Type column stays empty rather than saying it twice.
+                    opRowOf[op] = uint32_t(ops.indexOf(
+                        ops.at(hosts.label, hosts.pairCount,
+                               id.type == id.name ? std::string_view() : id.type, id.name)));
                 }
                 DiffRow& opRow = ops.rows()[opRowOf[op]];
                 DiffSide& opSide = isBase ? opRow.base : opRow.candidate;
@@ -324,6 +331,7 @@ bool collect(const Profile& p, const std::vector<Window>& windows, bool isBase, 
                     kernelRowOf.emplace(uint64_t(p.nameId(e)) << 32 | *kernel, 0);
                 if (fresh)
                     k->second = uint32_t(kernels.indexOf(kernels.at(
+                        hosts.label, hosts.pairCount,
                         launchConfiguration(p.kernelDetailsTable()[*kernel]), p.name(e))));
                 DiffRow& kRow = kernels.rows()[k->second];
                 DiffSide& kSide = isBase ? kRow.base : kRow.candidate;
@@ -337,17 +345,18 @@ bool collect(const Profile& p, const std::vector<Window>& windows, bool isBase, 
     return true;
 }
 
-std::vector<Window> windowsOf(const StepAnalysis& steps, const StepPairing& pairing, bool isBase,
-                              bool wholeProfiles) {
+// The steps of one host pair as time windows, numbered by their pair within the host pair.
+std::vector<Window> windowsOf(const StepAnalysis& steps, const StepPairing& pairing,
+                              const HostPair& hosts, bool isBase, bool wholeProfiles) {
     std::vector<Window> windows;
     if (wholeProfiles) {
         windows.push_back(
             {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), 0});
         return windows;
     }
-    for (size_t i = 0; i < pairing.pairs.size(); ++i) {
-        const StepRecord& s =
-            steps.steps[isBase ? pairing.pairs[i].first : pairing.pairs[i].second];
+    for (size_t i = 0; i < hosts.pairCount; ++i) {
+        const auto& pair = pairing.pairs[hosts.firstPair + i];
+        const StepRecord& s = steps.steps[isBase ? pair.first : pair.second];
         windows.push_back({s.beginPs, s.beginPs + s.durationPs, i});
     }
     std::sort(windows.begin(), windows.end(),
@@ -400,12 +409,15 @@ void sortRows(std::vector<DiffRow>& rows) {
 
 void classifyDiffRows(std::vector<DiffRow>& rows, double confidence, double minChangePercent) {
     if (rows.empty()) return;
-    const size_t pairs = rows.front().base.perStepUs.size();
-    std::unique_ptr<RankSumNull> null;
-    if (pairs >= 2 && pairs <= kExactLimit) null = std::make_unique<RankSumNull>(pairs, pairs);
+    // One exact null per number of step pairs (host pairs may have different numbers).
+    std::unordered_map<size_t, std::unique_ptr<RankSumNull>> nulls;
     std::vector<size_t> family; // rows in both runs with an interval
     for (size_t i = 0; i < rows.size(); ++i) {
         DiffRow& row = rows[i];
+        const size_t pairs = row.base.perStepUs.size();
+        std::unique_ptr<RankSumNull>& null = nulls[pairs];
+        if (!null && pairs >= 2 && pairs <= kExactLimit)
+            null = std::make_unique<RankSumNull>(pairs, pairs);
         testRow(row, confidence, null.get());
         const bool comparable = row.base.totalPs > 0 && row.candidate.totalPs > 0;
         if (comparable && row.test.interval) family.push_back(i);
@@ -440,6 +452,37 @@ void classifyDiffRows(std::vector<DiffRow>& rows, double confidence, double minC
     }
 }
 
+std::vector<HostPair> pairHosts(const Profile& base, const Profile& candidate, HostMatching how,
+                                HostMatching* used) {
+    const std::vector<Host>& bh = base.hosts();
+    const std::vector<Host>& ch = candidate.hosts();
+    std::unordered_map<std::string, uint32_t> candidateByName;
+    for (uint32_t j = 0; j < ch.size(); ++j) candidateByName.emplace(ch[j].name, j);
+    if (how == HostMatching::Auto) {
+        how = HostMatching::ByOrder;
+        for (const Host& h : bh)
+            if (candidateByName.count(h.name)) how = HostMatching::ByName;
+    }
+    if (used) *used = how;
+    std::vector<HostPair> pairs;
+    for (uint32_t i = 0; i < bh.size(); ++i) {
+        HostPair p;
+        p.base = i;
+        if (how == HostMatching::ByName) {
+            const auto it = candidateByName.find(bh[i].name);
+            if (it == candidateByName.end()) continue;
+            p.candidate = it->second;
+        } else {
+            if (i >= ch.size()) break;
+            p.candidate = i;
+        }
+        p.label = bh[i].name == ch[p.candidate].name ? bh[i].name
+                                                     : bh[i].name + " / " + ch[p.candidate].name;
+        pairs.push_back(std::move(p));
+    }
+    return pairs;
+}
+
 RunDiff diffRuns(const Profile& base, const Profile& candidate, const RunDiffOptions& options,
                  const Progress* progress) {
     RunDiff diff;
@@ -453,14 +496,61 @@ RunDiff diffRuns(const Profile& base, const Profile& candidate, const RunDiffOpt
     if (progress && progress->cancelled()) return {};
 
     diff.wholeProfiles = diff.baseSteps.steps.empty() || diff.candidateSteps.steps.empty();
+    diff.hostPairs = pairHosts(base, candidate, options.hosts, &diff.hostMatching);
+    const bool manyHosts = base.hosts().size() > 1 || candidate.hosts().size() > 1;
+    if (manyHosts) {
+        diff.hostExplanation = std::string("Hosts paired by ") +
+                               (diff.hostMatching == HostMatching::ByName ? "name" : "order") +
+                               ": " + std::to_string(diff.hostPairs.size()) + " of " +
+                               std::to_string(base.hosts().size()) + " baseline and " +
+                               std::to_string(candidate.hosts().size()) + " candidate hosts.";
+    } else {
+        for (HostPair& h : diff.hostPairs) h.label.clear();
+    }
+    if (diff.hostPairs.empty()) {
+        diff.pairing.explanation = "No host of the baseline has a partner in the candidate.";
+        return diff;
+    }
     if (diff.wholeProfiles) {
-        diff.pairing.pairs = {{0, 0}};
+        for (HostPair& h : diff.hostPairs) {
+            h.firstPair = diff.pairing.pairs.size();
+            h.pairCount = 1;
+            diff.pairing.pairs.emplace_back(0, 0);
+        }
         diff.pairing.explanation =
             std::string(diff.baseSteps.steps.empty() ? "The baseline" : "The candidate") +
             " has no steps: the whole profiles are compared as one step each" +
             (options.firstStep || options.lastStep ? " (the step range does not apply)." : ".");
     } else {
-        diff.pairing = pairSteps(diff.baseSteps, diff.candidateSteps, options);
+        // Steps are paired within each host pair: each host's steps are its own.
+        auto stepsOf = [](const StepAnalysis& all, uint32_t host, std::vector<size_t>& index) {
+            StepAnalysis one;
+            one.source = all.source;
+            one.hasDevice = all.hasDevice;
+            for (size_t i = 0; i < all.steps.size(); ++i) {
+                if (all.steps[i].host != host) continue;
+                one.steps.push_back(all.steps[i]);
+                index.push_back(i);
+            }
+            return one;
+        };
+        std::vector<std::string> explanations;
+        for (HostPair& h : diff.hostPairs) {
+            std::vector<size_t> bi, ci;
+            const StepAnalysis b = stepsOf(diff.baseSteps, h.base, bi);
+            const StepAnalysis c = stepsOf(diff.candidateSteps, h.candidate, ci);
+            StepPairing one = pairSteps(b, c, options);
+            h.firstPair = diff.pairing.pairs.size();
+            h.pairCount = one.pairs.size();
+            for (auto [x, y] : one.pairs) diff.pairing.pairs.emplace_back(bi[x], ci[y]);
+            diff.pairing.alignment = one.alignment;
+            if (&h == &diff.hostPairs.front()) diff.pairing.shift = one.shift;
+            explanations.push_back((h.label.empty() ? "" : h.label + ": ") + one.explanation);
+        }
+        for (const std::string& e : explanations) {
+            if (!diff.pairing.explanation.empty()) diff.pairing.explanation += " ";
+            diff.pairing.explanation += e;
+        }
         if (diff.pairing.pairs.empty()) {
             if (diff.pairing.explanation.find("in that range") == std::string::npos)
                 diff.pairing.explanation +=
@@ -468,49 +558,65 @@ RunDiff diffRuns(const Profile& base, const Profile& candidate, const RunDiffOpt
             return diff;
         }
     }
-    const size_t pairs = diff.pairing.pairs.size();
 
-    // Categories: the step time and its breakdown, per aligned step.
+    // Categories: the step time and its breakdown, per aligned step, host pair by host pair.
     if (!diff.wholeProfiles) {
-        auto add = [&](std::string name, auto value) {
-            DiffRow row;
-            row.name = std::move(name);
-            row.baseTensorCorePercent = row.candidateTensorCorePercent = Table::missing();
-            for (auto [b, c] : diff.pairing.pairs) {
-                const int64_t vb = value(diff.baseSteps.steps[b]);
-                const int64_t vc = value(diff.candidateSteps.steps[c]);
-                row.base.perStepUs.push_back(double(vb) / kPsPerUs);
-                row.candidate.perStepUs.push_back(double(vc) / kPsPerUs);
-                row.base.totalPs += vb;
-                row.candidate.totalPs += vc;
-            }
-            row.base.count = row.candidate.count = pairs;
-            // A category neither run has (compilation, always 0 as in XProf) is no row.
-            if (row.base.totalPs == 0 && row.candidate.totalPs == 0) return;
-            diff.categories.push_back(std::move(row));
-        };
-        add("Step time", [](const StepRecord& s) { return s.durationPs; });
-        for (size_t k = 0; k < kStepCategoryCount; ++k)
-            add(std::string(stepCategoryName(StepCategory(k))),
-                [k](const StepRecord& s) { return s.categoryPs[k]; });
-        classifyDiffRows(diff.categories, diff.confidence, diff.minChangePercent);
-        // The step time first, then the categories by |delta|.
-        if (diff.categories.size() > 1) {
-            std::vector<DiffRow> rest(std::make_move_iterator(diff.categories.begin() + 1),
-                                      std::make_move_iterator(diff.categories.end()));
-            sortRows(rest);
-            diff.categories.resize(1);
-            for (DiffRow& r : rest) diff.categories.push_back(std::move(r));
+        for (const HostPair& h : diff.hostPairs) {
+            std::vector<DiffRow> rows;
+            auto add = [&](std::string name, auto value) {
+                DiffRow row;
+                row.host = h.label;
+                row.name = std::move(name);
+                row.baseTensorCorePercent = row.candidateTensorCorePercent = Table::missing();
+                for (size_t i = h.firstPair; i < h.firstPair + h.pairCount; ++i) {
+                    const auto [b, c] = diff.pairing.pairs[i];
+                    const int64_t vb = value(diff.baseSteps.steps[b]);
+                    const int64_t vc = value(diff.candidateSteps.steps[c]);
+                    row.base.perStepUs.push_back(double(vb) / kPsPerUs);
+                    row.candidate.perStepUs.push_back(double(vc) / kPsPerUs);
+                    row.base.totalPs += vb;
+                    row.candidate.totalPs += vc;
+                }
+                row.base.count = row.candidate.count = h.pairCount;
+                // A category neither run has (compilation, always 0 as in XProf) is no row.
+                if (row.base.totalPs == 0 && row.candidate.totalPs == 0) return;
+                rows.push_back(std::move(row));
+            };
+            if (h.pairCount == 0) continue;
+            add("Step time", [](const StepRecord& s) { return s.durationPs; });
+            for (size_t k = 0; k < kStepCategoryCount; ++k)
+                add(std::string(stepCategoryName(StepCategory(k))),
+                    [k](const StepRecord& s) { return s.categoryPs[k]; });
+            for (DiffRow& r : rows) diff.categories.push_back(std::move(r));
         }
+        classifyDiffRows(diff.categories, diff.confidence, diff.minChangePercent);
+        // Per host pair: the step time first, then the categories by |delta|.
+        std::vector<DiffRow> ordered;
+        for (size_t i = 0; i < diff.categories.size();) {
+            size_t j = i + 1;
+            while (j < diff.categories.size() && diff.categories[j].host == diff.categories[i].host)
+                ++j;
+            std::vector<DiffRow> rest(std::make_move_iterator(diff.categories.begin() + i + 1),
+                                      std::make_move_iterator(diff.categories.begin() + j));
+            sortRows(rest);
+            ordered.push_back(std::move(diff.categories[i]));
+            for (DiffRow& r : rest) ordered.push_back(std::move(r));
+            i = j;
+        }
+        diff.categories = std::move(ordered);
     }
     if (progress) progress->report("Ops and kernels", 0.6);
 
-    RowSet ops(pairs), kernels(pairs);
-    if (!collect(base, windowsOf(diff.baseSteps, diff.pairing, true, diff.wholeProfiles), true, ops,
-                 kernels, progress) ||
-        !collect(candidate, windowsOf(diff.candidateSteps, diff.pairing, false, diff.wholeProfiles),
-                 false, ops, kernels, progress))
-        return {};
+    RowSet ops, kernels;
+    for (const HostPair& h : diff.hostPairs) {
+        if (h.pairCount == 0) continue;
+        if (!collect(base, h, windowsOf(diff.baseSteps, diff.pairing, h, true, diff.wholeProfiles),
+                     true, ops, kernels, progress) ||
+            !collect(candidate, h,
+                     windowsOf(diff.candidateSteps, diff.pairing, h, false, diff.wholeProfiles),
+                     false, ops, kernels, progress))
+            return {};
+    }
     for (size_t r = 0; r < ops.rows().size(); ++r) {
         DiffRow& row = ops.rows()[r];
         if (ops.kernelPs_[r][0] > 0)
@@ -542,18 +648,23 @@ RunDiff diffRuns(const Profile& base, const Profile& candidate, const RunDiffOpt
         if (b16 + b32 > 0 && c16 + c32 > 0) {
             const double bShare = 100 * b16 / (b16 + b32), cShare = 100 * c16 / (c16 + c32);
             if (std::fabs(cShare - bShare) >= kCalloutPoints)
-                diff.callouts.push_back("Precision: 16-bit device compute went from " +
-                                        percentText(bShare) + " to " + percentText(cShare) +
-                                        " of device compute time.");
+                diff.callouts.push_back(
+                    {"diff_precision", cShare - bShare,
+                     std::string("16-bit precision ") + (cShare > bShare ? "rose" : "dropped") +
+                         ": device compute in 16-bit went from " + percentText(bShare) + " to " +
+                         percentText(cShare) + " of device compute time."});
         }
     }
     for (const DiffRow& row : diff.ops) {
         const double b = row.baseTensorCorePercent, c = row.candidateTensorCorePercent;
         if (std::isnan(b) || std::isnan(c)) continue;
         if ((b == 0) != (c == 0) || std::fabs(c - b) >= kCalloutPoints)
-            diff.callouts.push_back("Tensor Cores: " + row.name + " ran " + percentText(b) +
-                                    " of its kernel time on Tensor Cores in the baseline, " +
-                                    percentText(c) + " in the candidate.");
+            diff.callouts.push_back({"diff_tensor_core", c - b,
+                                     std::string("Tensor Core use ") +
+                                         (c > b ? "rose" : "dropped") + ": " + row.name + " ran " +
+                                         percentText(b) +
+                                         " of its kernel time on Tensor Cores in the baseline, " +
+                                         percentText(c) + " in the candidate."});
     }
     if (progress) progress->report("Ops and kernels", 1);
     return diff;
@@ -567,6 +678,10 @@ Table runDiffTable(const RunDiff& diff, DiffBy by) {
     const std::string level = percentText(100 * diff.confidence);
     using T = Table::Type;
     using F = ColumnFormat;
+    const bool hosts = diff.hostPairs.size() > 1 || !diff.hostExplanation.empty();
+    if (hosts)
+        t.addColumn("Host", T::Text, F::Plain,
+                    "the host pair compared: its name, or baseline / candidate names");
     if (by == DiffBy::Op) t.addColumn("Type", T::Text);
     t.addColumn(by == DiffBy::Category ? "Category"
                 : by == DiffBy::Op     ? "Operation"
@@ -577,7 +692,12 @@ Table runDiffTable(const RunDiff& diff, DiffBy by) {
                 "added, removed, slower, faster or unchanged (the verdict of the per-step test); "
                 "inconclusive: the totals moved but too few steps to tell that from noise");
     t.addColumn("Evidence", T::Text, F::Plain,
-                "whether the " + level + " interval of the per-step shift excludes 0");
+                "significant: the " + level +
+                    " interval of the per-step shift excludes 0 (and Benjamini-Hochberg over the "
+                    "table passes); within noise: it includes 0; noise across rows: it excludes 0, "
+                    "but with this many rows such a p-value is expected from noise; too few "
+                    "steps: no interval reaches the confidence; one step each: no noise estimate "
+                    "is possible");
     const char* countName = by == DiffBy::Category ? "steps" : "count";
     t.addColumn(std::string("Baseline ") + countName, T::Int);
     t.addColumn(std::string("Candidate ") + countName, T::Int);
@@ -612,6 +732,7 @@ Table runDiffTable(const RunDiff& diff, DiffBy by) {
     const double none = Table::missing();
     for (const DiffRow& r : rows) {
         std::vector<Table::Cell> cells;
+        if (hosts) cells.emplace_back(r.host);
         if (by == DiffBy::Op) cells.emplace_back(r.type);
         cells.emplace_back(r.name);
         if (by == DiffBy::Kernel) cells.emplace_back(r.type);
@@ -644,45 +765,104 @@ Table runDiffTable(const RunDiff& diff, DiffBy by) {
     return t;
 }
 
-std::vector<std::string> runDiffSummary(const RunDiff& diff, size_t maxOps) {
-    std::vector<std::string> lines;
-    if (diff.pairing.pairs.empty()) return lines;
-    // How sure: the interval when there is one, else why there is none.
-    auto evidence = [](const DiffRow& r) {
-        if (r.evidence != DiffEvidence::Significant)
-            return "; " + std::string(diffEvidenceText(r.evidence));
-        return "; interval " + durationText(r.test.interval->first) + " to " +
-               durationText(r.test.interval->second) + " per step";
+namespace {
+
+// A name as a finding quotes it: C++ kernel names with their template and argument lists run to
+// hundreds of characters; past kFindingNameChars they are cut (the tables keep them whole).
+constexpr size_t kFindingNameChars = 80;
+std::string findingName(const std::string& name) {
+    if (name.size() <= kFindingNameChars) return name;
+    size_t cut = kFindingNameChars;
+    while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut; // UTF-8
+    return name.substr(0, cut) + "…";
+}
+
+} // namespace
+
+std::vector<Recommendation> runDiffFindings(const RunDiff& diff, size_t maxRows) {
+    std::vector<Recommendation> out;
+    if (diff.pairing.pairs.empty()) return out;
+    // Each row's own number of step pairs (its host pair's).
+    auto pairsOf = [](const DiffRow& r) { return r.base.perStepUs.size(); };
+    auto onHost = [](const DiffRow& r) { return r.host.empty() ? "" : " on " + r.host; };
+    char levelText[16];
+    std::snprintf(levelText, sizeof levelText, "%.3g%%", 100 * diff.confidence);
+    const std::string level = levelText;
+    auto add = [&](std::string id, std::string lvl, std::string text, double value) {
+        Recommendation r;
+        r.id = std::move(id);
+        r.level = std::move(lvl);
+        r.text = std::move(text);
+        r.value = value;
+        r.tool = "run_diff";
+        out.push_back(std::move(r));
+    };
+    // "in every step" / "in N of M steps": the pairs whose candidate value moved the row's way.
+    auto steps = [&](const DiffRow& r) {
+        const bool slower = r.diffClass == DiffClass::Slower;
+        size_t n = 0;
+        for (size_t i = 0; i < r.base.perStepUs.size(); ++i)
+            if (slower ? r.candidate.perStepUs[i] > r.base.perStepUs[i]
+                       : r.candidate.perStepUs[i] < r.base.perStepUs[i])
+                ++n;
+        return n == pairsOf(r)
+                   ? std::string("in every step")
+                   : "in " + std::to_string(n) + " of " + std::to_string(pairsOf(r)) + " steps";
+    };
+    // A significant shift: its size per step and its interval, both also in % of the baseline's
+    // mean per-step time (the unit of relativeShiftPercent).
+    auto shifted = [&](const std::string& what, const DiffRow& r) {
+        const double baseMeanUs = double(r.base.totalPs) / kPsPerUs / double(pairsOf(r));
+        const bool slower = r.diffClass == DiffClass::Slower;
+        return what + " " + percentText(std::fabs(r.relativeShiftPercent)) + " " +
+               (slower ? "slower" : "faster") + " than the baseline " + steps(r) + " (" +
+               (r.test.shift > 0 ? "+" : "") + durationText(r.test.shift) + " per step; " + level +
+               " interval " + signedPercentText(100 * r.test.interval->first / baseMeanUs) +
+               " to " + signedPercentText(100 * r.test.interval->second / baseMeanUs) + ").";
+    };
+    auto noNoise = [&](const DiffRow& r) {
+        const size_t pairs = pairsOf(r);
+        return pairs < 2
+                   ? std::string("with one step each no noise estimate is possible")
+                   : "with " + std::to_string(pairs) + " steps that cannot be told from noise";
     };
     for (const DiffRow& r : diff.categories) {
         if (r.name != "Step time") continue;
         if (r.diffClass == DiffClass::Slower || r.diffClass == DiffClass::Faster)
-            lines.push_back("Against the baseline, the step time is " +
-                            std::string(diffClassName(r.diffClass)) + " by " +
-                            percentText(std::fabs(r.relativeShiftPercent)) + " (" +
-                            evidence(r).substr(2) + ").");
+            add("diff_step_time", r.diffClass == DiffClass::Slower ? "high" : "info",
+                shifted("Step time" + onHost(r), r), r.relativeShiftPercent);
+        else if (r.diffClass == DiffClass::Inconclusive)
+            add("diff_inconclusive", "info",
+                "Step time" + onHost(r) + " " + signedPercentText(r.relativeShiftPercent) +
+                    " against the baseline, but " + noNoise(r) + ".",
+                r.relativeShiftPercent);
     }
-    size_t told = 0;
-    for (const DiffRow& r : diff.ops) {
-        if (told >= maxOps) break;
-        const double perStepUs = double(r.candidate.totalPs - r.base.totalPs) / kPsPerUs /
-                                 double(r.base.perStepUs.size());
-        if (r.diffClass == DiffClass::Added) {
-            lines.push_back("New in the candidate: " + r.name + " (" + durationText(perStepUs) +
-                            " per step).");
-        } else if (r.diffClass == DiffClass::Removed) {
-            lines.push_back("Gone from the candidate: " + r.name + " (" + durationText(-perStepUs) +
-                            " per step in the baseline).");
-        } else if (r.diffClass == DiffClass::Slower || r.diffClass == DiffClass::Faster) {
-            lines.push_back(r.name + " is " + std::string(diffClassName(r.diffClass)) + " (" +
-                            signedPercentText(r.relativeShiftPercent) + ", " +
-                            (perStepUs > 0 ? "+" : "") + durationText(perStepUs) + " per step" +
-                            evidence(r) + ").");
-        } else {
-            continue;
+    // Op rows, then kernel rows, each largest change first (the tables' order).
+    auto rows = [&](const std::vector<DiffRow>& table, const std::string& what,
+                    const std::string& id) {
+        size_t told = 0;
+        for (const DiffRow& r : table) {
+            if (told >= maxRows) break;
+            const double perStepUs =
+                double(r.candidate.totalPs - r.base.totalPs) / kPsPerUs / double(pairsOf(r));
+            const std::string name = what + " " + findingName(r.name) + onHost(r);
+            if (r.diffClass == DiffClass::Added)
+                add(id + "_added", "moderate",
+                    name + " added (" + durationText(perStepUs) + " per step).", perStepUs);
+            else if (r.diffClass == DiffClass::Removed)
+                add(id + "_removed", "moderate",
+                    name + " removed (was " + durationText(-perStepUs) + " per step).", perStepUs);
+            else if (r.diffClass == DiffClass::Slower)
+                add(id + "_slower", "moderate", shifted(name, r), r.relativeShiftPercent);
+            else if (r.diffClass == DiffClass::Faster)
+                add(id + "_faster", "info", shifted(name, r), r.relativeShiftPercent);
+            else
+                continue;
+            ++told;
         }
-        ++told;
-    }
+    };
+    rows(diff.ops, "Op", "diff_op");
+    rows(diff.kernels, "Kernel", "diff_kernel");
     // Moves that could not be tested are counted, never named as changes.
     size_t inconclusive = 0;
     const DiffRow* largest = nullptr;
@@ -692,15 +872,20 @@ std::vector<std::string> runDiffSummary(const RunDiff& diff, size_t maxOps) {
         if (!largest) largest = &r; // rows are sorted by the size of their change
     }
     if (largest)
-        lines.push_back(std::to_string(inconclusive) + (inconclusive == 1 ? " op's" : " ops'") +
-                        " time moved by " + shortestNumber(diff.minChangePercent) +
-                        "% or more, but " +
-                        (diff.pairing.pairs.size() < 2
-                             ? std::string("with one step each")
-                             : "with " + std::to_string(diff.pairing.pairs.size()) + " steps") +
-                        " that cannot be told from noise (largest: " + largest->name + ", " +
-                        signedPercentText(largest->relativeShiftPercent) + ").");
-    lines.insert(lines.end(), diff.callouts.begin(), diff.callouts.end());
+        add("diff_inconclusive", "info",
+            std::to_string(inconclusive) + (inconclusive == 1 ? " op's" : " ops'") +
+                " time moved by " + shortestNumber(diff.minChangePercent) + "% or more, but " +
+                noNoise(*largest) + " (largest: " + findingName(largest->name) + onHost(*largest) +
+                ", " + signedPercentText(largest->relativeShiftPercent) + ").",
+            double(inconclusive));
+    for (const DiffCallout& c : diff.callouts)
+        add(c.id, c.points > 0 ? "info" : "moderate", c.text, c.points);
+    return out;
+}
+
+std::vector<std::string> runDiffSummary(const RunDiff& diff) {
+    std::vector<std::string> lines;
+    for (Recommendation& r : runDiffFindings(diff)) lines.push_back(std::move(r.text));
     return lines;
 }
 

@@ -11,6 +11,7 @@
 #include "model/Profile.h"
 #include "model/Progress.h"
 #include "model/Table.h"
+#include "model/analysis/Overview.h"
 #include "model/analysis/ShiftTest.h"
 #include "model/analysis/StepAnalysis.h"
 
@@ -48,6 +49,14 @@ enum class StepAlignment : uint8_t {
 };
 inline constexpr int kMaxAutoShift = 2;
 
+// Hosts (ranks) of the two runs, paired and compared pair by pair, never summed: each host pair
+// has its own steps (StepRecord::host), its own step pairing and its own rows.
+enum class HostMatching : uint8_t {
+    Auto,    // by name when the runs share a host name, else by order
+    ByName,  // hosts of the same name (Host::name); a host without a namesake is left out
+    ByOrder, // the i-th host of the baseline with the i-th of the candidate (Profile::hosts())
+};
+
 enum class DiffBy : uint8_t { Category, Op, Kernel };
 // Inconclusive: the totals moved by at least the practical floor, but there is no interval to
 // tell that from noise (too few steps, or one step each); never named in the summary.
@@ -74,6 +83,7 @@ struct RunDiffOptions {
     // "unchanged" even when significant (without a noise estimate: "unchanged" below it,
     // "inconclusive" above).
     double minChangePercent = 1.0;
+    HostMatching hosts = HostMatching::Auto;
 };
 
 struct StepPairing {
@@ -91,6 +101,7 @@ struct DiffSide {
 };
 
 struct DiffRow {
+    std::string host; // the host pair's label (HostPair::label); empty with one host each
     std::string type; // op type; kernel: launch configuration; category: empty
     std::string name; // op / kernel / category name
     DiffSide base, candidate;
@@ -107,13 +118,31 @@ struct DiffRow {
     double baseTensorCorePercent = 0, candidateTensorCorePercent = 0;
 };
 
+// A Tensor Core or precision change, in plain words. id: "diff_tensor_core" or "diff_precision";
+// points: the candidate's share minus the baseline's, in percentage points (> 0: it rose).
+struct DiffCallout {
+    std::string id;
+    double points = 0;
+    std::string text;
+};
+
+// One pair of hosts compared; its step pairs are pairing.pairs[firstPair, firstPair + pairCount).
+struct HostPair {
+    uint32_t base = 0, candidate = 0; // Profile::hosts() indices
+    std::string label; // "name", or "baseline name / candidate name" when they differ
+    size_t firstPair = 0, pairCount = 0;
+};
+
 struct RunDiff {
     StepAnalysis baseSteps, candidateSteps;
-    bool wholeProfiles = false; // a run had no steps: each run counted as one step
-    StepPairing pairing;
+    HostMatching hostMatching = HostMatching::ByOrder; // what was used (Auto resolved)
+    std::vector<HostPair> hostPairs;
+    std::string hostExplanation; // how the hosts were paired; empty with one host each
+    bool wholeProfiles = false;  // a run had no steps: each run counted as one step
+    StepPairing pairing;         // all host pairs' step pairs, host pair by host pair
     double confidence = 0.95, minChangePercent = 1.0;
     std::vector<DiffRow> categories, ops, kernels; // categories: "Step time" first
-    std::vector<std::string> callouts; // Tensor Core and precision changes, in plain words
+    std::vector<DiffCallout> callouts;
 };
 
 // The pairing of two runs' steps (options: alignment, shift, step range). Auto: by order, with the
@@ -137,7 +166,12 @@ StepPairing pairSteps(const StepAnalysis& base, const StepAnalysis& candidate,
 //    interval and the totals moved by at least that; else unchanged.
 void classifyDiffRows(std::vector<DiffRow>& rows, double confidence, double minChangePercent);
 
-// Compares `candidate` with `base`. Returns an empty result (no pairs) if cancelled.
+// The hosts of the two runs paired (options.hosts); labels set, step pairs not yet.
+std::vector<HostPair> pairHosts(const Profile& base, const Profile& candidate, HostMatching how,
+                                HostMatching* used = nullptr);
+
+// Compares `candidate` with `base`, host pair by host pair (steps paired within each host pair,
+// work counted on the host pair's GPUs only). Returns an empty result (no pairs) if cancelled.
 RunDiff diffRuns(const Profile& base, const Profile& candidate, const RunDiffOptions& options,
                  const Progress* progress = nullptr);
 
@@ -148,9 +182,26 @@ RunDiff diffRuns(const Profile& base, const Profile& candidate, const RunDiffOpt
 // then Tensor Core columns (op: baseline / candidate TC %, kernel: uses TC).
 Table runDiffTable(const RunDiff& diff, DiffBy by);
 
-// The candidate's changes against the baseline in a few plain sentences, largest first, for the
-// overview's recommendations: the step time verdict, the ops that got slower or were added, the
-// callouts. Empty when nothing changed.
-std::vector<std::string> runDiffSummary(const RunDiff& diff, size_t maxOps = 3);
+// What changed in the candidate against the baseline, as findings for the candidate's overview
+// (tool "run_diff", value: the change in % of the baseline's mean per-step time, or µs per step
+// for added / removed rows). Only verdicts: significant changes and added / removed rows, never a
+// move within noise. In order:
+//   diff_step_time      "Step time 8.1% slower than the baseline in every step (+50 µs per step;
+//                        95% interval +8.1% to +8.1%)." (high when slower, else info)
+//   diff_op_*, diff_kernel_*  the first `maxRows` op rows and kernel rows (largest change first)
+//                        that were added, removed, got slower or faster: "Op X added (50 µs per
+//                        step).", "Kernel K 20.0% slower than the baseline in every step (...)."
+//                        ("in N of M steps" when not every pair moved that way); moderate, faster
+//                        ones info
+//   diff_inconclusive    the totals moved by the practical floor or more but no interval tells that
+//                        from noise (one step each, or too few steps): how many rows, the largest
+//                        named; the step time says the same of itself (info)
+//   the callouts         diff_tensor_core / diff_precision (moderate when use dropped, else info)
+// Names longer than 80 characters (C++ kernel names) are cut with "…". Empty when nothing
+// changed.
+std::vector<Recommendation> runDiffFindings(const RunDiff& diff, size_t maxRows = 3);
+
+// The findings' sentences (the diff page and `stepscope-cli diff`).
+std::vector<std::string> runDiffSummary(const RunDiff& diff);
 
 } // namespace stepscope

@@ -99,8 +99,6 @@ ShiftTest shiftTest(const std::vector<double>& base, const std::vector<double>& 
         tieTerm += t * t * t - t;
         i = j;
     }
-    std::sort(differences.begin(), differences.end());
-    result.shift = median(differences);
 
     const double alphaHalf = (1 - confidence) / 2;
     const bool haveNull = exactNull && exactNull->m() == m && exactNull->n() == n;
@@ -128,8 +126,29 @@ ShiftTest shiftTest(const std::vector<double>& base, const std::vector<double>& 
         const double sd = std::sqrt(mn * double(m + n + 1) / 12.0);
         k = (long long)std::floor(mn / 2 - normalQuantileUpper(alphaHalf) * sd);
     }
-    if (k >= 1 && 2 * k <= (long long)(m * n))
-        result.interval = {differences[size_t(k - 1)], differences[size_t(m * n - k)]};
+    const bool haveInterval = k >= 1 && 2 * k <= (long long)(m * n);
+    // The order statistics needed (the median's one or two, the interval's two) by successive
+    // nth_element calls in increasing position: each leaves every larger difference after its
+    // position, so the next one is selected among those. O(mn) on average instead of a sort.
+    const size_t count = m * n, mid = count / 2;
+    std::vector<size_t> positions = {mid};
+    if (count % 2 == 0) positions.push_back(mid - 1);
+    if (haveInterval) {
+        positions.push_back(size_t(k - 1));
+        positions.push_back(count - size_t(k));
+    }
+    std::sort(positions.begin(), positions.end());
+    positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
+    size_t from = 0;
+    for (size_t pos : positions) {
+        std::nth_element(differences.begin() + std::ptrdiff_t(from),
+                         differences.begin() + std::ptrdiff_t(pos), differences.end());
+        from = pos + 1;
+    }
+    result.shift = count % 2 ? differences[mid]
+                             : differences[mid - 1] + (differences[mid] - differences[mid - 1]) / 2;
+    if (haveInterval)
+        result.interval = {differences[size_t(k - 1)], differences[count - size_t(k)]};
     return result;
 }
 

@@ -25,13 +25,15 @@ namespace stepscope {
 //   op that overlaps its would-be parent without nesting is dropped, as the plugin does;
 //   "enumerate(DataLoader)#...__next__" and "Optimizer.step..." are tree nodes but not
 //   operators, user annotations are tree nodes only when they are NCCL/Gloo collectives;
-// - runtimes (launches) join operators by "External id" (the first op with that id), runtimes
+// - runtimes (launches) join operators by "External id" (the first op with that id that
+//   encloses the runtime in time: a departure, the plugin needs no enclosure), runtimes
 //   with External id 0 join their thread's root; device events join runtimes by correlation;
 //   kernels no runtime launched go under the root of the thread that has ProfilerStep#;
 // - a parent and its only child of one name (both Operator) merge: the parent keeps the child's
 //   children and runtimes (op_tree.py remove_dup_nodes);
 // - per node (node.py fill_stats): host total = its duration; host self = duration - children's
-//   durations - its runtimes' durations; device total = the device time (kernels, copies,
+//   durations - its runtimes' durations (departure: not those inside a child, which the
+//   child's duration already holds; the plugin subtracts them twice); device total = the device time (kernels, copies,
 //   memsets) of its runtimes and its children's; device self = that of its own runtimes;
 //   Tensor Core time likewise, from kernels whose names match the plugin's TC_Allowlist;
 // - steps: the ProfilerStep#N ranges, extended to the device work their launches caused

@@ -11,8 +11,10 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <array>
 #include <cmath>
 
+#include "model/analysis/RunDiff.h"
 #include "ui/widgets/DataTableView.h"
 #include "views/overview/StackedStepChart.h"
 
@@ -47,6 +49,30 @@ QColor categoryColor(StepCategory c) {
     return Qt::gray;
 }
 
+// The PyTorch plugin's categories: device work in the XProf page's device colours, host
+// categories in its host ones.
+QColor torchRoleColor(TorchRole r) {
+    switch (r) {
+    case TorchRole::Kernel:
+        return QColor("#1f77b4");
+    case TorchRole::Memcpy:
+        return QColor("#bcbd22");
+    case TorchRole::Memset:
+        return QColor("#8c564b");
+    case TorchRole::Communication:
+        return QColor("#17becf");
+    case TorchRole::Runtime:
+        return QColor("#ffbb33");
+    case TorchRole::DataLoader:
+        return QColor("#d62728");
+    case TorchRole::CpuOp:
+        return QColor("#e377c2");
+    case TorchRole::Other:
+        return QColor("#a0a0a0");
+    }
+    return Qt::gray;
+}
+
 QString ms(double v) {
     return QString::number(v, 'f', 3) + " ms";
 }
@@ -62,7 +88,7 @@ QString settingsKey(const Profile& p) {
     return "overview/stepPattern/" + files.join('|');
 }
 
-Table recommendationsTable(const Overview& o) {
+Table recommendationsTable(const std::vector<Recommendation>& recommendations) {
     Table t;
     t.addColumn("Level", Table::Type::Text);
     t.addColumn("Check", Table::Type::Text);
@@ -73,7 +99,7 @@ Table recommendationsTable(const Overview& o) {
                 "Double-click the row to open it");
     t.addColumn("From (ms)", Table::Type::Double);
     t.addColumn("To (ms)", Table::Type::Double);
-    for (const Recommendation& r : o.recommendations) {
+    for (const Recommendation& r : recommendations) {
         const bool range = r.endPs > r.beginPs;
         t.addRow({r.level, r.id, r.text, r.value, r.tool,
                   range ? double(r.beginPs) / 1e9 : Table::missing(),
@@ -195,16 +221,12 @@ OverviewView::OverviewView(QWidget* parent)
             [this] { applyStepPattern(pattern_->text().trimmed()); });
     connect(pattern_, &QLineEdit::returnPressed, this,
             [this] { applyStepPattern(pattern_->text().trimmed()); });
-    connect(chart_, &StackedStepChart::stepClicked, this, [this](int i) {
-        if (!overview_ || i < 0 || size_t(i) >= overview_->steps.steps.size()) return;
-        const StepRecord& s = overview_->steps.steps[size_t(i)];
-        emit showRangeRequested(s.beginPs, s.beginPs + s.durationPs);
-    });
-    connect(steps_, &DataTableView::rowActivated, this, [this](int i) {
-        if (!overview_ || i < 0 || size_t(i) >= overview_->steps.steps.size()) return;
-        const StepRecord& s = overview_->steps.steps[size_t(i)];
-        emit showRangeRequested(s.beginPs, s.beginPs + s.durationPs);
-    });
+    auto openStep = [this](int i) {
+        int64_t begin = 0, end = 0;
+        if (stepRange(i, begin, end)) emit showRangeRequested(begin, end);
+    };
+    connect(chart_, &StackedStepChart::stepClicked, this, openStep);
+    connect(steps_, &DataTableView::rowActivated, this, openStep);
     connect(recommendations_, &DataTableView::rowActivated, this,
             [this](int row) { openRecommendation(row); });
     setProfile(nullptr);
@@ -282,7 +304,17 @@ void OverviewView::show() {
         return;
     }
     const StepAnalysis& st = o->steps;
-    if (st.steps.empty()) {
+    size_t torchSteps = 0;
+    for (const TorchOverview& t : o->torch) torchSteps += t.steps.size();
+    if (torchSteps > 0) {
+        // Without ProfilerStep#N the plugin makes the whole trace (its host ops) one step.
+        status_->setText(
+            st.steps.empty()
+                ? tr("No ProfilerStep#N: the whole trace is one step, in the PyTorch TensorBoard "
+                     "plugin's categories")
+                : tr("%n step(s), ProfilerStep#N, in the PyTorch TensorBoard plugin's categories",
+                     nullptr, int(torchSteps)));
+    } else if (st.steps.empty()) {
         status_->setText(
             st.source == StepSource::NamePattern
                 ? tr("No event name contains \"%1\": no steps.")
@@ -315,7 +347,9 @@ void OverviewView::show() {
         html += QString("<tr><td nowrap title=\"%3\">%1</td><td nowrap align=right>%2</td></tr>")
                     .arg(name, value, tip.toHtmlEscaped());
     };
-    if (!st.steps.empty()) {
+    if (torchSteps > 0) {
+        showTorchSteps(html);
+    } else if (!st.steps.empty()) {
         // One step has no spread: the deviation is left out, not shown as 0.
         row(tr("Average step time"),
             ms(o->stepTimeMs.average) + (o->stepTimeMs.count >= 2
@@ -343,7 +377,8 @@ void OverviewView::show() {
             tr("Of the time of op events that carry TensorFlow's is_eager stat, the share run "
                "eagerly"));
     html += "</table>";
-    if (!o->bottleneck.inputStatement.empty())
+    // XProf's input statement counts no DataLoader time: PyTorch profiles get the plugin's rule.
+    if (torchSteps == 0 && !o->bottleneck.inputStatement.empty())
         html +=
             "<p>" + QString::fromStdString(o->bottleneck.inputStatement).toHtmlEscaped() + "</p>";
     if (o->recommendations.empty()) {
@@ -359,6 +394,17 @@ void OverviewView::show() {
                              QString::fromStdString(r.text).toHtmlEscaped());
         }
         html += "</ul>";
+    }
+    if (!comparedWith_.isEmpty()) {
+        html += tr("<p><b>Against this run</b>, the candidate %1 (Compare runs):</p>")
+                    .arg(comparedWith_.toHtmlEscaped());
+        if (comparison_.empty())
+            html += "<p>" + comparisonNote_.toHtmlEscaped() + "</p>";
+        else
+            html += "<ul>";
+        for (const Recommendation& r : comparison_)
+            html += "<li>" + QString::fromStdString(r.text).toHtmlEscaped() + "</li>";
+        if (!comparison_.empty()) html += "</ul>";
     }
     summary_->setText(html);
 
@@ -389,8 +435,10 @@ void OverviewView::show() {
         tip += tr("\nClick to open the step in the trace viewer");
         hover << tip;
     }
-    chart_->setData(labels, series, hover, tr("Step time (ms)"));
-    chart_->setVisible(!st.steps.empty());
+    if (torchSteps == 0) {
+        chart_->setData(labels, series, hover, tr("Step time (ms)"));
+        chart_->setVisible(!st.steps.empty());
+    }
 
     // GPU time: stacked bars per device that sum to its span.
     QStringList devices, gpuHover;
@@ -417,16 +465,112 @@ void OverviewView::show() {
     }
     gpuChart_->setData(devices, gpu, gpuHover, tr("Time (ms)"), tr("Device"));
 
-    recommendations_->setTable(recommendationsTable(*o));
+    std::vector<Recommendation> all = o->recommendations;
+    all.insert(all.end(), comparison_.begin(), comparison_.end());
+    recommendations_->setTable(recommendationsTable(all));
     gpuTable_->setTable(gpuTimeTable(o->gpu));
     topOps_->setTable(o->topOps);
     steps_->setTable(overviewStepTable(*o));
     environment_->setTable(environmentTable(*o));
 }
 
+void OverviewView::setComparison(std::shared_ptr<const RunDiff> diff, const QString& candidate) {
+    comparison_ = diff ? runDiffFindings(*diff) : std::vector<Recommendation>();
+    comparedWith_ = diff ? candidate : QString();
+    comparisonNote_ = !diff ? QString()
+                      : diff->pairing.pairs.empty()
+                          ? QString::fromStdString(diff->pairing.explanation)
+                          : tr("No change stands out of the step-to-step noise.");
+    if (overview_) show();
+}
+
+bool OverviewView::stepRange(int i, int64_t& begin, int64_t& end) const {
+    if (!overview_ || i < 0) return false;
+    size_t n = size_t(i);
+    if (!overview_->torch.empty()) {
+        for (const TorchOverview& t : overview_->torch) {
+            if (n < t.steps.size()) {
+                begin = t.steps[n].range.start;
+                end = t.steps[n].range.end;
+                return true;
+            }
+            n -= t.steps.size();
+        }
+        return false;
+    }
+    if (n >= overview_->steps.steps.size()) return false;
+    const StepRecord& s = overview_->steps.steps[n];
+    begin = s.beginPs;
+    end = s.beginPs + s.durationPs;
+    return true;
+}
+
+// PyTorch profiles: the summary's step rows and the step graph in the PyTorch TensorBoard
+// plugin's categories (Overview::torch).
+void OverviewView::showTorchSteps(QString& html) {
+    const Overview& o = *overview_;
+    auto row = [&html](const QString& name, const QString& value, const QString& tip = {}) {
+        html += QString("<tr><td nowrap title=\"%3\">%1</td><td nowrap align=right>%2</td></tr>")
+                    .arg(name, value, tip.toHtmlEscaped());
+    };
+    row(tr("Average step time"),
+        ms(o.torchStepTimeMs.average) +
+            (o.torchStepTimeMs.count >= 2
+                 ? " ± " + QString::number(o.torchStepTimeMs.stddev, 'f', 3)
+                 : QString()),
+        tr("ProfilerStep#N extended to the device work it launched, as the PyTorch TensorBoard "
+           "plugin; average and sample standard deviation (n - 1) over the steps"));
+    row(tr("Minimum / maximum"),
+        ms(o.torchStepTimeMs.minimum) + " / " + ms(o.torchStepTimeMs.maximum));
+    double total = 0;
+    std::array<double, kTorchRoleCount> sums{};
+    for (const TorchOverview& t : o.torch)
+        for (const TorchStepCosts& s : t.steps) {
+            total += double(s.range.end - s.range.start);
+            for (size_t r = 0; r < kTorchRoleCount; ++r) sums[r] += double(s.ps[r]);
+        }
+    for (size_t r = 0; r < kTorchRoleCount; ++r)
+        row("&nbsp;&nbsp;" + QString::fromStdString(std::string(torchRoleName(TorchRole(r)))),
+            ms(o.torchRoleMs[r].average) + " (" + pct(total > 0 ? 100 * sums[r] / total : 0) + ")",
+            tr("Each instant of a step goes to the first of kernel, memcpy, memset, "
+               "communication, runtime, dataloader, CPU exec that runs then, else to other (the "
+               "plugin's overall_parser.py)"));
+
+    QStringList labels, hover;
+    std::vector<StackedStepChart::Series> series;
+    for (size_t r = 0; r < kTorchRoleCount; ++r)
+        series.push_back({QString::fromStdString(std::string(torchRoleName(TorchRole(r)))),
+                          torchRoleColor(TorchRole(r)),
+                          {}});
+    const bool hosts = o.torch.size() > 1;
+    for (const TorchOverview& t : o.torch)
+        for (const TorchStepCosts& s : t.steps) {
+            const double stepMs = double(s.range.end - s.range.start) / 1e9;
+            const QString name = QString::fromStdString(s.name);
+            labels << (hosts ? QString("%1/h%2").arg(name).arg(t.host) : name);
+            QString tip = tr("Step %1: %2").arg(name, ms(stepMs));
+            if (hosts && t.host < o.hostNames.size())
+                tip += tr("\nHost %1").arg(QString::fromStdString(o.hostNames[t.host]));
+            for (size_t r = 0; r < kTorchRoleCount; ++r) {
+                const double v = double(s.ps[r]) / 1e9;
+                series[r].values.push_back(v);
+                if (v > 0)
+                    tip += "\n" + series[r].name + ": " + ms(v) + " (" +
+                           pct(stepMs > 0 ? 100.0 * v / stepMs : 0) + ")";
+            }
+            tip += tr("\nClick to open the step in the trace viewer");
+            hover << tip;
+        }
+    chart_->setData(labels, series, hover, tr("Step time (ms)"));
+    chart_->setVisible(true);
+}
+
 void OverviewView::openRecommendation(int row) {
-    if (!overview_ || row < 0 || size_t(row) >= overview_->recommendations.size()) return;
-    const Recommendation& r = overview_->recommendations[size_t(row)];
+    if (!overview_ || row < 0) return;
+    const std::vector<Recommendation>& own = overview_->recommendations;
+    if (size_t(row) >= own.size() + comparison_.size()) return;
+    const Recommendation& r =
+        size_t(row) < own.size() ? own[size_t(row)] : comparison_[size_t(row) - own.size()];
     if (r.tool == "trace_viewer")
         emit showRangeRequested(r.beginPs, r.endPs > r.beginPs ? r.endPs : profile_->durationPs());
     else

@@ -30,6 +30,9 @@ public:
 
     void setProfile(std::shared_ptr<const Profile> profile) override;
     bool isReady() const override { return ready_; }
+    // With a comparison, the recommendations end with what changed in the candidate against
+    // this profile, the baseline (runDiffFindings).
+    void setComparison(std::shared_ptr<const RunDiff> diff, const QString& candidate) override;
 
     const Overview* overview() const { return overview_.get(); }
     QLineEdit* stepPatternEdit() const { return pattern_; }
@@ -49,9 +52,16 @@ private:
     void start(const QString& pattern);
     void show();
     void openRecommendation(int row);
+    // The time range of the i-th step of the graph and the step table (the PyTorch plugin's
+    // steps on PyTorch profiles); false when there is none.
+    bool stepRange(int i, int64_t& begin, int64_t& end) const;
+    void showTorchSteps(QString& html);
 
     std::shared_ptr<const Profile> profile_;
     std::shared_ptr<const Overview> overview_;
+    std::vector<Recommendation> comparison_; // the comparison's findings
+    QString comparedWith_;                   // the candidate; empty: no comparison
+    QString comparisonNote_;                 // shown when there are no findings
     AnalysisJob<Overview> job_{this};
     bool ready_ = true;
 

@@ -1,8 +1,9 @@
 #include "views/pod_viewer/DistributedChart.h"
 
-#include <QToolTip>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
+
+#include "views/pod_viewer/WorkerChart.h"
 
 namespace stepscope {
 
@@ -59,17 +60,7 @@ DistributedChart::DistributedChart(QWidget* parent)
     plot_->yAxis->setLabel(tr("Step breakdown (µs), left columns"));
     plot_->yAxis2->setLabel(tr("Communication (µs), right columns"));
     plot_->yAxis2->setVisible(true);
-    plot_->xAxis->setLabel(tr("Worker"));
-    plot_->xAxis->grid()->setVisible(false);
-    plot_->legend->setVisible(true);
-    plot_->axisRect()->insetLayout()->take(plot_->legend);
-    plot_->plotLayout()->insertRow(0);
-    plot_->plotLayout()->addElement(0, 0, plot_->legend);
-    plot_->plotLayout()->setRowStretchFactor(0, 0.001);
-    plot_->legend->setWrap(3);
-    plot_->legend->setFillOrder(QCPLegend::foColumnsFirst, true);
-    plot_->legend->setBorderPen(Qt::NoPen);
-    plot_->legend->setMargins(QMargins(4, 2, 4, 0));
+    setUpWorkerPlot(plot_, 3);
     connect(plot_, &QCustomPlot::mouseMove, this, &DistributedChart::mouseMoved);
     setStep(nullptr, {}, {});
 }
@@ -126,14 +117,7 @@ QString DistributedChart::hoverText(size_t worker) const {
 }
 
 void DistributedChart::mouseMoved(QMouseEvent* event) {
-    const double x = plot_->xAxis->pixelToCoord(event->position().x());
-    const long w = std::lround(x);
-    const QString text =
-        w >= 0 && std::abs(x - double(w)) <= 0.4 ? hoverText(size_t(w)) : QString();
-    if (text.isEmpty())
-        QToolTip::hideText();
-    else
-        QToolTip::showText(event->globalPosition().toPoint(), text, plot_);
+    showWorkerTip(plot_, event, 0.4, [this](size_t worker) { return hoverText(worker); });
 }
 
 } // namespace stepscope

@@ -1,8 +1,9 @@
 #include "views/pod_viewer/PodStepChart.h"
 
-#include <QToolTip>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
+
+#include "views/pod_viewer/WorkerChart.h"
 
 namespace stepscope {
 
@@ -48,17 +49,7 @@ PodStepChart::PodStepChart(QWidget* parent)
         bars_[c] = bars;
     }
     plot_->yAxis->setLabel(tr("Step time (ms)"));
-    plot_->xAxis->setLabel(tr("Worker"));
-    plot_->xAxis->grid()->setVisible(false);
-    plot_->legend->setVisible(true);
-    plot_->axisRect()->insetLayout()->take(plot_->legend);
-    plot_->plotLayout()->insertRow(0);
-    plot_->plotLayout()->addElement(0, 0, plot_->legend);
-    plot_->plotLayout()->setRowStretchFactor(0, 0.001);
-    plot_->legend->setWrap(5);
-    plot_->legend->setFillOrder(QCPLegend::foColumnsFirst, true);
-    plot_->legend->setBorderPen(Qt::NoPen);
-    plot_->legend->setMargins(QMargins(4, 2, 4, 0));
+    setUpWorkerPlot(plot_, 5);
     connect(plot_, &QCustomPlot::mouseMove, this, &PodStepChart::mouseMoved);
     setStep(nullptr, nullptr);
 }
@@ -126,14 +117,7 @@ QString PodStepChart::hoverText(size_t worker) const {
 }
 
 void PodStepChart::mouseMoved(QMouseEvent* event) {
-    const double x = plot_->xAxis->pixelToCoord(event->position().x());
-    const long w = std::lround(x);
-    const QString text =
-        w >= 0 && std::abs(x - double(w)) <= 0.3 ? hoverText(size_t(w)) : QString();
-    if (text.isEmpty())
-        QToolTip::hideText();
-    else
-        QToolTip::showText(event->globalPosition().toPoint(), text, plot_);
+    showWorkerTip(plot_, event, 0.3, [this](size_t worker) { return hoverText(worker); });
 }
 
 } // namespace stepscope

@@ -6,8 +6,10 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QVBoxLayout>
 #include <QtConcurrent>
 
@@ -24,6 +26,7 @@ RunDiffView::RunDiffView(QWidget* parent)
     , cancel_(new QPushButton(tr("Cancel"), this))
     , runBox_(new QComboBox(this))
     , hostBox_(new QComboBox(this))
+    , hostMatching_(new QComboBox(this))
     , by_(new QComboBox(this))
     , align_(new QComboBox(this))
     , shift_(new QSpinBox(this))
@@ -32,7 +35,8 @@ RunDiffView::RunDiffView(QWidget* parent)
     , table_(new DataTableView(this))
     , pair_(new QSpinBox(this))
     , pairLabel_(new QLabel(this))
-    , timeline_(new StepTimeline(this)) {
+    , timeline_(new StepTimeline(this))
+    , stacked_(new StackedTraceView(this)) {
     candidateLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     // Long paths and messages wrap or clip; they never widen the window.
     candidateLabel_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
@@ -56,7 +60,6 @@ RunDiffView::RunDiffView(QWidget* parent)
     status_->setWordWrap(true);
     status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     summary_->setWordWrap(true);
-    summary_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     table_->setExportFileName("run_diff.csv");
 
@@ -67,9 +70,17 @@ RunDiffView::RunDiffView(QWidget* parent)
     top->addWidget(runBox_);
     top->addWidget(new QLabel(tr("Host:"), this));
     top->addWidget(hostBox_);
+    top->addWidget(hostMatching_);
     top->addWidget(chooseFile_);
     top->addWidget(chooseFolder_);
     top->addWidget(cancel_);
+    hostMatching_->setObjectName("diffHostMatching");
+    hostMatching_->addItem(tr("Hosts: auto"), int(HostMatching::Auto));
+    hostMatching_->addItem(tr("Hosts by name"), int(HostMatching::ByName));
+    hostMatching_->addItem(tr("Hosts by order"), int(HostMatching::ByOrder));
+    hostMatching_->setToolTip(tr("How the runs' hosts (ranks) are paired; each pair is compared "
+                                 "on its own. Auto: by name when the runs share a host name, "
+                                 "else by order."));
     runBox_->setObjectName("candidateRun");
     hostBox_->setObjectName("candidateHost");
     runBox_->setToolTip(tr("The candidate's run"));
@@ -93,7 +104,15 @@ RunDiffView::RunDiffView(QWidget* parent)
     layout->addLayout(top);
     layout->addLayout(controls);
     layout->addWidget(status_);
-    layout->addWidget(summary_);
+    // What changed, one finding a line; a long list (long kernel names) scrolls in at most four
+    // lines instead of squeezing the table.
+    auto* summaryScroll = new QScrollArea(this);
+    summaryScroll->setWidget(summary_);
+    summaryScroll->setWidgetResizable(true);
+    summaryScroll->setFrameShape(QFrame::NoFrame);
+    summaryScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    summaryScroll->setMaximumHeight(4 * summary_->fontMetrics().lineSpacing() + 4);
+    layout->addWidget(summaryScroll);
     pair_->setObjectName("diffStepPair");
     pair_->setRange(1, 1);
     pair_->setToolTip(tr("The step pair the timeline shows"));
@@ -106,7 +125,15 @@ RunDiffView::RunDiffView(QWidget* parent)
     auto* timelineLayout = new QVBoxLayout(timelineBox);
     timelineLayout->setContentsMargins(0, 0, 0, 0);
     timelineLayout->addLayout(timelineBar);
-    timelineLayout->addWidget(timeline_, 1);
+    // The step pair as the trace viewer shows it (every track, search, details), beside the
+    // GPU-only step timeline.
+    auto* views = new QTabWidget(this);
+    views->setObjectName("diffStepViews");
+    views->setDocumentMode(true);
+    views->addTab(stacked_, tr("Stacked trace"));
+    views->addTab(timeline_, tr("GPU step timeline"));
+    timelineLayout->addWidget(views, 1);
+    connect(stacked_, &StackedTraceView::finished, this, [this] { finishStep(); });
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(table_);
     splitter->addWidget(timelineBox);
@@ -114,12 +141,21 @@ RunDiffView::RunDiffView(QWidget* parent)
     splitter->setStretchFactor(1, 1);
     splitter->setChildrenCollapsible(false);
     layout->addWidget(splitter, 1);
-    table_->setRowActionText(tr("Highlight this op in the step timeline"));
+    table_->setRowActionText(tr("Highlight this op in the stacked trace and step timeline"));
     connect(table_, &DataTableView::rowActivated, this, [this](int row) {
         const Table& t = table_->table();
         const int name = t.columnIndex("Operation");
         if (name >= 0 && row >= 0 && size_t(row) < t.rowCount())
             timeline_->setHighlight(QString::fromStdString(t.text(size_t(row), size_t(name))));
+        // The stacked trace links op and kernel rows; a category row clears the link.
+        const int kernel = t.columnIndex("Kernel");
+        const int linked = name >= 0 ? name : kernel;
+        const bool known = linked >= 0 && row >= 0 && size_t(row) < t.rowCount();
+        stacked_->linkRow(name >= 0     ? DiffBy::Op
+                          : kernel >= 0 ? DiffBy::Kernel
+                                        : DiffBy::Category,
+                          known ? QString::fromStdString(t.text(size_t(row), size_t(linked)))
+                                : QString());
     });
     connect(pair_, &QSpinBox::valueChanged, this, [this](int v) { showStepPair(v - 1); });
 
@@ -141,6 +177,7 @@ RunDiffView::RunDiffView(QWidget* parent)
         compare();
     });
     connect(shift_, &QSpinBox::valueChanged, this, [this] { compare(); });
+    connect(hostMatching_, &QComboBox::currentIndexChanged, this, [this] { compare(); });
     connect(runBox_, &QComboBox::activated, this, [this](int run) { chooseCandidateRun(run, -1); });
     connect(hostBox_, &QComboBox::activated, this,
             [this](int index) { chooseCandidateRun(run_, hostBox_->itemData(index).toInt()); });
@@ -169,6 +206,10 @@ void RunDiffView::setAlignment(StepAlignment alignment, int shift) {
     shift_->setValue(shift);
     shift_->setEnabled(alignment != StepAlignment::Auto);
     compare();
+}
+
+void RunDiffView::setHostMatching(HostMatching matching) {
+    hostMatching_->setCurrentIndex(hostMatching_->findData(int(matching)));
 }
 
 void RunDiffView::setProfile(std::shared_ptr<const Profile> profile) {
@@ -287,6 +328,7 @@ void RunDiffView::showStepPair(int pair) {
     if (!diff_ || diff_->wholeProfiles || pair < 0 || size_t(pair) >= diff_->pairing.pairs.size() ||
         !profile_ || !candidate_) {
         timeline_->setLanes(nullptr);
+        stacked_->setStepPair(nullptr, nullptr, diff_, 0);
         pairLabel_->setText(diff_ && diff_->wholeProfiles ? tr("No steps: no step timeline.")
                                                           : QString());
         finishStep();
@@ -301,6 +343,7 @@ void RunDiffView::showStepPair(int pair) {
                             .arg(QString::fromStdString(formatDuration(baseStep.durationPs)))
                             .arg(candidateStep.number)
                             .arg(QString::fromStdString(formatDuration(candidateStep.durationPs))));
+    stacked_->setStepPair(profile_, candidate_, diff_, size_t(pair));
     laying_ = true;
     const std::shared_ptr<const Profile> candidate = candidate_;
     laneJob_.start(
@@ -321,10 +364,12 @@ void RunDiffView::showStepPair(int pair) {
 }
 
 void RunDiffView::compare() {
+    if (diff_) emit comparisonChanged(nullptr, QString());
     diff_.reset();
     laneJob_.cancel();
     laying_ = false;
     timeline_->setLanes(nullptr);
+    stacked_->clear(QString());
     if (!profile_ || !candidate_) {
         job_.cancel();
         computing_ = false;
@@ -342,6 +387,7 @@ void RunDiffView::compare() {
     RunDiffOptions options;
     options.alignment = StepAlignment(align_->currentData().toInt());
     if (options.alignment != StepAlignment::Auto) options.shift = shift_->value();
+    options.hosts = HostMatching(hostMatching_->currentData().toInt());
     computing_ = true;
     status_->setText(tr("Comparing…"));
     showDiff();
@@ -354,6 +400,7 @@ void RunDiffView::compare() {
         [this](std::shared_ptr<const RunDiff> diff) {
             computing_ = false;
             diff_ = std::move(diff);
+            emit comparisonChanged(diff_, candidateLabel_->text());
             showDiff();
             {
                 const QSignalBlocker b(pair_);
@@ -382,6 +429,8 @@ void RunDiffView::showDiff() {
                                                      : "run_diff_kernels.csv");
     const size_t pairs = diff_->pairing.pairs.size();
     QString status =
+        (diff_->hostExplanation.empty() ? QString()
+                                        : QString::fromStdString(diff_->hostExplanation) + " ") +
         QString::fromStdString(diff_->pairing.explanation) + " " +
         (pairs == 1 ? tr("1 step pair compared") : tr("%1 step pairs compared").arg(pairs));
     if (pairs >= 2)
@@ -395,7 +444,7 @@ void RunDiffView::showDiff() {
     QStringList lines;
     for (const std::string& s : runDiffSummary(*diff_)) lines << QString::fromStdString(s);
     summary_->setText(lines.isEmpty() ? tr("No change stands out of the step-to-step noise.")
-                                      : tr("What changed: ") + lines.join("  •  "));
+                                      : tr("What changed:\n• ") + lines.join("\n• "));
 }
 
 void RunDiffView::finishStep() {

@@ -9,6 +9,7 @@
 #include "model/analysis/RunDiff.h"
 #include "views/AnalysisJob.h"
 #include "views/ToolView.h"
+#include "views/run_diff/StackedTraceView.h"
 #include "views/run_diff/StepTimeline.h"
 
 class QComboBox;
@@ -35,7 +36,9 @@ public:
     ~RunDiffView() override;
 
     void setProfile(std::shared_ptr<const Profile> profile) override;
-    bool isReady() const override { return !loading_ && !computing_ && !laying_; }
+    bool isReady() const override {
+        return !loading_ && !computing_ && !laying_ && !stacked_->busy();
+    }
 
     // Finds the runs under `path` and loads the newest with all its hosts in the background, then
     // compares.
@@ -53,9 +56,11 @@ public:
     const RunDiff* diff() const { return diff_.get(); }
     void setTableKind(DiffBy by);
     void setAlignment(StepAlignment alignment, int shift);
+    void setHostMatching(HostMatching matching);
     // The step pair the timeline shows (0-based index into the pairing).
     void showStepPair(int pair);
     StepTimeline* timeline() const { return timeline_; }
+    StackedTraceView* stackedTrace() const { return stacked_; }
 
 private:
     // What one background load of the candidate found and loaded.
@@ -87,6 +92,7 @@ private:
     QPushButton* cancel_;
     QComboBox* runBox_;
     QComboBox* hostBox_;
+    QComboBox* hostMatching_;
     QComboBox* by_;
     QComboBox* align_;
     QSpinBox* shift_;
@@ -96,6 +102,7 @@ private:
     QSpinBox* pair_;
     QLabel* pairLabel_;
     StepTimeline* timeline_;
+    StackedTraceView* stacked_; // the step pair in the trace viewer, a tab beside timeline_
 };
 
 } // namespace stepscope

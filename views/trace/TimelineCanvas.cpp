@@ -53,6 +53,13 @@ void TimelineCanvas::setProfile(std::shared_ptr<const Profile> profile) {
     changed();
 }
 
+void TimelineCanvas::setLinkedEvents(std::shared_ptr<const std::vector<EventIndex>> linked,
+                                     std::shared_ptr<const std::vector<EventIndex>> flagged) {
+    overlay_.linked = std::move(linked);
+    overlay_.flagged = std::move(flagged);
+    update();
+}
+
 TimelineFrame TimelineCanvas::frame() const {
     return {size(), zoom_.visibleRange(), scrollY_};
 }

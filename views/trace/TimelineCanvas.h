@@ -73,6 +73,12 @@ public:
     void markSelection();
     void clearSelection();
 
+    // Events drawn bright over a veil that dims the rest (null: none), and events outlined in
+    // red (null: none); see TimelineOverlay.
+    void setLinkedEvents(std::shared_ptr<const std::vector<EventIndex>> linked,
+                         std::shared_ptr<const std::vector<EventIndex>> flagged);
+    const TimelineOverlay& overlay() const { return overlay_; }
+
     bool showFlows() const { return overlay_.showFlows; }
     void setShowFlows(bool on);
 

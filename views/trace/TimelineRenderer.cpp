@@ -19,6 +19,9 @@ const QColor kGrid(0xEC, 0xEE, 0xF1);
 const QColor kAxisText(0x4A, 0x50, 0x58);
 const QColor kLabelText(0x26, 0x2B, 0x31);
 const QColor kSelection(0xFF, 0x8F, 0x00);
+const QColor kLinkedVeil(0xFF, 0xFF, 0xFF, 190); // dims what is not linked
+const QColor kLinkedEdge(0x1F, 0x23, 0x28);
+const QColor kFlaggedEdge(0xD3, 0x2F, 0x2F);
 const QColor kRangeFill(0x42, 0x85, 0xF4, 40);
 const QColor kRangeEdge(0x42, 0x85, 0xF4);
 const QColor kMarkFill(0xFF, 0xD6, 0x00, 45);
@@ -336,6 +339,38 @@ void TimelineRenderer::paintFlows(QPainter& p, const TimelineFrame& f, const Tim
     p.restore();
 }
 
+void TimelineRenderer::paintLinked(QPainter& p, const TimelineFrame& f, const TimelineOverlay& o) {
+    if (!o.linked && !o.flagged) return;
+    const QRect area = timelineRect(f.size);
+    auto rectIfVisible = [&](EventIndex e) {
+        if (e >= profile_.eventCount() || profile_.end(e) < f.visible.start ||
+            profile_.start(e) > f.visible.end)
+            return QRectF();
+        return eventRect(f, e);
+    };
+    p.save();
+    p.setClipRect(area);
+    p.setBrush(Qt::NoBrush);
+    if (o.linked) {
+        p.fillRect(area, kLinkedVeil);
+        p.setPen(QPen(kLinkedEdge, 1.5));
+        for (EventIndex e : *o.linked) {
+            const QRectF r = rectIfVisible(e);
+            if (r.isEmpty()) continue;
+            p.fillRect(r, palette_.colorOf(e));
+            p.drawRect(r);
+        }
+    }
+    if (o.flagged) {
+        p.setPen(QPen(kFlaggedEdge, 2.0));
+        for (EventIndex e : *o.flagged) {
+            const QRectF r = rectIfVisible(e);
+            if (!r.isEmpty()) p.drawRect(r.adjusted(-1, -1, 1, 1));
+        }
+    }
+    p.restore();
+}
+
 void TimelineRenderer::paintOverlay(QPainter& p, const TimelineFrame& f, const TimelineOverlay& o) {
     const QRect area = timelineRect(f.size);
     auto band = [&](TimeRange r, const QColor& fill, const QColor& edge) {
@@ -365,6 +400,7 @@ void TimelineRenderer::paintOverlay(QPainter& p, const TimelineFrame& f, const T
         p.setPen(Qt::white);
         p.drawText(box, Qt::AlignCenter, text);
     }
+    paintLinked(p, f, o);
     paintFlows(p, f, o);
     if (o.selected != kNoIndex) {
         const QRectF r = eventRect(f, o.selected);

@@ -4,6 +4,7 @@
 #include <QPainter>
 #include <QRect>
 #include <QString>
+#include <memory>
 #include <vector>
 
 #include "model/Profile.h"
@@ -32,6 +33,11 @@ struct TimelineOverlay {
     bool hasMark = false;
     TimeRange mark;
     EventIndex hovered = kNoIndex;
+    // Linked events (e.g. one op in both of two stacked runs): drawn bright over a veil that dims
+    // everything else. Null: nothing linked, nothing dimmed.
+    std::shared_ptr<const std::vector<EventIndex>> linked;
+    // Events outlined in red whatever is linked (e.g. the ops a run diff classes as slower).
+    std::shared_ptr<const std::vector<EventIndex>> flagged;
 };
 
 // Draws the timeline in two passes. The base pass (lanes, labels, axis) depends only on the
@@ -90,6 +96,7 @@ private:
     void paintSectionHeader(QPainter& p, const TimelineFrame& f, const TimelineRow& row, int top);
     void paintLanes(QPainter& p, const TimelineFrame& f, const TimelineRow& row, int top);
     void paintFlows(QPainter& p, const TimelineFrame& f, const TimelineOverlay& o);
+    void paintLinked(QPainter& p, const TimelineFrame& f, const TimelineOverlay& o);
     bool flowEnd(const TimelineFrame& f, EventIndex e, QPointF& out) const;
     // Event names by metadata index, converted and measured the first time they are drawn.
     const QString& nameText(uint32_t meta);

@@ -1,0 +1,144 @@
+#include "views/run_diff/StackedTraceView.h"
+
+#include <QLabel>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <string>
+
+#include "model/TimeFormat.h"
+#include "views/trace/TimelineCanvas.h"
+#include "views/trace/TraceView.h"
+
+namespace stepscope {
+
+namespace {
+
+QString duration(int64_t ps) {
+    return QString::fromStdString(formatDuration(ps));
+}
+
+} // namespace
+
+StackedTraceView::StackedTraceView(QWidget* parent)
+    : QWidget(parent)
+    , info_(new QLabel(this))
+    , legend_(new QLabel(this))
+    , trace_(new TraceView(this)) {
+    info_->setWordWrap(true);
+    info_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    legend_->setWordWrap(true);
+    legend_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    legend_->setText(tr("<span style='color:#d32f2f'>Red outline</span>: ops and kernels the diff "
+                        "classes as slower. Double-click an op or kernel row above to light up "
+                        "its events in both runs."));
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addWidget(info_);
+    layout->addWidget(legend_);
+    layout->addWidget(trace_, 1);
+    clear(QString());
+}
+
+QString StackedTraceView::infoText() const {
+    return info_->text();
+}
+
+void StackedTraceView::clear(const QString& message) {
+    job_.cancel();
+    busy_ = false;
+    stacked_.reset();
+    trace_->setProfile(nullptr);
+    info_->setText(message);
+}
+
+void StackedTraceView::setStepPair(std::shared_ptr<const Profile> base,
+                                   std::shared_ptr<const Profile> candidate,
+                                   std::shared_ptr<const RunDiff> diff, size_t pair) {
+    if (!base || !candidate || !diff || pair >= diff->pairing.pairs.size()) {
+        clear(diff && diff->wholeProfiles ? tr("No steps: nothing to stack.") : QString());
+        return;
+    }
+    const size_t b = diff->pairing.pairs[pair].first, c = diff->pairing.pairs[pair].second;
+    const StepRecord baseStep = diff->baseSteps.steps[b];
+    const StepRecord candidateStep = diff->candidateSteps.steps[c];
+    std::vector<std::string> slowerOps, slowerKernels;
+    for (const DiffRow& r : diff->ops)
+        if (r.diffClass == DiffClass::Slower) slowerOps.push_back(r.name);
+    for (const DiffRow& r : diff->kernels)
+        if (r.diffClass == DiffClass::Slower) slowerKernels.push_back(r.name);
+    pairText_ = tr("Baseline step %1 (%2) and candidate step %3 (%4), the candidate shifted so "
+                   "both start at the same time; one timeline, so zoom and pan act on both runs.")
+                    .arg(baseStep.number)
+                    .arg(duration(baseStep.durationPs))
+                    .arg(candidateStep.number)
+                    .arg(duration(candidateStep.durationPs));
+    info_->setText(tr("Stacking baseline step %1 and candidate step %2…")
+                       .arg(baseStep.number)
+                       .arg(candidateStep.number));
+    trace_->setProfile(nullptr);
+    stacked_.reset();
+    busy_ = true;
+    job_.start(
+        std::move(base),
+        [candidate, baseStep, candidateStep, slowerOps, slowerKernels](const Profile& p,
+                                                                       const Progress* progress) {
+            StackedTrace t;
+            t.runs = stackRuns(p, baseStep, *candidate, candidateStep, progress);
+            if (!t.runs.profile) return t; // cancelled: the job drops it
+            auto index = std::make_shared<StackedOpIndex>(*t.runs.profile);
+            std::vector<EventIndex> slower;
+            for (const std::string& name : slowerOps) {
+                const std::vector<EventIndex>& events = index->opEvents(name);
+                slower.insert(slower.end(), events.begin(), events.end());
+            }
+            for (const std::string& name : slowerKernels) {
+                const std::vector<EventIndex>& events = index->kernelEvents(name);
+                slower.insert(slower.end(), events.begin(), events.end());
+            }
+            std::sort(slower.begin(), slower.end());
+            slower.erase(std::unique(slower.begin(), slower.end()), slower.end());
+            t.slowerRows = slowerOps.size() + slowerKernels.size();
+            t.index = std::move(index);
+            if (!slower.empty())
+                t.slower = std::make_shared<const std::vector<EventIndex>>(std::move(slower));
+            return t;
+        },
+        [this](std::shared_ptr<const StackedTrace> stacked) { show(std::move(stacked)); },
+        [this](const QString& message) {
+            busy_ = false;
+            info_->setText(tr("Could not stack the step pair: %1").arg(message));
+            emit finished();
+        });
+}
+
+void StackedTraceView::show(std::shared_ptr<const StackedTrace> stacked) {
+    busy_ = false;
+    stacked_ = std::move(stacked);
+    const StackedRuns& runs = stacked_->runs;
+    trace_->setProfile(runs.profile);
+    trace_->canvas()->setLinkedEvents(nullptr, stacked_->slower);
+    // The longer of the two steps, from the earliest event taken, with a little room after it.
+    const int64_t longer = std::max(runs.baseDurationPs, runs.candidateDurationPs);
+    const int64_t end = runs.stepBeginPs + longer + longer / 50;
+    if (end > 0) trace_->canvas()->setVisibleRange({0, end});
+    info_->setText(pairText_ + " " +
+                   tr("%1 baseline and %2 candidate events.")
+                       .arg(QLocale().toString(qulonglong(runs.baseEvents)))
+                       .arg(QLocale().toString(qulonglong(runs.candidateEvents))));
+    emit finished();
+}
+
+void StackedTraceView::linkRow(DiffBy by, const QString& name) {
+    if (!stacked_ || !stacked_->index) return;
+    std::shared_ptr<const std::vector<EventIndex>> linked;
+    if (!name.isEmpty() && by != DiffBy::Category) {
+        const std::string n = name.toStdString();
+        const std::vector<EventIndex>& events =
+            by == DiffBy::Op ? stacked_->index->opEvents(n) : stacked_->index->kernelEvents(n);
+        linked = std::make_shared<const std::vector<EventIndex>>(events);
+    }
+    trace_->canvas()->setLinkedEvents(std::move(linked), stacked_->slower);
+}
+
+} // namespace stepscope

@@ -753,6 +753,28 @@ private slots:
     // driver as data.py calls them) print, for the same ops (calls, host total, host self, µs):
     // aten::empty 21, 4516, -29922888; aten::to 20, 30012242, -33288; aten::_to_copy 18,
     // 30009723, -1872: the totals agree, the self times are the departure.
+    // A launch on another thread joins its op by External id and overlaps both of the op's
+    // children: the op's time is covered once, so its self time is 100 - 100 = 0 µs (the
+    // plugin subtracts children and launch in full: -10 µs). A reviewer's case.
+    void launchOverlappingTwoChildrenIsTakenOnce() {
+        QTemporaryDir dir;
+        const auto p =
+            load(dir, {op("ProfilerStep#1", "1", 0, 200, 1), op("aten::A", "1", 0, 100, 10),
+                       op("aten::B", "1", 0, 50, 11), op("aten::C", "1", 50, 50, 12),
+                       runtime("cudaLaunchKernel", "2", 45, 10, 100, 10),
+                       kernel(kNll, 60, 10, 100, 10)});
+        const TorchStats st = computeTorchStats({buildTorchTrace(*p, 0)}, *p);
+        const TorchOpRow* a = findOp(st.ops, "aten::A");
+        QVERIFY(a);
+        QCOMPARE(a->hostPs, 100 * us);
+        QCOMPARE(a->selfHostPs, int64_t(0));
+        QCOMPARE(a->devicePs, 10 * us);
+        QCOMPARE(a->selfDevicePs, 10 * us);
+        const TorchOpRow* b = findOp(st.ops, "aten::B");
+        QVERIFY(b);
+        QCOMPARE(b->selfHostPs, 50 * us);
+    }
+
     void selfTimesAreNeverNegativeOnRealTraces() {
         const std::string dir = std::string(STEPSCOPE_REALDATA) + "/kineto/";
         if (!QFileInfo::exists(QString::fromStdString(dir)))

@@ -514,10 +514,10 @@ void recommend(const Profile& p, Overview& o, const TfOpStats& ops) {
 }
 
 // The PyTorch TensorBoard plugin's step breakdown (Overview::torch) and its summaries.
-void torchBreakdown(const Profile& p, Overview& o) {
+void torchBreakdown(const Profile& p, Overview& o, const Progress* progress) {
     std::vector<double> times;
     std::array<std::vector<double>, kTorchRoleCount> roles;
-    for (TorchOverview& t : computeTorchOverviews(p)) {
+    for (TorchOverview& t : computeTorchOverviews(p, progress)) {
         if (t.steps.empty()) continue;
         for (const TorchStepCosts& s : t.steps) {
             times.push_back(double(s.range.end - s.range.start) / kPsPerMs);
@@ -588,7 +588,7 @@ Overview computeOverview(const Profile& p, std::string_view stepPattern, const P
     for (size_t c = 0; c < kStepCategoryCount; ++c) o.categoryMs[c] = summarize(cats[c]);
     if (stepPattern.empty() && isTorchProfile(p)) {
         if (progress) progress->report("PyTorch step breakdown", 0.5);
-        torchBreakdown(p, o);
+        torchBreakdown(p, o, progress);
         if (progress && progress->cancelled()) return {};
     }
     o.bottleneck = classifyBottleneck(o.steps);

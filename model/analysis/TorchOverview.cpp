@@ -146,9 +146,10 @@ TorchOverview computeTorchOverview(const TorchTrace& t) {
     return o;
 }
 
-std::vector<TorchOverview> computeTorchOverviews(const Profile& profile) {
+std::vector<TorchOverview> computeTorchOverviews(const Profile& profile, const Progress* progress) {
     std::vector<TorchOverview> out;
     for (uint32_t h = 0; h < profile.hosts().size(); ++h) {
+        if (progress && progress->cancelled()) return {};
         const TorchTrace t = buildTorchTrace(profile, h);
         if (!t.hasHostEvents) continue;
         out.push_back(computeTorchOverview(t));

@@ -57,8 +57,10 @@ struct TorchOverview {
 };
 
 TorchOverview computeTorchOverview(const TorchTrace& trace);
-// One per host that holds PyTorch events.
-std::vector<TorchOverview> computeTorchOverviews(const Profile& profile);
+// One per host that holds PyTorch events. Returns an empty result when cancelled (checked
+// before each host).
+std::vector<TorchOverview> computeTorchOverviews(const Profile& profile,
+                                                 const Progress* progress = nullptr);
 
 // Everything the PyTorch page shows: each host's trace read once. Returns an empty result when
 // cancelled.

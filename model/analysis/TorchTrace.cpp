@@ -407,24 +407,39 @@ void Builder::fillStats(uint32_t node) {
     for (uint32_t c : children) {
         const TorchNode& child = t_.nodes[c];
         n.devicePs += child.devicePs;
-        n.selfHostPs -= child.end - child.start;
         n.tensorCoreTotalPs += child.tensorCoreTotalPs;
         if (n.type == TorchEventType::Operator && !n.tensorCoreEligible && child.tensorCoreEligible)
             n.tensorCoreEligible = true;
     }
-    // Whether a child op holds [s, e] (children are sorted by start and do not overlap).
-    auto insideChild = [&](int64_t s, int64_t e) {
-        auto after = std::upper_bound(children.begin(), children.end(), s,
-                                      [&](int64_t v, uint32_t c) { return v < t_.nodes[c].start; });
-        return after != children.begin() && t_.nodes[*std::prev(after)].end >= e;
-    };
+    // Host self time: the op's time that neither a child op nor one of its runtimes covers.
+    // The plugin subtracts every child's and every runtime's duration; on one thread, where they
+    // never overlap, that is the same. Departure: a runtime inside a child op (already part of
+    // the child's time) or overlapping another runtime (launches joined by External id from
+    // other threads) is not taken twice, so self time is never negative. The plugin takes it
+    // twice: on alexnet_a100_small, an aten::_to_copy whose cudaMalloc (with the _to_copy's
+    // External id) runs inside its aten::empty_strided reads -1.9 ms there.
+    if (n.kind != TorchNodeKind::Root) {
+        std::vector<TorchRange> busy;
+        auto add = [&](int64_t s, int64_t e) {
+            s = std::max(s, n.start);
+            e = std::min(e, n.end);
+            if (e > s) busy.push_back({s, e});
+        };
+        for (uint32_t c : children) add(t_.nodes[c].start, t_.nodes[c].end);
+        for (uint32_t r : runtimes)
+            if (t_.runtimes[r].timed) add(t_.runtimes[r].start, t_.runtimes[r].end);
+        std::sort(busy.begin(), busy.end(),
+                  [](const TorchRange& x, const TorchRange& y) { return x.start < y.start; });
+        int64_t covered = 0, reach = n.start;
+        for (const TorchRange& r : busy) {
+            if (r.end <= reach) continue;
+            covered += r.end - std::max(r.start, reach);
+            reach = r.end;
+        }
+        n.selfHostPs -= covered;
+    }
     for (uint32_t r : runtimes) {
         const TorchRuntime& rt = t_.runtimes[r];
-        // Departure: a runtime that lies inside a child op is already part of the child's
-        // duration, and is not taken from the op's self time a second time. The plugin takes it
-        // twice: on alexnet_a100_small, an aten::_to_copy whose cudaMalloc (with the
-        // _to_copy's External id) runs inside its aten::empty_strided reads -1.9 ms.
-        if (rt.timed && !insideChild(rt.start, rt.end)) n.selfHostPs -= rt.end - rt.start;
         n.devicePs += rt.devicePs;
         n.selfDevicePs += rt.devicePs;
         n.tensorCoreSelfPs += rt.tensorCorePs;

@@ -32,8 +32,9 @@ namespace stepscope {
 // - a parent and its only child of one name (both Operator) merge: the parent keeps the child's
 //   children and runtimes (op_tree.py remove_dup_nodes);
 // - per node (node.py fill_stats): host total = its duration; host self = duration - children's
-//   durations - its runtimes' durations (departure: not those inside a child, which the
-//   child's duration already holds; the plugin subtracts them twice); device total = the device time (kernels, copies,
+//   durations - its runtimes' durations, where time covered twice (a runtime inside a child,
+//   runtimes of other threads overlapping) counts once (departure: the plugin subtracts every
+//   duration, and can go negative); device total = the device time (kernels, copies,
 //   memsets) of its runtimes and its children's; device self = that of its own runtimes;
 //   Tensor Core time likewise, from kernels whose names match the plugin's TC_Allowlist;
 // - steps: the ProfilerStep#N ranges, extended to the device work their launches caused

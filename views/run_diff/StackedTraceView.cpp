@@ -1,6 +1,8 @@
 #include "views/run_diff/StackedTraceView.h"
 
 #include <QLabel>
+#include <QSplitter>
+#include <QTabWidget>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <string>
@@ -22,20 +24,20 @@ QString duration(int64_t ps) {
 StackedTraceView::StackedTraceView(QWidget* parent)
     : QWidget(parent)
     , info_(new QLabel(this))
-    , legend_(new QLabel(this))
     , trace_(new TraceView(this)) {
     info_->setWordWrap(true);
     info_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    legend_->setWordWrap(true);
-    legend_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    legend_->setText(tr("<span style='color:#d32f2f'>Red outline</span>: ops and kernels the diff "
-                        "classes as slower. Double-click an op or kernel row above to light up "
-                        "its events in both runs."));
+    // The page shares its height with the diff table: the timeline and the details pane may
+    // shrink further than in the trace viewer's own tab, so the table keeps a few rows in a
+    // 720-pixel window.
+    trace_->canvas()->setMinimumHeight(120);
+    if (auto* details = trace_->findChild<QTabWidget*>()) details->setMinimumHeight(50);
+    if (auto* split = trace_->findChild<QSplitter*>(QStringLiteral("traceSplitter")))
+        split->setSizes({800, 120});
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
     layout->addWidget(info_);
-    layout->addWidget(legend_);
     layout->addWidget(trace_, 1);
     clear(QString());
 }
@@ -67,8 +69,7 @@ void StackedTraceView::setStepPair(std::shared_ptr<const Profile> base,
         if (r.diffClass == DiffClass::Slower) slowerOps.push_back(r.name);
     for (const DiffRow& r : diff->kernels)
         if (r.diffClass == DiffClass::Slower) slowerKernels.push_back(r.name);
-    pairText_ = tr("Baseline step %1 (%2) and candidate step %3 (%4), the candidate shifted so "
-                   "both start at the same time; one timeline, so zoom and pan act on both runs.")
+    pairText_ = tr("Baseline step %1 (%2) and candidate step %3 (%4), shifted to start together.")
                     .arg(baseStep.number)
                     .arg(duration(baseStep.durationPs))
                     .arg(candidateStep.number)
@@ -118,12 +119,24 @@ void StackedTraceView::show(std::shared_ptr<const StackedTrace> stacked) {
     const StackedRuns& runs = stacked_->runs;
     trace_->setProfile(runs.profile);
     trace_->canvas()->setLinkedEvents(nullptr, stacked_->slower);
-    // The longer of the two steps, from the earliest event taken, with a little room after it.
+    // Both runs' GPU streams in view together: host sections start folded (a click on the
+    // header unfolds one).
+    const TimelineLayout* layout = trace_->canvas()->layout();
+    for (uint32_t si = 0; si < layout->sections().size(); ++si) {
+        const TimelineSection& section = layout->sections()[si];
+        if (runs.profile->planes()[section.plane].kind == PlaneKind::Host && !section.collapsed)
+            trace_->canvas()->toggleSection(si);
+    }
+    // The longer of the two steps, with a little room on both sides (taken events that began
+    // long before the step, such as a whole-trace span, stay reachable by zooming out).
     const int64_t longer = std::max(runs.baseDurationPs, runs.candidateDurationPs);
-    const int64_t end = runs.stepBeginPs + longer + longer / 50;
-    if (end > 0) trace_->canvas()->setVisibleRange({0, end});
+    const int64_t margin = longer / 50;
+    const int64_t begin = std::max<int64_t>(0, runs.stepBeginPs - margin);
+    const int64_t end = runs.stepBeginPs + longer + margin;
+    if (end > begin) trace_->canvas()->setVisibleRange({begin, end});
     info_->setText(pairText_ + " " +
-                   tr("%1 baseline and %2 candidate events.")
+                   tr("%1 + %2 events. Red outline: slower in the diff; double-click an op or "
+                      "kernel row to light it up in both runs.")
                        .arg(QLocale().toString(qulonglong(runs.baseEvents)))
                        .arg(QLocale().toString(qulonglong(runs.candidateEvents))));
     emit finished();

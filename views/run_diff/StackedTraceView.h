@@ -53,7 +53,6 @@ private:
     void show(std::shared_ptr<const StackedTrace> stacked);
 
     QLabel* info_;
-    QLabel* legend_;
     TraceView* trace_;
     AnalysisJob<StackedTrace> job_{this};
     std::shared_ptr<const StackedTrace> stacked_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <numeric>
 #include <unordered_map>
@@ -760,16 +761,18 @@ void ProfileBuilder::bindFlowPoints(int64_t shift) {
         }
         return best;
     };
-    std::unordered_map<uint64_t, EventIndex> open; // flow -> the slice its last point bound
+    // (host, flow) -> the slice its last point bound: each importer numbers its own flows.
+    std::map<std::pair<uint32_t, uint64_t>, EventIndex> open;
     std::vector<Flow> added;
     for (const FlowPoint& f : flowPoints_) {
         const EventIndex e = bind(f);
         if (e == kNone) continue;
+        const std::pair<uint32_t, uint64_t> key{p.planes_[p.tracks_[f.track].plane].host, f.flow};
         if (f.phase == FlowPhase::Begin) {
-            open[f.flow] = e;
+            open[key] = e;
             continue;
         }
-        const auto it = open.find(f.flow);
+        const auto it = open.find(key);
         if (it == open.end()) continue;
         if (it->second != e) added.push_back({it->second, e});
         if (f.phase == FlowPhase::Step) it->second = e;

@@ -119,9 +119,9 @@ public:
     // A flow event of the Chrome trace format (ph s, t, f), bound to a slice of `track` when the
     // profile is built, as Perfetto's JSON importer binds them: a begin or step to the innermost
     // slice open at `ps`, an end to that slice (`enclosing`, "bp":"e") or else to the next slice
-    // that begins at or after `ps`. Points of one `flow` join in the order added: begin then
-    // steps and ends, each joined to the slice bound before it. Points that bind no slice, and
-    // joins that repeat a flow already there, are dropped.
+    // that begins at or after `ps`. Points of one `flow` (numbered per host) join in the order
+    // added: begin then steps and ends, each joined to the slice bound before it. Points that
+    // bind no slice, and joins that repeat a flow already there, are dropped.
     enum class FlowPhase : uint8_t { Begin, Step, End };
     void addFlowPoint(uint64_t flow, uint32_t track, int64_t ps, FlowPhase phase, bool enclosing) {
         flowPoints_.push_back({flow, ps, track, phase, enclosing});

@@ -722,6 +722,29 @@ private slots:
         QCOMPARE(again, expected);
     }
 
+    // Flow ids belong to their file: a start in one host's trace and an end with the same id,
+    // category and name in another's are not one flow; each host's own pair is.
+    void flowsDoNotJoinAcrossHosts() {
+        QTemporaryDir dir;
+        const std::string a = dir.path().toStdString() + "/a.json";
+        const std::string b = dir.path().toStdString() + "/b.json";
+        writeFile(a, R"J([
+            {"ph":"X","name":"a1","pid":1,"tid":1,"ts":0,"dur":10},
+            {"ph":"X","name":"a2","pid":1,"tid":1,"ts":20,"dur":10},
+            {"ph":"s","id":1,"cat":"c","name":"n","pid":1,"tid":1,"ts":5},
+            {"ph":"s","id":2,"cat":"c","name":"n","pid":1,"tid":1,"ts":5},
+            {"ph":"f","id":2,"cat":"c","name":"n","pid":1,"tid":1,"ts":25,"bp":"e"}])J");
+        writeFile(b, R"J([
+            {"ph":"X","name":"b1","pid":1,"tid":1,"ts":0,"dur":10},
+            {"ph":"f","id":1,"cat":"c","name":"n","pid":1,"tid":1,"ts":5,"bp":"e"}])J");
+        const LoadResult r = loadHosts({{"a", a}, {"b", b}});
+        QVERIFY2(r.ok(), r.error.c_str());
+        const Profile& p = *r.profile;
+        QCOMPARE(p.flows().size(), size_t(1));
+        QCOMPARE(p.name(p.flows()[0].launch), std::string_view("a1"));
+        QCOMPARE(p.name(p.flows()[0].target), std::string_view("a2"));
+    }
+
     void beginWithoutEndLastsToTheTraceEnd() {
         // "outer" never ends; the trace's last timestamp is the X event's end, 50 + 250 = 300 µs.
         QTemporaryDir dir;

@@ -669,6 +669,27 @@ private slots:
         QCOMPARE(opOf("k4"), std::string("(none)"));      // id 8 is another process's
     }
 
+    // External ids are reused: the op with a launch's id takes the launch only when it
+    // encloses it in time. aten::mm (id 10, 0..100 µs) launches gemm_k at 20 µs with id 99;
+    // aten::view, id 99, runs later at 200 µs: gemm_k is aten::mm's (a reviewer's case).
+    void kernelOpByExternalIdNeedsEnclosure() {
+        QTemporaryDir dir;
+        const LoadResult r = loadText(dir, "reuse.json", R"J({"traceEvents": [
+            {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,"dur":100,
+             "args":{"External id":10}},
+            {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":20,
+             "dur":10,"args":{"External id":99,"correlation":500}},
+            {"ph":"X","cat":"kernel","name":"gemm_k","pid":0,"tid":7,"ts":40,"dur":30,
+             "args":{"device":0,"stream":7,"External id":99,"correlation":500}},
+            {"ph":"X","cat":"cpu_op","name":"aten::view","pid":1,"tid":1,"ts":200,"dur":10,
+             "args":{"External id":99}}]})J");
+        QVERIFY2(r.ok(), r.error.c_str());
+        const Profile& p = *r.profile;
+        const std::vector<EventIndex> e = p.eventsByName("gemm_k");
+        QCOMPARE(e.size(), size_t(1));
+        QCOMPARE(statText(p, e[0], "tf_op"), std::string("aten::mm"));
+    }
+
     // Chrome JSON flow events bound as Perfetto binds them. Thread 1: A 0..100 µs holding
     // A.child 10..30; thread 2: B 200..250, C 300..310, D 400..410. Flow 1: s at 15 (in A.child),
     // f at 190 without "bp" (the next slice to begin: B). Flow 2: s at 50 (A: A.child is over),

@@ -273,7 +273,7 @@ private slots:
 
     // Truncation at every offset of the header and at many through the rest; then every byte
     // of the header, key and directory changed, and bytes through the data. Each copy is
-    // ignored with a log line; none is read.
+    // ignored with a log line, or (a data bit zstd does not read) read equal to the source.
     void damagedEntriesAreIgnored() {
         LogLines log;
         const ProfileCache cache(root_ + "/c-damage", "test", ProfileCache::kDefaultCapBytes,
@@ -320,7 +320,16 @@ private slots:
                 bad[at] ^= mask;
                 writeBytes(path, bad);
                 const size_t before = log.lines.size();
-                QVERIFY2(!cache.load(key), ("byte " + std::to_string(at) + " changed").c_str());
+                const std::unique_ptr<Profile> read = cache.load(key);
+                // A flipped bit zstd's bitstream does not use (the frames differ from run to run:
+                // some columns hold struct padding) decodes to the same columns: harmless, as
+                // long as what is read equals the source. Everything else is refused.
+                if (read && at >= dataStart) {
+                    compareProfiles(*read, *source.profile);
+                    if (QTest::currentTestFailed()) return;
+                    continue;
+                }
+                QVERIFY2(!read, ("byte " + std::to_string(at) + " changed").c_str());
                 QVERIFY2(log.lines.size() == before + 1,
                          ("no log line for byte " + std::to_string(at)).c_str());
             }

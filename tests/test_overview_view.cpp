@@ -7,6 +7,7 @@
 #include <QtTest>
 
 #include "model/ProfileLoader.h"
+#include "model/analysis/RunDiff.h"
 #include "tests/fixtures/OverviewFixtures.h"
 #include "ui/widgets/DataTableView.h"
 #include "views/input_pipeline/InputPipelineView.h"
@@ -33,6 +34,29 @@ private slots:
         QStandardPaths::setTestModeEnabled(true);
         QCoreApplication::setOrganizationName("stepscope-test");
         QSettings().clear();
+    }
+
+    // A comparison where nothing moved: with several step pairs the note speaks of the
+    // step-to-step noise; with one step pair there is none, and the note says so.
+    void comparisonWithoutChangesSaysWhy() {
+        OverviewView view;
+        view.resize(1200, 800);
+        const std::shared_ptr<const Profile> p = load(OverviewScenario::CopyStall);
+        view.setProfile(p);
+        QTRY_VERIFY(view.isReady());
+        const auto all = std::make_shared<const RunDiff>(diffRuns(*p, *p, RunDiffOptions{}));
+        QCOMPARE(all->pairing.pairs.size(), size_t(4));
+        view.setComparison(all, "same.xplane.pb");
+        QVERIFY2(view.summaryText().contains("No change stands out of the step-to-step noise."),
+                 qPrintable(view.summaryText()));
+        RunDiffOptions one;
+        one.firstStep = one.lastStep = view.overview()->steps.steps[0].number;
+        const auto single = std::make_shared<const RunDiff>(diffRuns(*p, *p, one));
+        QCOMPARE(single->pairing.pairs.size(), size_t(1));
+        view.setComparison(single, "same.xplane.pb");
+        QVERIFY2(view.summaryText().contains("with one step each no noise estimate is possible, "
+                                             "and nothing moved by 1% or more"),
+                 qPrintable(view.summaryText()));
     }
 
     void fillsIn() {

@@ -193,7 +193,8 @@ private slots:
         QVERIFY(recs.rowCount() >= 3);
         QCOMPARE(recs.text(recs.rowCount() - 3, check), std::string("diff_step_time"));
         QCOMPARE(recs.text(recs.rowCount() - 1, check), std::string("diff_kernel_slower"));
-        // Another candidate that cannot be loaded keeps the comparison; a new baseline drops it.
+        // A new baseline (here the candidate itself) is compared with the candidate again: the
+        // old findings go (the candidate against itself has none).
         window.openPath(candidate_);
         QTRY_VERIFY_WITH_TIMEOUT(!window.isLoading(), kTimeoutMs);
         QTRY_VERIFY_WITH_TIMEOUT(overview->isReady() && overview->overview(), kTimeoutMs);

@@ -11,6 +11,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -477,10 +478,22 @@ void OverviewView::show() {
 void OverviewView::setComparison(std::shared_ptr<const RunDiff> diff, const QString& candidate) {
     comparison_ = diff ? runDiffFindings(*diff) : std::vector<Recommendation>();
     comparedWith_ = diff ? candidate : QString();
-    comparisonNote_ = !diff ? QString()
-                      : diff->pairing.pairs.empty()
-                          ? QString::fromStdString(diff->pairing.explanation)
-                          : tr("No change stands out of the step-to-step noise.");
+    // With one step pair per host pair (or whole runs) there is no step-to-step noise.
+    bool oneStepEach = false;
+    if (diff) {
+        oneStepEach = diff->wholeProfiles || diff->pairing.pairs.size() < 2;
+        if (!diff->hostPairs.empty())
+            oneStepEach |= std::all_of(diff->hostPairs.begin(), diff->hostPairs.end(),
+                                       [](const HostPair& h) { return h.pairCount < 2; });
+    }
+    comparisonNote_ =
+        !diff                         ? QString()
+        : diff->pairing.pairs.empty() ? QString::fromStdString(diff->pairing.explanation)
+        : oneStepEach
+            ? tr("No change: with one step each no noise estimate is possible, and nothing moved "
+                 "by %1% or more.")
+                  .arg(diff->minChangePercent)
+            : tr("No change stands out of the step-to-step noise.");
     if (overview_) show();
 }
 

@@ -515,7 +515,7 @@ uint32_t Importer::key(std::string_view name, Role* role) {
                   (kKeyCacheSize - 1);
     KeySlot& slot = keyCache_[h];
     if (slot.text && slot.text->size() == n &&
-        std::memcmp(slot.text->data(), name.data(), n) == 0) {
+        (n == 0 || std::memcmp(slot.text->data(), name.data(), n) == 0)) {
         *role = slot.role;
         return slot.key;
     }
@@ -575,7 +575,8 @@ StringId Importer::intern(std::string_view text) {
     TextSlot& slot = textCache_[(h ^ (h >> 32)) & (kTextCacheSize - 1)];
     if (slot.size == n) {
         const std::string_view cached = b_.strings().get(slot.id);
-        if (std::memcmp(cached.data(), text.data(), n) == 0) return slot.id;
+        // (memcmp may not be handed the null data of an empty view, even for 0 bytes.)
+        if (n == 0 || std::memcmp(cached.data(), text.data(), n) == 0) return slot.id;
     }
     const StringId id = b_.intern(text);
     slot = {id, uint32_t(std::min<size_t>(n, 0xFFFFFFFEu))};

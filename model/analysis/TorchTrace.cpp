@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <iterator>
 #include <limits>
 #include <string_view>
 #include <unordered_map>

@@ -17,6 +17,7 @@
 #include <simdjson.h>
 
 #include "app/cli/Arguments.h"
+#include "app/cli/BenchRepeat.h"
 #include "app/cli/Commands.h"
 #include "model/ProfileLoader.h"
 
@@ -31,17 +32,6 @@ constexpr const char* kUsage =
     "  --events-list  trace sizes in JSON events (default 1000000,5000000)\n"
     "  --write-trace  only write the synthetic trace of --events N events (default 1000000) to\n"
     "                 OUT.json, e.g. to profile `stepscope-cli info OUT.json --no-cache`\n";
-
-double seconds(std::chrono::steady_clock::duration d) {
-    return std::chrono::duration<double>(d).count();
-}
-
-// CPU time of this process: on a shared machine the wall clock also counts other programs' turns.
-double cpuSeconds() {
-    timespec ts{};
-    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
-}
 
 int64_t residentBytes() {
     std::ifstream statm("/proc/self/statm");
@@ -231,9 +221,9 @@ int benchOne(uint64_t requested) {
     for (int i = 0; i < kRepeats; ++i) {
         const int64_t rssBefore = residentBytes();
         const auto t0 = std::chrono::steady_clock::now();
-        const double c0 = cpuSeconds();
+        const double c0 = processCpuSeconds();
         LoadResult r = loadHosts({{"bench", path}});
-        loadCpuBest = std::min(loadCpuBest, cpuSeconds() - c0);
+        loadCpuBest = std::min(loadCpuBest, processCpuSeconds() - c0);
         const double t = seconds(std::chrono::steady_clock::now() - t0);
         if (!r.ok()) {
             std::fprintf(stderr, "stepscope-cli bench kineto: %s\n", r.error.c_str());
@@ -255,9 +245,9 @@ int benchOne(uint64_t requested) {
     for (int i = 0; i < kRepeats; ++i) {
         uint64_t n = 0;
         const auto t0 = std::chrono::steady_clock::now();
-        const double c0 = cpuSeconds();
+        const double c0 = processCpuSeconds();
         const bool ok = bareParse(json, n);
-        parseCpuBest = std::min(parseCpuBest, cpuSeconds() - c0);
+        parseCpuBest = std::min(parseCpuBest, processCpuSeconds() - c0);
         const double t = seconds(std::chrono::steady_clock::now() - t0);
         if (!ok || n != jsonEvents) {
             std::fprintf(stderr, "stepscope-cli bench kineto: the bare parse failed\n");

@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "app/cli/Arguments.h"
+#include "app/cli/BenchRepeat.h"
 #include "app/cli/Commands.h"
 #include "model/ParallelFor.h"
 #include "model/ProfileLoader.h"
@@ -45,10 +46,6 @@ constexpr const char* kUsage =
     "  --threads-list  threads to load with; the first is the baseline of `speedup`\n"
     "                  (default 1 and every core this process may use, e.g. 1,2)\n"
     "  --file PATH     measure on this .xplane.pb instead of synthetic profiles\n";
-
-double seconds(std::chrono::steady_clock::duration d) {
-    return std::chrono::duration<double>(d).count();
-}
 
 // Resident set size now, from /proc/self/statm (0 where that is not available).
 int64_t residentBytes() {

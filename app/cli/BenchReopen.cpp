@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "app/cli/Arguments.h"
+#include "app/cli/BenchRepeat.h"
 #include "app/cli/Commands.h"
 #include "model/ProfileCache.h"
 #include "model/ProfileLoader.h"
@@ -25,18 +26,6 @@ constexpr const char* kUsage =
     "usage: stepscope-cli bench reopen [--events-list N,N,..] [--gpus G]\n"
     "  --events-list  profile sizes in events (default 1000000,10000000)\n"
     "  --gpus G       GPUs per synthetic host (default 2)\n";
-
-double seconds(std::chrono::steady_clock::duration d) {
-    return std::chrono::duration<double>(d).count();
-}
-
-// CPU time of the whole process (all threads), in seconds: on a shared machine the wall clock
-// also measures the other programs.
-double cpuSeconds() {
-    timespec t{};
-    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
-}
 
 int fail(const std::string& message) {
     std::fprintf(stderr, "stepscope-cli bench reopen: %s\n", message.c_str());
@@ -70,11 +59,11 @@ int benchOne(uint64_t requested, int gpus) {
     std::shared_ptr<const Profile> source;
     for (int i = 0; i < kRepeats; ++i) {
         source.reset();
-        const double c0 = cpuSeconds();
+        const double c0 = processCpuSeconds();
         const auto t0 = std::chrono::steady_clock::now();
         LoadResult r = loadHosts(hosts);
         const double t = seconds(std::chrono::steady_clock::now() - t0);
-        loadCpuBest = std::min(loadCpuBest, cpuSeconds() - c0);
+        loadCpuBest = std::min(loadCpuBest, processCpuSeconds() - c0);
         if (!r.ok()) return fail(r.error);
         loadBest = std::min(loadBest, t);
         source = std::move(r.profile);
@@ -91,11 +80,11 @@ int benchOne(uint64_t requested, int gpus) {
     // The reopen, as a second open does it: key the sources, read the cache entry.
     double reopenBest = std::numeric_limits<double>::infinity(), reopenCpuBest = reopenBest;
     for (int i = 0; i < kRepeats; ++i) {
-        const double c0 = cpuSeconds();
+        const double c0 = processCpuSeconds();
         const auto t0 = std::chrono::steady_clock::now();
         CachedLoad r = loadHostsCached(hosts, &cache);
         const double t = seconds(std::chrono::steady_clock::now() - t0);
-        reopenCpuBest = std::min(reopenCpuBest, cpuSeconds() - c0);
+        reopenCpuBest = std::min(reopenCpuBest, processCpuSeconds() - c0);
         if (!r.result.ok()) return fail(r.result.error);
         if (!r.fromCache) return fail("the reopen did not come from the cache");
         if (r.result.profile->eventCount() != events)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 
 #include "app/cli/Arguments.h"
 #include "model/SyntheticProfile.h"
@@ -39,6 +40,18 @@ double bestSeconds(int repeat, const std::function<void()>& work) {
         best = i == 0 ? s : std::min(best, s);
     }
     return best;
+}
+
+double processCpuSeconds() {
+    timespec t{};
+    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+}
+
+double threadCpuSeconds() {
+    timespec t{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
 }
 
 } // namespace stepscope::cli

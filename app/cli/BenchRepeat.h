@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -22,5 +23,14 @@ std::optional<EventsRepeat> parseEventsRepeat(const std::vector<std::string>& ar
 // The shortest wall-clock time, in seconds, of `repeat` runs of `work` (the least disturbed by
 // other processes on a shared machine).
 double bestSeconds(int repeat, const std::function<void()>& work);
+
+// A steady-clock duration in seconds.
+inline double seconds(std::chrono::steady_clock::duration d) {
+    return std::chrono::duration<double>(d).count();
+}
+// CPU time so far, in seconds, of the whole process (all threads) or of the calling thread: on a
+// shared machine the wall clock also measures the other programs, CPU time the work done.
+double processCpuSeconds();
+double threadCpuSeconds();
 
 } // namespace stepscope::cli

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/cli/Arguments.h"
+#include "app/cli/BenchRepeat.h"
 #include "app/cli/Commands.h"
 #include "app/cli/SyntheticLoad.h"
 #include "model/ProfileLoader.h"
@@ -26,13 +27,6 @@ struct Timing {
     double best = 0, median = 0;
     double cpuBest = 0; // CPU time of this thread, least over the repeats
 };
-
-// CPU time of the calling thread: on a shared machine, the work done, whatever else runs.
-double threadCpuSeconds() {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
-}
 
 Timing timeIt(int repeat, const std::function<void()>& work) {
     std::vector<double> seconds;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "app/cli/Arguments.h"
+#include "app/cli/BenchRepeat.h"
 #include "app/cli/Commands.h"
 #include "app/cli/SyntheticLoad.h"
 #include "model/ProfileLoader.h"
@@ -116,13 +117,6 @@ struct Stats {
     double cpuP50 = 0, cpuP99 = 0; // the painting thread's CPU time per frame
 };
 
-// CPU time of the calling thread, in ms: on a shared machine, the work a frame took.
-double threadCpuMs() {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6;
-}
-
 Stats measure(const std::vector<BenchFrame>& frames,
               const std::function<void(QPainter&, const TimelineFrame&)>& paint) {
     QImage image(kWidth, kHeight, QImage::Format_RGB32);
@@ -134,7 +128,7 @@ Stats measure(const std::vector<BenchFrame>& frames,
     }
     std::vector<double> cpuMs;
     for (const BenchFrame& bf : frames) {
-        const double c0 = threadCpuMs();
+        const double c0 = threadCpuSeconds() * 1e3;
         const auto t0 = std::chrono::steady_clock::now();
         {
             QPainter p(&image);
@@ -143,7 +137,7 @@ Stats measure(const std::vector<BenchFrame>& frames,
         ms.push_back(
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                 .count());
-        cpuMs.push_back(threadCpuMs() - c0);
+        cpuMs.push_back(threadCpuSeconds() * 1e3 - c0);
     }
     std::vector<double> sorted = ms;
     std::sort(sorted.begin(), sorted.end());

@@ -21,6 +21,9 @@
 #include "model/analysis/TensorCore.h"
 #include "model/kineto/ChromeTraceWriter.h"
 #include "model/kineto/Gunzip.h"
+#include "model/kineto/KinetoImporter.h"
+#include "tests/fixtures/ChromeTraceTexts.h"
+#include "tests/fixtures/CompareProfiles.h"
 
 using namespace stepscope;
 namespace fs = std::filesystem;
@@ -1113,6 +1116,86 @@ private slots:
             QVERIFY2(r.ok(), r.error.c_str());
             checkRoundTrip(*r.profile, dir.path().toStdString() + "/again.json.gz");
         }
+    }
+
+    // Reading traceEvents a window at a time gives exactly the profile (strings, ids, events,
+    // stats, flows, warnings) that reading the whole text as one document gives, wherever the
+    // windows are cut: windows of 1 and 7 bytes hold no whole event and grow; the others cut
+    // inside events, inside strings and between them.
+    void windowsReadAsTheWholeText() {
+        const std::string tricky = trickyEvents(40);
+        std::vector<std::string> texts = textsForWindows(tricky);
+        texts.emplace_back(kFixture2022);
+        texts.emplace_back(kFixture2021);
+        for (const std::string& text : texts) {
+            const Imported whole = importWith(text, 0);
+            for (size_t window : {size_t(1), size_t(7), size_t(64), size_t(300), size_t(4096),
+                                  kChromeTraceWindowBytes}) {
+                const Imported part = importWith(text, window);
+                const QByteArray where = QByteArray("window ") +
+                                         QByteArray::number(qulonglong(window)) + " on " +
+                                         QByteArray::fromStdString(text.substr(0, 60));
+                QVERIFY2(
+                    part.error == whole.error,
+                    (where + ": " + part.error.c_str() + " vs " + whole.error.c_str()).constData());
+                QVERIFY2(bool(part.profile) == bool(whole.profile), where.constData());
+                if (!whole.profile) continue;
+                compareProfiles(*whole.profile, *part.profile);
+                if (QTest::currentTestFailed()) return qWarning("differs: %s", where.constData());
+            }
+        }
+        // The tricky events themselves, counted by hand: per copy 3 X (one kernel) + 1 B/E
+        // pair = 4 host events and 1 kernel; "skipped" is skipped 40 times.
+        const Imported r = importWith("[" + tricky + "]", 64);
+        QVERIFY2(r.error.empty(), r.error.c_str());
+        QCOMPARE(r.profile->flows().size(), size_t(40));
+        QCOMPARE(r.profile->kernels().size(), size_t(40));
+        const std::vector<std::string>& warnings = r.profile->hosts()[0].warnings;
+        QVERIFY2(std::any_of(warnings.begin(), warnings.end(),
+                             [](const std::string& w) {
+                                 return w.starts_with("40 events skipped: \"ts\" is not a number");
+                             }),
+                 warnings.empty() ? "no warnings" : warnings.front().c_str());
+    }
+
+    // Bad text gives the same message, naming the same byte, read whole or by windows.
+    void windowsReportErrorsAsTheWholeText() {
+        const std::vector<std::string> texts = badTextsForWindows(trickyEvents(20));
+        for (const std::string& text : texts) {
+            const Imported whole = importWith(text, 0);
+            QVERIFY2(!whole.error.empty(),
+                     text.substr(text.size() - std::min<size_t>(40, text.size())).c_str());
+            for (size_t window : {size_t(1), size_t(64), size_t(300), kChromeTraceWindowBytes}) {
+                const Imported part = importWith(text, window);
+                QVERIFY2(
+                    part.error == whole.error,
+                    (std::to_string(window) + ": " + part.error + " vs " + whole.error).c_str());
+            }
+        }
+    }
+
+    // Every real trace: the same profile by windows as whole.
+    void realTracesReadByWindowsAsWhole() {
+        if (!fs::is_directory(kKineto))
+            QSKIP(qPrintable(QString("../shared/realdata not found at %1; real-profile tests "
+                                     "skipped")
+                                 .arg(QString::fromStdString(kKineto))));
+        int files = 0;
+        for (const auto& entry : fs::directory_iterator(kKineto)) {
+            const std::string path = entry.path().string();
+            if (!path.ends_with(".json.gz")) continue;
+            ++files;
+            const std::string text = gunzipFile(path);
+            const Imported whole = importWith(text, 0);
+            QVERIFY2(whole.error.empty(), (path + ": " + whole.error).c_str());
+            for (size_t window : {size_t(4096), kChromeTraceWindowBytes}) {
+                const Imported part = importWith(text, window);
+                QVERIFY2(part.error.empty(), (path + ": " + part.error).c_str());
+                compareProfiles(*whole.profile, *part.profile);
+                if (QTest::currentTestFailed()) return qWarning("%s differs", path.c_str());
+            }
+        }
+        QCOMPARE(files, 5);
     }
 
     void realTracesMatchAnIndependentCount() {

@@ -20,6 +20,7 @@
 #include "model/ProfileCache.h"
 #include "model/ProfileLoader.h"
 #include "model/SyntheticProfile.h"
+#include "tests/fixtures/CompareProfiles.h"
 
 using namespace stepscope;
 namespace fs = std::filesystem;
@@ -77,124 +78,6 @@ void resealHeader(std::vector<uint8_t>& b) {
     mix(b.data(), 40);
     mix(b.data() + 48, keyBytes + dirBytes);
     std::memcpy(b.data() + 40, &h, 8);
-}
-
-// Every fact the public API gives about a profile, compared one by one.
-void compareProfiles(const Profile& a, const Profile& b) {
-    QCOMPARE(a.strings().size(), b.strings().size());
-    for (StringId i = 0; i < a.strings().size(); ++i) QCOMPARE(a.str(i), b.str(i));
-    QCOMPARE(a.startNs(), b.startNs());
-    QCOMPARE(a.durationPs(), b.durationPs());
-    QCOMPARE(a.hosts().size(), b.hosts().size());
-    for (size_t i = 0; i < a.hosts().size(); ++i) {
-        const Host &x = a.hosts()[i], &y = b.hosts()[i];
-        QCOMPARE(x.name, y.name);
-        QCOMPARE(x.sourcePath, y.sourcePath);
-        QCOMPARE(x.errors, y.errors);
-        QCOMPARE(x.warnings, y.warnings);
-        QCOMPARE(x.hostnames, y.hostnames);
-    }
-    QCOMPARE(a.planes().size(), b.planes().size());
-    for (size_t i = 0; i < a.planes().size(); ++i) {
-        const Plane &x = a.planes()[i], &y = b.planes()[i];
-        QCOMPARE(x.xplaneId, y.xplaneId);
-        QCOMPARE(x.name, y.name);
-        QCOMPARE(x.kind, y.kind);
-        QCOMPARE(x.deviceOrdinal, y.deviceOrdinal);
-        QCOMPARE(x.host, y.host);
-        QCOMPARE(x.firstTrack, y.firstTrack);
-        QCOMPARE(x.trackCount, y.trackCount);
-        QCOMPARE(x.device.vendor, y.device.vendor);
-        QCOMPARE(x.device.computeCapMajor, y.device.computeCapMajor);
-        QCOMPARE(x.device.computeCapMinor, y.device.computeCapMinor);
-        QCOMPARE(x.device.coreCount, y.device.coreCount);
-        QCOMPARE(x.device.clockRateKHz, y.device.clockRateKHz);
-        QCOMPARE(x.device.memoryBytes, y.device.memoryBytes);
-        QCOMPARE(x.device.bandwidthBps, y.device.bandwidthBps);
-        const auto sa = a.planeStats(x), sb = b.planeStats(y);
-        QCOMPARE(sa.size(), sb.size());
-        for (size_t s = 0; s < sa.size(); ++s) {
-            QCOMPARE(sa[s].key, sb[s].key);
-            QCOMPARE(sa[s].rawBits(), sb[s].rawBits());
-        }
-    }
-    QCOMPARE(a.tracks().size(), b.tracks().size());
-    for (uint32_t t = 0; t < a.tracks().size(); ++t) {
-        const Track &x = a.tracks()[t], &y = b.tracks()[t];
-        QCOMPARE(x.plane, y.plane);
-        QCOMPARE(x.lineId, y.lineId);
-        QCOMPARE(x.displayId, y.displayId);
-        QCOMPARE(x.name, y.name);
-        QCOMPARE(x.displayName, y.displayName);
-        QCOMPARE(x.kind, y.kind);
-        QCOMPARE(x.derived, y.derived);
-        QCOMPARE(x.deviceOps, y.deviceOps);
-        QCOMPARE(x.streamFlags, y.streamFlags);
-        QCOMPARE(x.streamId, y.streamId);
-        QCOMPARE(x.firstEvent, y.firstEvent);
-        QCOMPARE(x.eventCount, y.eventCount);
-        QCOMPARE(x.depthCount, y.depthCount);
-        QCOMPARE(x.minStartPs, y.minStartPs);
-        QCOMPARE(x.maxEndPs, y.maxEndPs);
-        for (uint32_t d = 0; d < x.depthCount; ++d) {
-            QCOMPARE(a.eventsAt(t, d).begin, b.eventsAt(t, d).begin);
-            QCOMPARE(a.eventsAt(t, d).end, b.eventsAt(t, d).end);
-        }
-    }
-    QCOMPARE(a.metadata().size(), b.metadata().size());
-    for (uint32_t m = 0; m < a.metadata().size(); ++m) {
-        QCOMPARE(a.metadata()[m].name, b.metadata()[m].name);
-        QCOMPARE(a.metadata()[m].displayName, b.metadata()[m].displayName);
-        QCOMPARE(a.metadata()[m].xId, b.metadata()[m].xId);
-        QCOMPARE(a.metadataStats(m).size(), b.metadataStats(m).size());
-    }
-    QCOMPARE(a.eventCount(), b.eventCount());
-    QVERIFY(a.startColumn() == b.startColumn());
-    QVERIFY(a.durationColumn() == b.durationColumn());
-    QVERIFY(a.metadataColumn() == b.metadataColumn());
-    for (EventIndex e = 0; e < a.eventCount(); ++e) {
-        QCOMPARE(a.groupId(e), b.groupId(e));
-        auto ia = a.eventStats(e).begin();
-        auto ib = b.eventStats(e).begin();
-        for (; ia != StatList::End{}; ++ia, ++ib) {
-            QVERIFY(ib != StatList::End{});
-            QCOMPARE(ia->key, ib->key);
-            QCOMPARE(ia->type, ib->type);
-            QCOMPARE(ia->rawBits(), ib->rawBits());
-        }
-        QVERIFY(ib == StatList::End{});
-    }
-    QVERIFY(a.correlationIds().events() == b.correlationIds().events());
-    QVERIFY(a.correlationIds().values() == b.correlationIds().values());
-    QVERIFY(a.kernels().events() == b.kernels().events());
-    QVERIFY(a.kernels().values() == b.kernels().values());
-    QCOMPARE(a.kernelDetailsTable().size(), b.kernelDetailsTable().size());
-    for (size_t k = 0; k < a.kernelDetailsTable().size(); ++k) {
-        const KernelDetails &x = a.kernelDetailsTable()[k], &y = b.kernelDetailsTable()[k];
-        QCOMPARE(x.registersPerThread, y.registersPerThread);
-        QCOMPARE(x.sharedBytes(), y.sharedBytes());
-        QVERIFY(x.grid == y.grid && x.block == y.block);
-        QCOMPARE(x.occupancyPct, y.occupancyPct);
-    }
-    QVERIFY(a.memcpys().events() == b.memcpys().events());
-    for (size_t i = 0; i < a.memcpys().size(); ++i) {
-        QCOMPARE(a.memcpys().valueAt(i).bytes, b.memcpys().valueAt(i).bytes);
-        QCOMPARE(a.memcpys().valueAt(i).kind, b.memcpys().valueAt(i).kind);
-    }
-    QVERIFY(a.memoryEvents().events() == b.memoryEvents().events());
-    QVERIFY(a.memoryEvents().values() == b.memoryEvents().values());
-    QVERIFY(a.frameworkOps().events() == b.frameworkOps().events());
-    QVERIFY(a.frameworkOps().values() == b.frameworkOps().values());
-    QVERIFY(a.hloOps().events() == b.hloOps().events());
-    QVERIFY(a.hloOps().values() == b.hloOps().values());
-    QCOMPARE(a.flows().size(), b.flows().size());
-    for (size_t f = 0; f < a.flows().size(); ++f) {
-        QCOMPARE(a.flows()[f].launch, b.flows()[f].launch);
-        QCOMPARE(a.flows()[f].target, b.flows()[f].target);
-        QCOMPARE(a.launchesOf(a.flows()[f].target), b.launchesOf(b.flows()[f].target));
-    }
-    // The string pool's lookup table came back too.
-    for (StringId i = 0; i < a.strings().size(); i += 7) QCOMPARE(b.strings().find(a.str(i)), i);
 }
 
 struct CliRun {

@@ -54,6 +54,16 @@ struct SkippedEvent {
     throw SkippedEvent{std::move(reason), at};
 }
 
+// simdjson's error, where in the file it happened when known.
+struct ParseFailure {
+    simdjson::error_code code;
+    std::optional<size_t> offset;
+};
+
+bool isSpace(char c) {
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
 // Where a JSON text ends structurally, found by a scan of its brackets and strings: used only
 // when the text does not end as its first byte says it should, to say where and why.
 struct JsonShape {
@@ -175,7 +185,7 @@ std::string_view trimToken(std::string_view t) {
 
 // A string value (whose type was checked): a view of the JSON text where it has no escapes, as
 // most do not, otherwise simdjson's unescaped copy. Both stay valid while the document is read.
-std::string_view stringOf(od::value v) {
+std::string_view stringOf(od::value& v) {
     const std::string_view token = trimToken(v.raw_json_token());
     if (token.size() >= 2 && token.front() == '"' && token.back() == '"') {
         const std::string_view inner = token.substr(1, token.size() - 2);
@@ -369,23 +379,43 @@ struct StringHash {
 
 class Importer {
 public:
-    Importer(const char* json, size_t size, ProfileBuilder& b, uint32_t host,
+    Importer(const char* json, size_t size, bool padded, ProfileBuilder& b, uint32_t host,
              const Progress* progress)
         : json_(json)
         , size_(size)
+        , padded_(padded)
         , b_(b)
         , host_(host)
         , progress_(progress) {}
 
-    std::string run(bool padded);
+    std::string run(size_t windowBytes);
 
 private:
+    void readWhole();
+    bool readByWindows(size_t windowBytes);
+    size_t eventsArrayOpen() const;
+    bool isRootEvents(const std::vector<char>& head, size_t open) const;
+    size_t readEvents(size_t open, size_t windowBytes);
+    struct WindowEnd {
+        size_t closedAt = std::string_view::npos; // the events' ']', where the window held it
+        size_t resumeAt = std::string_view::npos; // the first event the window did not read
+        bool insideString = false;                // the window was cut inside a string
+    };
+    WindowEnd readWindow(od::parser& parser, std::vector<char>& window, size_t pos, size_t len,
+                         bool rest);
+    void parseDocument(const char* text, size_t size, size_t capacity);
+    std::string parseErrorMessage(const ParseFailure& f) const;
+    size_t skipSpace(size_t offset) const;
+    std::optional<size_t> offsetOf(const char* at) const;
+    std::string_view whole(std::string_view raw) const;
     void document(od::document& doc);
     void traceEvents(od::array events);
+    void element(od::value v, const char* at);
+    void commitSkipped();
     void event(od::object obj, const char* at);
     void metadataEvent(std::string_view name, const Id& pid, const Id& tid,
                        const std::vector<Arg>& args);
-    [[gnu::noinline]] void flowField(std::string_view key, od::value v, std::string_view& id,
+    [[gnu::noinline]] void flowField(std::string_view key, od::value& v, std::string_view& id,
                                      bool& local, std::string_view& bindPoint);
     [[gnu::noinline]] void flowPoint(char phase, std::string_view id, bool local,
                                      std::string_view bindPoint, std::string_view cat,
@@ -395,8 +425,8 @@ private:
     void deviceProperties(od::array devices);
     void distributedInfo(od::object info);
     void readArgs(od::object args, std::vector<Arg>& out, bool keepText);
-    Arg readValue(od::value v, uint32_t key, Role role);
-    Id readId(od::value v);
+    void readValue(od::value& v, uint32_t key, Role role, Arg& a);
+    Id readId(od::value& v);
     int64_t time(std::string_view text, const char* at, const char* field);
     uint32_t key(std::string_view name, Role* role);
     StringId intern(std::string_view text);
@@ -411,6 +441,19 @@ private:
 
     const char* json_;
     size_t size_;
+    bool padded_; // SIMDJSON_PADDING bytes after json_'s end may be read
+    // The text being parsed where it is a copy of parts of json_ (a window of events, the
+    // document without its events): where each part lies in json_, for positions in messages.
+    struct Piece {
+        const char* begin;
+        size_t size;
+        size_t offset;
+    };
+    std::array<Piece, 2> pieces_{};
+    size_t pieceCount_ = 0;
+    // The last event's skip, counted once the event is known to be whole (a window may cut it).
+    std::optional<SkippedEvent> pendingSkip_;
+    const char* cut_ = nullptr; // the ']' that closes a window cut before the text's end
     ProfileBuilder& b_;
     uint32_t host_;
     const Progress* progress_;
@@ -583,7 +626,7 @@ StringId Importer::intern(std::string_view text) {
     return id;
 }
 
-Id Importer::readId(od::value v) {
+Id Importer::readId(od::value& v) {
     Id id;
     const od::json_type t = v.type();
     if (t == od::json_type::number) {
@@ -632,8 +675,9 @@ Id Importer::readId(od::value v) {
     return id;
 }
 
-Arg Importer::readValue(od::value v, uint32_t keyIndex, Role role) {
-    Arg a;
+// Into `a`, not returned: a returned Arg copied into a vector stalls on store forwarding.
+void Importer::readValue(od::value& v, uint32_t keyIndex, Role role, Arg& a) {
+    a = Arg{};
     a.key = keyIndex;
     a.role = role;
     switch (v.type()) {
@@ -675,7 +719,7 @@ Arg Importer::readValue(od::value v, uint32_t keyIndex, Role role) {
         break;
     case od::json_type::array: {
         od::array arr = v.get_array();
-        const std::string_view raw = arr.raw_json();
+        const std::string_view raw = whole(arr.raw_json());
         a.type = StatType::Str;
         a.raw = intern(trimToken(raw));
         if (role == Role::Grid || role == Role::Block) {
@@ -705,15 +749,16 @@ Arg Importer::readValue(od::value v, uint32_t keyIndex, Role role) {
     case od::json_type::object: {
         od::object obj = v.get_object();
         a.type = StatType::Str;
-        a.raw = intern(trimToken(obj.raw_json()));
+        a.raw = intern(trimToken(whole(obj.raw_json())));
         break;
     }
     }
-    return a;
 }
 
 void Importer::readArgs(od::object args, std::vector<Arg>& out, bool /*keepText*/) {
-    for (od::field f : args) {
+    for (auto&& result : args) {
+        if (result.error()) throw simdjson::simdjson_error(result.error());
+        od::field& f = result.value_unsafe(); // a reference: see event()
         bool escaped;
         std::string_view k = rawKey(f, escaped);
         std::string unescaped;
@@ -723,8 +768,9 @@ void Importer::readArgs(od::object args, std::vector<Arg>& out, bool /*keepText*
         }
         Role role;
         const uint32_t keyIndex = key(k, &role);
-        Arg a = readValue(f.value(), keyIndex, role);
-        if (a.key != 0) out.push_back(a);
+        Arg& a = out.emplace_back();
+        readValue(f.value(), keyIndex, role, a);
+        if (a.key == 0) out.pop_back();
     }
 }
 
@@ -824,7 +870,7 @@ void Importer::event(od::object obj, const char* at) {
         if (!b_.error().empty()) fail(b_.error(), at);
         if (progress_) {
             if (progress_->cancelled()) fail("cancelled");
-            progress_->report("Reading events", double(at - json_) / double(size_));
+            progress_->report("Reading events", double(offsetOf(at).value_or(0)) / double(size_));
         }
     }
     std::string_view ph, name, cat, tsText, durText;
@@ -833,11 +879,15 @@ void Importer::event(od::object obj, const char* at) {
     bool hasTs = false, hasDur = false, hasPid = false, hasTid = false;
     Id pid, tid;
     args_.clear();
-    for (od::field f : obj) {
+    for (auto&& result : obj) {
+        // References, not copies: a copy of simdjson's iterator structs just written stalls
+        // the load that reads it (store forwarding), which cost a third of the import's time.
+        if (result.error()) throw simdjson::simdjson_error(result.error());
+        od::field& f = result.value_unsafe();
         bool escaped;
         const std::string_view k = rawKey(f, escaped);
         if (escaped) continue; // no field we read has an escaped key; unread values are skipped
-        od::value v = f.value();
+        od::value& v = f.value();
         if (k == "ph") {
             if (v.type() != od::json_type::string) skipEvent("\"ph\" is not a string", at);
             ph = stringOf(v);
@@ -1008,7 +1058,7 @@ void Importer::event(od::object obj, const char* at) {
 }
 
 // "id", "id2" ({"local": id} or {"global": id}) and "bp" of a flow event.
-void Importer::flowField(std::string_view key, od::value v, std::string_view& id, bool& local,
+void Importer::flowField(std::string_view key, od::value& v, std::string_view& id, bool& local,
                          std::string_view& bindPoint) {
     const od::json_type t = v.type();
     if (key == "bp") {
@@ -1082,19 +1132,32 @@ void Importer::addFlowPoints(int64_t deltaPs) {
 }
 
 void Importer::traceEvents(od::array events) {
-    for (auto element : events) {
-        od::value v = element.value();
-        const char* at = v.current_location().value_unsafe();
-        if (v.type() != od::json_type::object)
-            fail("traceEvents[" + std::to_string(eventCount_) + "] is not an event object", at);
-        ++eventCount_;
-        try {
-            event(v.get_object(), at);
-        } catch (const SkippedEvent& e) {
-            Skipped& s = skippedEvents_[e.reason];
-            if (s.count++ == 0) s.firstAt = size_t(e.at - json_);
-        }
+    for (auto e : events) {
+        od::value v = e.value();
+        element(v, v.current_location().value_unsafe());
     }
+    commitSkipped();
+}
+
+// One element of traceEvents. A skip is counted when the next element starts (or the array
+// ends), so that an event a window cut, read again from the next window, counts once.
+void Importer::element(od::value v, const char* at) {
+    commitSkipped();
+    if (v.type() != od::json_type::object)
+        fail("traceEvents[" + std::to_string(eventCount_) + "] is not an event object", at);
+    ++eventCount_;
+    try {
+        event(v.get_object(), at);
+    } catch (SkippedEvent& e) {
+        pendingSkip_ = std::move(e);
+    }
+}
+
+void Importer::commitSkipped() {
+    if (!pendingSkip_) return;
+    Skipped& s = skippedEvents_[pendingSkip_->reason];
+    if (s.count++ == 0) s.firstAt = offsetOf(pendingSkip_->at).value_or(0);
+    pendingSkip_.reset();
 }
 
 void Importer::deviceProperties(od::array devices) {
@@ -1178,7 +1241,8 @@ void Importer::document(od::document& doc) {
                 vt == od::json_type::boolean) {
                 Role role;
                 const uint32_t keyIndex = key(k, &role);
-                const Arg a = readValue(v, keyIndex, Role::Plain);
+                Arg a;
+                readValue(v, keyIndex, Role::Plain, a);
                 hostStats_.push_back(StatValue{b_.statKeyName(keyIndex), a.type, a.raw});
             }
         }
@@ -1588,8 +1652,277 @@ std::string Importer::skippedSummary() const {
     return text;
 }
 
-std::string Importer::run(bool padded) {
-    (void)padded;
+size_t Importer::skipSpace(size_t offset) const {
+    while (offset < size_ && isSpace(json_[offset])) ++offset;
+    return offset;
+}
+
+// An array or object value's text, which must end before the window's cut: simdjson closes a
+// value that the cut divided with the window's own ']' (it counts brackets of either kind), and
+// its text is not the value's. The event is then read again from the next window.
+std::string_view Importer::whole(std::string_view raw) const {
+    if (cut_ && raw.data() + raw.size() > cut_)
+        throw simdjson::simdjson_error(simdjson::TAPE_ERROR);
+    return raw;
+}
+
+std::optional<size_t> Importer::offsetOf(const char* at) const {
+    if (!at) return std::nullopt;
+    for (size_t i = 0; i < pieceCount_; ++i) {
+        const Piece& p = pieces_[i];
+        if (at >= p.begin && at <= p.begin + p.size) return p.offset + size_t(at - p.begin);
+    }
+    if (at >= json_ && at <= json_ + size_) return size_t(at - json_);
+    return std::nullopt;
+}
+
+// The whole text as one document: in place where it is padded as simdjson needs, else a copy.
+void Importer::readWhole() {
+    pieceCount_ = 0;
+    if (padded_) return parseDocument(json_, size_, size_ + simdjson::SIMDJSON_PADDING);
+    std::vector<char> copy(size_ + simdjson::SIMDJSON_PADDING, 0);
+    std::memcpy(copy.data(), json_, size_);
+    pieces_[0] = {copy.data(), size_, 0};
+    pieceCount_ = 1;
+    parseDocument(copy.data(), size_, copy.size());
+}
+
+void Importer::parseDocument(const char* text, size_t size, size_t capacity) {
+    cut_ = nullptr;
+    od::parser parser;
+    od::document doc;
+    if (const auto error = parser.iterate(text, size, capacity).get(doc))
+        throw ParseFailure{error, std::nullopt};
+    try {
+        document(doc);
+        // simdjson does not check that the root value closed: a document cut just after an
+        // event's } reads as complete, and so would one with something after it.
+        const char* left = nullptr;
+        if (doc.current_location().get(left) == simdjson::SUCCESS) {
+            const JsonShape shape = jsonShape(std::string_view(json_, size_));
+            if (shape.rootEnd != std::string_view::npos)
+                fail("unexpected content after the JSON at byte " + std::to_string(shape.rootEnd) +
+                     " (the trace's JSON ends there)");
+            fail("the JSON ends early at byte " + std::to_string(size_) +
+                 ", inside an unclosed array or object; is the file truncated?");
+        }
+    } catch (const simdjson::simdjson_error& e) {
+        const char* at = nullptr;
+        std::optional<size_t> offset;
+        if (doc.current_location().get(at) == simdjson::SUCCESS) offset = offsetOf(at);
+        throw ParseFailure{e.error(), offset};
+    }
+}
+
+// Reading traceEvents a window at a time keeps simdjson's index of the text (4 bytes for each
+// bracket, comma, colon and value: about the size of the text itself) small and in the cache,
+// instead of one index of the whole file in fresh memory (README, "Kineto import speed"). The
+// root object's other fields are read as two small documents, those before traceEvents first
+// and those after it last, so that everything is read in the order of the text, as when it is
+// read whole. False, having read nothing, where the events cannot be found by a scan (the
+// whole text is then read as one document).
+bool Importer::readByWindows(size_t windowBytes) {
+    const size_t first = skipSpace(0);
+    if (first == size_) return false;
+    if (json_[first] == '[') {
+        const size_t close = readEvents(first, windowBytes);
+        if (skipSpace(close + 1) != size_)
+            fail("unexpected content after the JSON at byte " + std::to_string(close + 1) +
+                 " (the trace's JSON ends there)");
+        return true;
+    }
+    if (json_[first] != '{') return false;
+    const size_t open = eventsArrayOpen();
+    if (open == size_) return false;
+    // The text up to traceEvents' '[', closed by "]}".
+    std::vector<char> head(open + 3 + simdjson::SIMDJSON_PADDING, 0);
+    std::memcpy(head.data(), json_, open + 1);
+    head[open + 1] = ']';
+    head[open + 2] = '}';
+    if (!isRootEvents(head, open)) return false;
+    pieces_[0] = {head.data(), open + 1, 0};
+    pieceCount_ = 1;
+    parseDocument(head.data(), open + 3, head.size());
+    std::vector<char>().swap(head);
+    const size_t close = readEvents(open, windowBytes);
+    // The text from traceEvents' ']' on, opened by {"traceEvents":[.
+    static constexpr std::string_view kOpen = "{\"traceEvents\":[";
+    const size_t tail = size_ - close;
+    std::vector<char> rest(kOpen.size() + tail + simdjson::SIMDJSON_PADDING, 0);
+    std::memcpy(rest.data(), kOpen.data(), kOpen.size());
+    std::memcpy(rest.data() + kOpen.size(), json_ + close, tail);
+    pieces_[0] = {rest.data() + kOpen.size(), tail, close};
+    pieceCount_ = 1;
+    parseDocument(rest.data(), kOpen.size() + tail, rest.size());
+    return true;
+}
+
+// The '[' of the first "traceEvents" key in the text (size_ if none), which isRootEvents()
+// checks.
+size_t Importer::eventsArrayOpen() const {
+    static constexpr std::string_view kKey = "\"traceEvents\"";
+    const size_t key = std::string_view(json_, size_).find(kKey);
+    if (key == std::string_view::npos) return size_;
+    const size_t colon = skipSpace(key + kKey.size());
+    if (colon == size_ || json_[colon] != ':') return size_;
+    const size_t open = skipSpace(colon + 1);
+    if (open == size_ || json_[open] != '[') return size_;
+    return open;
+}
+
+// Whether `head` (the text up to the '[' at `open`, closed by "]}") is a root object whose only
+// "traceEvents" is the array at `open`: one in a string or a nested object, or a second one, is
+// never taken for it. Reads nothing into the profile.
+bool Importer::isRootEvents(const std::vector<char>& head, size_t open) const {
+    try {
+        od::parser parser;
+        od::document doc = parser.iterate(head.data(), open + 3, head.size());
+        bool found = false;
+        for (auto&& result : doc.get_object()) {
+            if (result.error()) return false;
+            od::field& f = result.value_unsafe();
+            bool escaped;
+            const std::string_view k = rawKey(f, escaped);
+            od::value& v = f.value();
+            if (escaped || k != "traceEvents") continue;
+            if (found || v.current_location().value() != head.data() + open) return false;
+            found = true;
+        }
+        const char* left = nullptr;
+        return found && doc.current_location().get(left) != simdjson::SUCCESS;
+    } catch (const simdjson::simdjson_error&) {
+        return false;
+    }
+}
+
+// Reads the events of the array whose '[' is at `open`; returns where its ']' is. A window is
+// cut after a '}' that a ',' follows, where an event may end; where that '}' closes something
+// inside an event, that event does not end in the window: it is read again from the next one.
+size_t Importer::readEvents(size_t open, size_t windowBytes) {
+    od::parser parser;
+    std::vector<char> window;
+    size_t pos = skipSpace(open + 1);
+    if (pos < size_ && json_[pos] == ']') return pos;
+    size_t width = windowBytes;
+    size_t limit = pos + width; // the cut is looked for before this
+    for (;;) {
+        const bool rest = size_ - pos <= width;
+        size_t len = size_ - pos;
+        if (!rest) {
+            size_t comma = std::min(limit, size_);
+            len = 0;
+            while (comma > pos && len == 0) {
+                --comma;
+                if (json_[comma] != ',') continue;
+                size_t brace = comma;
+                while (brace > pos && isSpace(json_[brace - 1])) --brace;
+                if (brace > pos && json_[brace - 1] == '}') len = brace - pos;
+            }
+            if (len == 0) {
+                width *= 2;
+                limit = pos + width;
+                continue;
+            }
+        }
+        const WindowEnd end = readWindow(parser, window, pos, len, rest);
+        if (end.closedAt != std::string_view::npos) return end.closedAt;
+        if (end.resumeAt != pos) {
+            pos = end.resumeAt;
+            width = windowBytes;
+            limit = pos + width;
+        } else if (end.insideString) {
+            limit = pos + len - 1; // an earlier cut
+        } else {
+            width *= 2; // the window holds no whole event: a larger one
+            limit = pos + width;
+        }
+    }
+}
+
+// Reads the events in json_[pos, pos + len), an event's start to a cut (or the rest of the text:
+// `rest`), as the array "[" text "]". Errors in a window that `rest` is not are the cut's doing
+// until shown otherwise: the events before the one that failed are kept, and reading resumes at
+// it. In the rest of the text, errors are the text's own.
+Importer::WindowEnd Importer::readWindow(od::parser& parser, std::vector<char>& window, size_t pos,
+                                         size_t len, bool rest) {
+    if (window.size() < len + 2 + simdjson::SIMDJSON_PADDING)
+        window.resize(len + 2 + simdjson::SIMDJSON_PADDING);
+    window[0] = '[';
+    std::memcpy(window.data() + 1, json_ + pos, len);
+    window[len + 1] = ']';
+    std::memset(window.data() + len + 2, 0, simdjson::SIMDJSON_PADDING);
+    pieces_[0] = {window.data(), len + 2, pos - 1};
+    pieceCount_ = 1;
+    cut_ = rest ? nullptr : window.data() + len + 1;
+    od::document doc;
+    if (const auto error = parser.iterate(window.data(), len + 2, window.size()).get(doc)) {
+        if (rest) throw ParseFailure{error, std::nullopt};
+        return {std::string_view::npos, pos, error == simdjson::UNCLOSED_STRING};
+    }
+    const char* elementAt = nullptr;
+    bool whole = false; // the element at elementAt was read to its end
+    uint64_t countBefore = eventCount_;
+    try {
+        for (auto e : doc.get_array()) {
+            od::value v = e.value();
+            elementAt = v.current_location().value_unsafe();
+            whole = false;
+            countBefore = eventCount_;
+            element(v, elementAt);
+            whole = true;
+        }
+        commitSkipped();
+    } catch (const simdjson::simdjson_error& e) {
+        if (rest || whole) {
+            const char* at = nullptr;
+            std::optional<size_t> offset;
+            if (doc.current_location().get(at) == simdjson::SUCCESS) offset = offsetOf(at);
+            throw ParseFailure{e.error(), offset};
+        }
+        pendingSkip_.reset();
+        eventCount_ = countBefore;
+        return {std::string_view::npos, elementAt ? *offsetOf(elementAt) : pos, false};
+    }
+    const char* next = nullptr;
+    if (doc.current_location().get(next) != simdjson::SUCCESS) {
+        // The array ended at the window's own ']'.
+        if (rest) throw ParseFailure{simdjson::INCOMPLETE_ARRAY_OR_OBJECT, std::nullopt};
+        return {std::string_view::npos, skipSpace(skipSpace(pos + len) + 1), false};
+    }
+    // The text's ']' ended it: the last bracket before what follows.
+    while (next > window.data() && isSpace(next[-1])) --next;
+    return {*offsetOf(next - 1), std::string_view::npos, false};
+}
+
+std::string Importer::parseErrorMessage(const ParseFailure& f) const {
+    std::string message;
+    switch (f.code) {
+    case simdjson::INCORRECT_TYPE:
+        message = "a value has the wrong type";
+        break;
+    case simdjson::TAPE_ERROR:
+    case simdjson::INCOMPLETE_ARRAY_OR_OBJECT:
+    case simdjson::UNCLOSED_STRING: {
+        const JsonShape shape = jsonShape(std::string_view(json_, size_));
+        if (shape.rootEnd == std::string_view::npos)
+            // The root value never closes: the file ends early, where it ends.
+            return "the JSON ends early at byte " + std::to_string(size_) + ", inside " +
+                   (shape.inString ? "a string" : "an unclosed array or object") +
+                   "; is the file truncated?";
+        message = std::string("the JSON is malformed (") + simdjson::error_message(f.code) + ")";
+        break;
+    }
+    default:
+        message = std::string("invalid JSON: ") + simdjson::error_message(f.code);
+    }
+    if (f.offset)
+        message += " at byte " + std::to_string(*f.offset);
+    else
+        message += " (near the end of the file)";
+    return message;
+}
+
+std::string Importer::run(size_t windowBytes) {
     if (size_ == 0) return "the file is empty";
     firstEvent_ = b_.eventCount();
     catKey_ = b_.intern("category");
@@ -1624,65 +1957,24 @@ std::string Importer::run(bool padded) {
             size_ = closed_.size();
             closed_.resize(size_ + simdjson::SIMDJSON_PADDING, 0);
             json_ = closed_.data();
+            padded_ = true;
         }
     }
-    od::parser parser;
-    od::document doc;
-    bool iterating = false;
-    const char* errorAt = nullptr;
     std::string message;
     try {
-        doc = parser.iterate(json_, size_, size_ + simdjson::SIMDJSON_PADDING);
-        iterating = true;
-        document(doc);
-        // simdjson does not check that the root value closed: a document cut just after an
-        // event's } reads as complete, and so would one with something after it.
-        const char* left = nullptr;
-        if (doc.current_location().get(left) == simdjson::SUCCESS) {
-            const JsonShape shape = jsonShape(std::string_view(json_, size_));
-            if (shape.rootEnd != std::string_view::npos)
-                fail("unexpected content after the JSON at byte " + std::to_string(shape.rootEnd) +
-                     " (the trace's JSON ends there)");
-            fail("the JSON ends early at byte " + std::to_string(size_) +
-                 ", inside an unclosed array or object; is the file truncated?");
-        }
+        if (windowBytes == 0 || !readByWindows(windowBytes)) readWhole();
     } catch (const ImportError& e) {
         message = e.message;
-        errorAt = e.at;
-    } catch (const simdjson::simdjson_error& e) {
-        const char* at = nullptr;
-        if (iterating && doc.current_location().get(at) == simdjson::SUCCESS) errorAt = at;
-        switch (e.error()) {
-        case simdjson::INCORRECT_TYPE:
-            message = "a value has the wrong type";
-            break;
-        case simdjson::TAPE_ERROR:
-        case simdjson::INCOMPLETE_ARRAY_OR_OBJECT:
-        case simdjson::UNCLOSED_STRING: {
-            const JsonShape shape = jsonShape(std::string_view(json_, size_));
-            if (shape.rootEnd == std::string_view::npos) {
-                // The root value never closes: the file ends early, where it ends.
-                message = "the JSON ends early at byte " + std::to_string(size_) + ", inside " +
-                          (shape.inString ? "a string" : "an unclosed array or object") +
-                          "; is the file truncated?";
-                return message;
-            }
-            message = std::string("the JSON is malformed (") + e.what() + ")";
-            break;
-        }
-        default:
-            message = std::string("invalid JSON: ") + e.what();
-        }
-        if (!errorAt) message += " (near the end of the file)";
+        if (message == "cancelled") return message;
+        if (const std::optional<size_t> at = offsetOf(e.at))
+            message += " at byte " + std::to_string(*at);
+    } catch (const ParseFailure& f) {
+        message = parseErrorMessage(f);
     } catch (const std::bad_alloc&) {
         message = "out of memory while reading the trace";
     }
-    if (!message.empty()) {
-        if (message == "cancelled") return message;
-        if (errorAt && errorAt >= json_ && errorAt <= json_ + size_)
-            message += " at byte " + std::to_string(errorAt - json_);
-        return message;
-    }
+    pieceCount_ = 0;
+    if (!message.empty()) return message;
     for (HostThread& t : threads_) {
         for (HostThread::Open& o : t.open) {
             // A B without its E lasts to the trace's last timestamp, as chrome://tracing and
@@ -1754,7 +2046,7 @@ bool looksLikeChromeTrace(std::span<const uint8_t> bytes) {
 namespace {
 
 std::string importAll(std::span<const uint8_t> bytes, ProfileBuilder& builder, uint32_t host,
-                      const Progress* progress, size_t readableAfter) {
+                      const Progress* progress, size_t readableAfter, size_t windowBytes) {
     GunzipBuffer buffer;
     const char* json = reinterpret_cast<const char*>(bytes.data());
     size_t size = bytes.size();
@@ -1766,16 +2058,11 @@ std::string importAll(std::span<const uint8_t> bytes, ProfileBuilder& builder, u
         json = reinterpret_cast<const char*>(buffer.data());
         fromGzip = true;
         if (size == 0) return "the file is empty once decompressed";
-    } else if (readableAfter < simdjson::SIMDJSON_PADDING) {
-        // simdjson reads up to SIMDJSON_PADDING bytes past the end: copy where the bytes after
-        // the end cannot be read.
-        buffer.resize(size + simdjson::SIMDJSON_PADDING);
-        std::memcpy(buffer.data(), bytes.data(), size);
-        std::memset(buffer.data() + size, 0, simdjson::SIMDJSON_PADDING);
-        json = reinterpret_cast<const char*>(buffer.data());
     }
-    Importer importer(json, size, builder, host, progress);
-    std::string error = importer.run(true);
+    // simdjson reads up to SIMDJSON_PADDING bytes past the end of what it parses in place.
+    const bool padded = fromGzip || readableAfter >= simdjson::SIMDJSON_PADDING;
+    Importer importer(json, size, padded, builder, host, progress);
+    std::string error = importer.run(windowBytes);
     if (!error.empty() && fromGzip && error.find(" at byte ") != std::string::npos)
         error += " of the decompressed JSON";
     return error;
@@ -1784,10 +2071,11 @@ std::string importAll(std::span<const uint8_t> bytes, ProfileBuilder& builder, u
 } // namespace
 
 std::string importChromeTrace(std::span<const uint8_t> bytes, ProfileBuilder& builder,
-                              uint32_t host, const Progress* progress, size_t readableAfter) {
+                              uint32_t host, const Progress* progress, size_t readableAfter,
+                              size_t windowBytes) {
     if (bytes.empty()) return "the file is empty";
     try {
-        return importAll(bytes, builder, host, progress, readableAfter);
+        return importAll(bytes, builder, host, progress, readableAfter, windowBytes);
     } catch (const std::bad_alloc&) {
         return "out of memory while reading the trace (" + std::to_string(bytes.size()) +
                " bytes on disk)";

@@ -82,6 +82,15 @@ public:
         }
         statcodec::append(statBlob_, keyIndex, type, raw);
     }
+    // Adds n stats to the event added last in one step (importers with several per event).
+    void addEventStats(const statcodec::Entry* stats, size_t n) {
+        if (n == 0) return;
+        if (!listOpen_) {
+            statBegin_.back() = blobOffset();
+            listOpen_ = true;
+        }
+        statcodec::appendAll(statBlob_, stats, n);
+    }
     void addEventStat(const StatValue& stat) {
         addEventStat(statKey(stat.key), stat.type, stat.raw);
     }

@@ -20,12 +20,14 @@ namespace stepscope {
 // the 13 of a fixed-width row. Every event without stats shares one terminator byte.
 namespace statcodec {
 
-inline void putVarint(std::vector<uint8_t>& out, uint64_t v) {
+// Writes v as a varint at p (at most 10 bytes); returns the end.
+inline uint8_t* putVarint(uint8_t* p, uint64_t v) {
     while (v >= 0x80) {
-        out.push_back(uint8_t(v) | 0x80);
+        *p++ = uint8_t(v) | 0x80;
         v >>= 7;
     }
-    out.push_back(uint8_t(v));
+    *p++ = uint8_t(v);
+    return p;
 }
 
 // Reads a varint that this program wrote (trusted, always well formed).
@@ -39,23 +41,48 @@ inline uint64_t getVarint(const uint8_t*& p) {
     }
 }
 
-inline void append(std::vector<uint8_t>& out, uint32_t keyIndex, StatType type, uint64_t raw) {
-    putVarint(out, (uint64_t(keyIndex) << 3) | uint64_t(type));
+// Writes one entry at p (at most kMaxEntryBytes); returns the end.
+constexpr size_t kMaxEntryBytes = 20;
+inline uint8_t* putEntry(uint8_t* p, uint32_t keyIndex, StatType type, uint64_t raw) {
+    p = putVarint(p, (uint64_t(keyIndex) << 3) | uint64_t(type));
     switch (type) {
     case StatType::Int64: {
         const int64_t s = int64_t(raw);
-        putVarint(out, (uint64_t(s) << 1) ^ uint64_t(s >> 63));
-        break;
+        return putVarint(p, (uint64_t(s) << 1) ^ uint64_t(s >> 63));
     }
-    case StatType::Double: {
-        uint8_t b[8];
-        std::memcpy(b, &raw, 8);
-        out.insert(out.end(), b, b + 8);
-        break;
-    }
+    case StatType::Double:
+        std::memcpy(p, &raw, 8);
+        return p + 8;
     default:
-        putVarint(out, raw);
+        return putVarint(p, raw);
     }
+}
+
+// The entry is made in a local buffer and appended at once: a push_back per byte costs a
+// capacity check and a store of the vector's end each.
+inline void append(std::vector<uint8_t>& out, uint32_t keyIndex, StatType type, uint64_t raw) {
+    uint8_t entry[kMaxEntryBytes];
+    out.insert(out.end(), entry, putEntry(entry, keyIndex, type, raw));
+}
+
+// A stat to encode: what append() takes, for appending several at once.
+struct Entry {
+    uint64_t raw;
+    uint32_t keyIndex;
+    StatType type;
+};
+
+inline void appendAll(std::vector<uint8_t>& out, const Entry* entries, size_t n) {
+    uint8_t buffer[16 * kMaxEntryBytes];
+    uint8_t* p = buffer;
+    for (size_t i = 0; i < n; ++i) {
+        if (p > buffer + sizeof buffer - kMaxEntryBytes) {
+            out.insert(out.end(), buffer, p);
+            p = buffer;
+        }
+        p = putEntry(p, entries[i].keyIndex, entries[i].type, entries[i].raw);
+    }
+    out.insert(out.end(), buffer, p);
 }
 
 // Reads one entry at p (which must not be at the list's terminating 0) and advances p past it.

@@ -161,6 +161,30 @@ int64_t wholeMicros(std::string_view text) {
     return text.starts_with('-') ? -v : v;
 }
 
+// Whether n bytes at a and b are equal: inline for the short keys and names that repeat event
+// after event (a call to memcmp costs more than the compare).
+bool sameBytes(const char* a, const char* b, size_t n) {
+    auto load8 = [](const char* p) {
+        uint64_t v;
+        std::memcpy(&v, p, 8);
+        return v;
+    };
+    auto load4 = [](const char* p) {
+        uint32_t v;
+        std::memcpy(&v, p, 4);
+        return v;
+    };
+    if (n > 32) return std::memcmp(a, b, n) == 0;
+    if (n > 16)
+        return load8(a) == load8(b) && load8(a + 8) == load8(b + 8) &&
+               load8(a + n - 16) == load8(b + n - 16) && load8(a + n - 8) == load8(b + n - 8);
+    if (n >= 8) return load8(a) == load8(b) && load8(a + n - 8) == load8(b + n - 8);
+    if (n >= 4) return load4(a) == load4(b) && load4(a + n - 4) == load4(b + n - 4);
+    for (size_t i = 0; i < n; ++i)
+        if (a[i] != b[i]) return false;
+    return true;
+}
+
 // A field key as written, without unescaping (keys with escapes go the slow way).
 std::string_view rawKey(od::field& f, bool& escaped) {
     const char* p = f.key().raw();
@@ -189,7 +213,13 @@ std::string_view stringOf(od::value& v) {
     const std::string_view token = trimToken(v.raw_json_token());
     if (token.size() >= 2 && token.front() == '"' && token.back() == '"') {
         const std::string_view inner = token.substr(1, token.size() - 2);
-        if (inner.find('\\') == std::string_view::npos) return inner;
+        // (A loop for the short ones: a call to memchr costs more.)
+        bool escaped = false;
+        if (inner.size() > 32)
+            escaped = inner.find('\\') != std::string_view::npos;
+        else
+            for (char c : inner) escaped |= c == '\\';
+        if (!escaped) return inner;
     }
     return v.get_string();
 }
@@ -281,11 +311,7 @@ struct DeviceEvent {
 };
 
 // A stat of a device event, kept until the device's tracks exist.
-struct StatArg {
-    uint64_t raw;
-    uint32_t key;
-    StatType type;
-};
+using StatArg = statcodec::Entry;
 
 // The device events' stats: in chunks, so that growing never copies what is already there.
 class StatArgStore {
@@ -432,6 +458,21 @@ private:
     StringId intern(std::string_view text);
     uint32_t hostThread(const Id& pid, const Id& tid, HostProcess** process = nullptr);
     uint32_t hostMetadata(uint32_t plane, StringId name, StringId cat);
+    // What a category means, worked out once per category (a small cache by its id).
+    struct Category {
+        StringId id = 0xFFFFFFFFu;
+        Kind kind = Kind::Host;
+        bool op = false, runtime = false;
+    };
+    std::array<Category, 64> categories_{};
+    const Category& categoryOf(StringId cat) {
+        Category& c = categories_[cat & 63];
+        if (c.id != cat) {
+            const std::string_view text = b_.strings().get(cat);
+            c = {cat, kindOfCategory(text), isOpCategory(text), isRuntimeCategory(text)};
+        }
+        return c;
+    }
     void addHostEvent(uint32_t thread, int64_t start, int64_t duration, StringId name, StringId cat,
                       const std::vector<Arg>& args);
     void finishDevices();
@@ -497,6 +538,13 @@ private:
     std::vector<HostProcess> processes_;
     std::vector<HostThread> threads_;
     std::unordered_map<MetaKey, uint32_t, MetaKeyHash> hostMeta_; // one metadata per name and cat
+    static constexpr uint32_t kNoMetadata = 0xFFFFFFFFu;
+    struct MetaSlot {
+        MetaKey key{0, 0, 0};
+        uint32_t metadata = kNoMetadata;
+    };
+    static constexpr size_t kMetaCacheSize = 1024;
+    std::vector<MetaSlot> metaCache_ = std::vector<MetaSlot>(kMetaCacheSize);
     std::vector<DeviceEvent> deviceEvents_;
     StatArgStore deviceArgs_;
     // kernel_details and memcpy_details texts by what they are made of, each made once.
@@ -531,8 +579,12 @@ private:
     std::unordered_map<std::pair<int64_t, int64_t>, std::string, IdHash> threadNames_;
     std::map<int64_t, std::vector<StatValue>> deviceProps_;
     std::vector<StatValue> hostStats_;
-    std::unordered_map<uint64_t, StringId> launchOp_; // correlation -> enclosing op name
+    // (correlation, enclosing op name), by correlation once finishHostNames is done; the first
+    // found for a correlation is kept.
+    std::vector<std::pair<uint64_t, StringId>> launchOps_;
+    mutable size_t launchHint_ = 0; // where opOfLaunch found the last one
     std::vector<Arg> args_;
+    std::vector<statcodec::Entry> stats_; // an event's stats, added to the builder at once
     // Flow events other than Kineto's ac2g, bound to slices when the profile is built.
     struct FlowRecord {
         uint64_t flow; // by id, category and name (Perfetto's v1 flow identity)
@@ -557,8 +609,7 @@ uint32_t Importer::key(std::string_view name, Role* role) {
             : (n * 131 + uint8_t(name[0]) * 31 + uint8_t(name[n / 2]) * 7 + uint8_t(name[n - 1])) &
                   (kKeyCacheSize - 1);
     KeySlot& slot = keyCache_[h];
-    if (slot.text && slot.text->size() == n &&
-        (n == 0 || std::memcmp(slot.text->data(), name.data(), n) == 0)) {
+    if (slot.text && slot.text->size() == n && sameBytes(slot.text->data(), name.data(), n)) {
         *role = slot.role;
         return slot.key;
     }
@@ -618,8 +669,7 @@ StringId Importer::intern(std::string_view text) {
     TextSlot& slot = textCache_[(h ^ (h >> 32)) & (kTextCacheSize - 1)];
     if (slot.size == n) {
         const std::string_view cached = b_.strings().get(slot.id);
-        // (memcmp may not be handed the null data of an empty view, even for 0 bytes.)
-        if (n == 0 || std::memcmp(cached.data(), text.data(), n) == 0) return slot.id;
+        if (sameBytes(cached.data(), text.data(), n)) return slot.id;
     }
     const StringId id = b_.intern(text);
     slot = {id, uint32_t(std::min<size_t>(n, 0xFFFFFFFEu))};
@@ -807,11 +857,18 @@ uint32_t Importer::hostThread(const Id& pid, const Id& tid, HostProcess** proces
 
 uint32_t Importer::hostMetadata(uint32_t plane, StringId name, StringId cat) {
     const MetaKey k{plane, name, cat};
+    // A direct-mapped cache in front of the map: names repeat event after event.
+    MetaSlot& slot = metaCache_[MetaKeyHash()(k) & (kMetaCacheSize - 1)];
+    if (slot.metadata != kNoMetadata && slot.key == k) return slot.metadata;
     const auto it = hostMeta_.find(k);
-    if (it != hostMeta_.end()) return it->second;
+    if (it != hostMeta_.end()) {
+        slot = {k, it->second};
+        return it->second;
+    }
     const uint32_t m = b_.addMetadata(plane, int64_t(hostMeta_.size()), b_.strings().get(name), {});
     if (cat) b_.addMetadataStat(m, StatValue{catKey_, StatType::Str, cat});
     hostMeta_.emplace(k, m);
+    slot = {k, m};
     return m;
 }
 
@@ -822,22 +879,24 @@ void Importer::addHostEvent(uint32_t thread, int64_t start, int64_t duration, St
     uint64_t correlation = 0;
     bool hasCorrelation = false;
     int64_t externalId = 0;
+    stats_.clear();
     for (const Arg& a : args) {
-        b_.addEventStat(a.key, a.type, a.raw);
+        stats_.push_back({a.raw, a.key, a.type});
         if (a.role == Role::Correlation && a.type != StatType::Double && a.type != StatType::Str) {
             correlation = a.raw;
             hasCorrelation = true;
         }
         if (a.role == Role::ExternalId && a.type == StatType::Int64) externalId = int64_t(a.raw);
     }
-    const std::string_view catText = b_.strings().get(cat);
+    b_.addEventStats(stats_.data(), stats_.size());
+    const Category& category = categoryOf(cat);
     const int32_t shortId = externalId > 0 && externalId <= std::numeric_limits<int32_t>::max()
                                 ? int32_t(externalId)
                                 : 0;
-    if (isOpCategory(catText)) t.ops.push_back({start, start + duration, name, shortId});
+    if (category.op) t.ops.push_back({start, start + duration, name, shortId});
     if (hasCorrelation)
         t.launches.push_back(
-            {start, correlation, false, isRuntimeCategory(catText), shortId,
+            {start, correlation, false, category.runtime, shortId,
              uint32_t(std::min<int64_t>(duration / 1000, std::numeric_limits<uint32_t>::max()))});
     const std::string_view nameText = b_.strings().get(name);
     if (nameText.starts_with("ProfilerStep#")) {
@@ -953,7 +1012,7 @@ void Importer::event(od::object obj, const char* at) {
     lastPs_ = std::max(lastPs_, start + duration);
     const StringId nameId = intern(name);
     const StringId catId = intern(cat);
-    const Kind kind = kindOfCategory(cat);
+    const Kind kind = categoryOf(catId).kind;
     if (kind != Kind::Host && phase == 'X') {
         DeviceEvent d;
         d.start = start;
@@ -1259,25 +1318,20 @@ void Importer::document(od::document& doc) {
 // up within one process, and only an op that encloses the launch in time takes it (ids are
 // reused: on alexnet_a100_small 47 of 361 launches carry the id of an unrelated op elsewhere in
 // time; the PyTorch tab's TorchTrace applies the same rule). Where several ops of a process
-// qualify, an op open on the launching thread wins, otherwise the first read (threads in order
-// of first appearance).
+// qualify, an op open on the launching thread wins, otherwise the first of the process (threads
+// in order of first appearance, each thread's ops from the earliest start).
 // Runtime launches are kept, compactly, for the device steps (extendSteps).
 void Importer::finishHostNames() {
-    // plane << 32 | External id -> the ops of that process with the id, threads in order.
-    std::unordered_map<uint64_t, std::vector<OpSpan>> opsById;
-    for (const HostThread& t : threads_)
-        for (const OpSpan& o : t.ops)
-            if (o.externalId > 0)
-                opsById[uint64_t(t.plane) << 32 | uint32_t(o.externalId)].push_back(o);
-    // The first op of the launch's process with its External id that encloses it; 0 if none.
-    auto opById = [&opsById](uint32_t plane, const Launch& l) -> StringId {
-        const auto it = opsById.find(uint64_t(plane) << 32 | uint32_t(l.externalId));
-        if (it == opsById.end()) return 0;
-        const int64_t end = l.start + int64_t(l.durationNs) * 1000;
-        for (const OpSpan& o : it->second)
-            if (o.start <= l.start && end <= o.end) return o.name;
-        return 0;
+    // Launches that no op open on their thread holds by External id: looked up over the ops of
+    // their process once every thread is done (rare in most traces, so the index of ops by id is
+    // made only when one is needed).
+    struct ById {
+        uint32_t plane;
+        Launch launch;
+        StringId innermost; // the fallback: the innermost op open on its thread (0: none)
+        size_t slot;        // its entry in launchOps_ (a launch) or memory_ (a [memory] event)
     };
+    std::vector<ById> byId;
     for (HostThread& t : threads_) {
         if (t.launches.empty()) continue;
         if (!steps_.empty())
@@ -1285,12 +1339,26 @@ void Importer::finishHostNames() {
                 if (l.runtime && !l.memory)
                     stepLaunches_.push_back(
                         {l.start, l.start + int64_t(l.durationNs) * 1000, l.correlation});
+        // The launch's op, or where it is looked up by id: its slot holds 0 until then.
+        auto found = [&](const Launch& l, StringId op, StringId innermost) {
+            const bool later = !op && l.externalId != 0;
+            if (!op && !later && !innermost) return;
+            size_t slot = l.correlation;
+            if (l.memory) {
+                memory_[slot].op = op;
+            } else {
+                slot = launchOps_.size();
+                launchOps_.emplace_back(l.correlation, op);
+            }
+            if (later)
+                byId.push_back({t.plane, l, innermost, slot});
+            else if (!op)
+                (l.memory ? memory_[slot].op : launchOps_[slot].second) = innermost;
+        };
         if (t.ops.empty()) {
             // Only ops of other threads can hold these launches: by External id.
-            for (const Launch& l : t.launches) {
-                if (l.memory || l.externalId == 0) continue;
-                if (const StringId op = opById(t.plane, l)) launchOp_.emplace(l.correlation, op);
-            }
+            for (const Launch& l : t.launches)
+                if (!l.memory && l.externalId != 0) found(l, 0, 0);
             std::vector<Launch>().swap(t.launches);
             continue;
         }
@@ -1311,28 +1379,53 @@ void Importer::finishHostNames() {
             // An op that overlaps without nesting may sit on top; look down for the ones that
             // hold the launch.
             const OpSpan* innermost = nullptr;
-            const OpSpan* byId = nullptr;
+            const OpSpan* holder = nullptr;
             for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
                 if ((*it)->start > l.start || (*it)->end <= l.start) continue;
                 if (!innermost) innermost = *it;
                 if (l.externalId == 0) break;
                 if ((*it)->externalId == l.externalId) {
-                    byId = *it;
+                    holder = *it;
                     break;
                 }
             }
-            StringId opName = byId ? byId->name : 0;
-            if (!opName && l.externalId != 0) opName = opById(t.plane, l);
-            if (!opName && innermost) opName = innermost->name;
-            if (!opName) continue;
-            if (l.memory)
-                memory_[l.correlation].op = opName;
-            else
-                launchOp_.emplace(l.correlation, opName);
+            found(l, holder ? holder->name : 0, innermost ? innermost->name : 0);
         }
-        std::vector<OpSpan>().swap(t.ops);
         std::vector<Launch>().swap(t.launches);
     }
+    if (!byId.empty()) {
+        // plane << 32 | External id -> the ops of that process with the id: threads in order,
+        // each thread's from the earliest start.
+        std::unordered_map<uint64_t, std::vector<const OpSpan*>> opsById;
+        for (const HostThread& t : threads_)
+            for (const OpSpan& o : t.ops)
+                if (o.externalId > 0)
+                    opsById[uint64_t(t.plane) << 32 | uint32_t(o.externalId)].push_back(&o);
+        for (const ById& b : byId) {
+            // The first op of the launch's process with its External id that encloses it.
+            StringId op = b.innermost;
+            const auto it = opsById.find(uint64_t(b.plane) << 32 | uint32_t(b.launch.externalId));
+            if (it != opsById.end()) {
+                const int64_t end = b.launch.start + int64_t(b.launch.durationNs) * 1000;
+                for (const OpSpan* o : it->second)
+                    if (o->start <= b.launch.start && end <= o->end) {
+                        op = o->name;
+                        break;
+                    }
+            }
+            (b.launch.memory ? memory_[b.slot].op : launchOps_[b.slot].second) = op;
+        }
+    }
+    for (HostThread& t : threads_) std::vector<OpSpan>().swap(t.ops);
+    // Launches whose op none is are dropped; the first found for a correlation id is kept.
+    launchOps_.erase(std::remove_if(launchOps_.begin(), launchOps_.end(),
+                                    [](const auto& l) { return l.second == 0; }),
+                     launchOps_.end());
+    std::stable_sort(launchOps_.begin(), launchOps_.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    launchOps_.erase(std::unique(launchOps_.begin(), launchOps_.end(),
+                                 [](const auto& a, const auto& b) { return a.first == b.first; }),
+                     launchOps_.end());
     // Plane and thread names from the M events.
     for (HostProcess& p : processes_) {
         const auto it = processNames_.find(p.pid);
@@ -1371,9 +1464,18 @@ void Importer::finishHostNames() {
     }
 }
 
+// Device work comes mostly in the order of its correlation ids: the search starts where the last
+// one ended.
 StringId Importer::opOfLaunch(uint64_t correlation) const {
-    const auto it = launchOp_.find(correlation);
-    return it == launchOp_.end() ? 0 : it->second;
+    const size_t n = launchOps_.size();
+    for (size_t i = launchHint_; i < n && i < launchHint_ + 2; ++i)
+        if (launchOps_[i].first == correlation) return launchOps_[launchHint_ = i].second;
+    const auto it = std::lower_bound(
+        launchOps_.begin(), launchOps_.end(), correlation,
+        [](const std::pair<uint64_t, StringId>& a, uint64_t c) { return a.first < c; });
+    if (it == launchOps_.end() || it->first != correlation) return 0;
+    launchHint_ = size_t(it - launchOps_.begin());
+    return it->second;
 }
 
 // The kernel_details of a kernel (from grid, block, registers per thread, shared memory) or the
@@ -1444,10 +1546,17 @@ void Importer::finishDevices() {
             return std::tie(device, kind, stream) < std::tie(o.device, o.kind, o.stream);
         }
     };
+    // (Device events come in runs on one stream: the last line looked up is kept.)
     std::map<LineKey, uint16_t> lineFlags;
+    LineKey lastLine{0, 0, -1};
+    uint16_t* lastFlags = nullptr;
     for (const DeviceEvent& d : deviceEvents_) {
-        const int lineKind = lineKindOf(d.kind);
-        uint16_t& flags = lineFlags[{d.device, d.stream, lineKind}];
+        const LineKey line{d.device, d.stream, lineKindOf(d.kind)};
+        if (!lastFlags || line < lastLine || lastLine < line) {
+            lastFlags = &lineFlags[line];
+            lastLine = line;
+        }
+        uint16_t& flags = *lastFlags;
         if (d.kind == Kind::Kernel) flags |= StreamCompute;
         if (d.kind == Kind::Memset) flags |= StreamMemset;
         if (d.kind == Kind::Memcpy) {
@@ -1514,25 +1623,32 @@ void Importer::finishDevices() {
     const uint32_t memcpyDetailsKey = key("memcpy_details", &role);
     const uint32_t tfOpKey = key("tf_op", &role);
     b_.reserveEvents(b_.eventCount() + deviceEvents_.size() + steps_.size() * planes.size());
+    lastLine = {0, 0, -1};
+    uint32_t lastTrack = 0, lastPlane = 0;
     for (const DeviceEvent& d : deviceEvents_) {
         const int lineKind = lineKindOf(d.kind);
-        const uint32_t plane = planes[d.device];
-        b_.addEvent(tracks[{d.device, d.stream, lineKind}], d.start, d.duration,
-                    metadataOf(plane, d.name, d.cat));
-        for (uint32_t i = d.argBegin; i < d.argEnd; ++i) {
-            const StatArg& a = deviceArgs_[i];
-            b_.addEventStat(a.key, a.type, a.raw);
+        const LineKey line{d.device, d.stream, lineKind};
+        if (lastLine.kind < 0 || line < lastLine || lastLine < line) {
+            lastTrack = tracks[line];
+            lastPlane = planes[d.device];
+            lastLine = line;
         }
+        b_.addEvent(lastTrack, d.start, d.duration, metadataOf(lastPlane, d.name, d.cat));
+        stats_.clear();
+        for (uint32_t i = d.argBegin; i < d.argEnd; ++i) stats_.push_back(deviceArgs_[i]);
         if (d.details)
-            b_.addEventStat(d.kind == Kind::Kernel ? kernelDetailsKey : memcpyDetailsKey,
-                            StatType::Str, d.details);
+            stats_.push_back({d.details,
+                              d.kind == Kind::Kernel ? kernelDetailsKey : memcpyDetailsKey,
+                              StatType::Str});
         if (d.hasCorrelation && !d.hasTfOp && lineKind == 0) {
             const StringId op = opOfLaunch(d.correlation);
-            if (op) b_.addEventStat(tfOpKey, StatType::Str, op);
+            if (op) stats_.push_back({op, tfOpKey, StatType::Str});
         }
+        b_.addEventStats(stats_.data(), stats_.size());
     }
     std::vector<DeviceEvent>().swap(deviceEvents_);
     deviceArgs_.clear();
+    std::vector<std::pair<uint64_t, StringId>>().swap(launchOps_);
     // Steps: XProf keeps a "Steps" line on each device plane; PyTorch marks steps on the host
     // with ProfilerStep#N ranges, which are copied there.
     if (!steps_.empty()) {
@@ -1724,6 +1840,12 @@ void Importer::parseDocument(const char* text, size_t size, size_t capacity) {
 bool Importer::readByWindows(size_t windowBytes) {
     const size_t first = skipSpace(0);
     if (first == size_) return false;
+    // Room for what the text likely holds (Kineto writes 150 to 400 bytes per event, a kernel
+    // about 500): the columns then grow without copies into fresh memory, and room that is not
+    // used is never touched.
+    b_.reserveEvents(b_.eventCount() + size_ / 128);
+    b_.reserveStatBytes(size_ / 16);
+    deviceEvents_.reserve(size_ / 1024);
     if (json_[first] == '[') {
         const size_t close = readEvents(first, windowBytes);
         if (skipSpace(close + 1) != size_)

@@ -1,5 +1,6 @@
 // libFuzzer target for the Kineto / Chrome trace JSON importer: any bytes (JSON or gzip) must
-// give either a profile that satisfies the model's invariants or an error message, never a crash.
+// give either a profile that satisfies the model's invariants or an error message, never a crash,
+// and the same outcome read whole, by the default windows and by windows of 1 to 61 bytes.
 // Built with clang only:
 //   cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DSTEPSCOPE_FUZZ=ON
 //   ninja -C build-fuzz fuzz_kineto_importer && build-fuzz/tests/fuzz_kineto_importer
@@ -15,12 +16,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ProfileBuilder builder;
     const uint32_t host = builder.addHost("fuzz", {});
     const std::string error = importChromeTrace(std::span(data, size), builder, host);
+    // Differential: traceEvents read by small windows, cut anywhere, and the whole text as one
+    // document must give the same message, or profiles of the same size.
+    ProfileBuilder whole;
+    const uint32_t wholeHost = whole.addHost("fuzz", {});
+    if (importChromeTrace(std::span(data, size), whole, wholeHost, nullptr, 0, 0) != error)
+        std::abort();
+    ProfileBuilder windows;
+    const uint32_t windowsHost = windows.addHost("fuzz", {});
+    const size_t window = size == 0 ? 1 : 1 + data[size / 2] % 61;
+    if (importChromeTrace(std::span(data, size), windows, windowsHost, nullptr, 0, window) != error)
+        std::abort();
     if (!error.empty()) return 0;
     const std::unique_ptr<Profile> profile = builder.finish();
     if (!profile) {
         if (builder.error().empty()) std::abort();
         return 0;
     }
+    const std::unique_ptr<Profile> a = whole.finish(), b = windows.finish();
+    if (!a || !b || a->eventCount() != profile->eventCount() ||
+        b->eventCount() != profile->eventCount() || a->strings().size() != b->strings().size() ||
+        a->flows().size() != b->flows().size())
+        std::abort();
     const Profile& p = *profile;
     for (size_t t = 0; t < p.tracks().size(); ++t)
         for (uint32_t d = 0; d < p.tracks()[t].depthCount; ++d) {

@@ -185,6 +185,13 @@ bool sameBytes(const char* a, const char* b, size_t n) {
     return true;
 }
 
+// An event field's name of at most 4 bytes as a number, to switch on: its bytes and its size.
+constexpr uint64_t fieldCode(std::string_view k) {
+    uint64_t code = k.size();
+    for (size_t i = 0; i < k.size() && i < 4; ++i) code |= uint64_t(uint8_t(k[i])) << (8 * (i + 1));
+    return code;
+}
+
 // A field key as written, without unescaping (keys with escapes go the slow way).
 std::string_view rawKey(od::field& f, bool& escaped) {
     const char* p = f.key().raw();
@@ -935,7 +942,7 @@ void Importer::event(od::object obj, const char* at) {
     std::string_view ph, name, cat, tsText, durText;
     std::string_view flowId, bindPoint; // "id" (or "id2") and "bp" of a flow event
     bool localFlowId = false;           // an "id2" "local" id: scoped to its process
-    bool hasTs = false, hasDur = false, hasPid = false, hasTid = false;
+    bool hasTs = false, hasDur = false;
     Id pid, tid;
     args_.clear();
     for (auto&& result : obj) {
@@ -946,42 +953,51 @@ void Importer::event(od::object obj, const char* at) {
         bool escaped;
         const std::string_view k = rawKey(f, escaped);
         if (escaped) continue; // no field we read has an escaped key; unread values are skipped
+        if (k.size() > 4) continue; // no field we read has a longer name
         od::value& v = f.value();
-        if (k == "ph") {
+        switch (fieldCode(k)) {
+        case fieldCode("ph"):
             if (v.type() != od::json_type::string) skipEvent("\"ph\" is not a string", at);
             ph = stringOf(v);
-            // get_string views stay valid until the document is done (the parser's buffer).
-        } else if (k == "name") {
-            if (v.type() == od::json_type::string)
-                name = stringOf(v);
-            else
-                skipEvent("\"name\" is not a string", at);
-        } else if (k == "cat") {
-            if (v.type() == od::json_type::string)
-                cat = stringOf(v);
-            else
-                skipEvent("\"cat\" is not a string", at);
-        } else if (k == "ts" || k == "dur") {
-            if (v.type() != od::json_type::number)
-                skipEvent("\"" + std::string(k) + "\" is not a number", at);
-            (k == "ts" ? tsText : durText) = trimToken(v.raw_json_token());
-            (k == "ts" ? hasTs : hasDur) = true;
-        } else if (k == "pid") {
+            break;
+        case fieldCode("name"):
+            if (v.type() != od::json_type::string) skipEvent("\"name\" is not a string", at);
+            name = stringOf(v);
+            break;
+        case fieldCode("cat"):
+            if (v.type() != od::json_type::string) skipEvent("\"cat\" is not a string", at);
+            cat = stringOf(v);
+            break;
+        case fieldCode("ts"):
+            if (v.type() != od::json_type::number) skipEvent("\"ts\" is not a number", at);
+            tsText = trimToken(v.raw_json_token());
+            hasTs = true;
+            break;
+        case fieldCode("dur"):
+            if (v.type() != od::json_type::number) skipEvent("\"dur\" is not a number", at);
+            durText = trimToken(v.raw_json_token());
+            hasDur = true;
+            break;
+        case fieldCode("pid"):
             pid = readId(v);
-            hasPid = true;
-        } else if (k == "tid") {
+            break;
+        case fieldCode("tid"):
             tid = readId(v);
-            hasTid = true;
-        } else if (k == "args") {
+            break;
+        case fieldCode("args"):
             if (v.type() == od::json_type::null) continue; // no args
             if (v.type() != od::json_type::object) skipEvent("\"args\" is not an object", at);
             readArgs(v.get_object(), args_, true);
-        } else if (k == "id" || k == "id2" || k == "bp") {
+            break;
+        case fieldCode("id"):
+        case fieldCode("id2"):
+        case fieldCode("bp"):
             flowField(k, v, flowId, localFlowId, bindPoint);
+            break;
+        default:
+            break;
         }
     }
-    (void)hasPid;
-    (void)hasTid;
     if (ph.empty()) skipEvent("the event has no \"ph\" (phase)", at);
     const char phase = ph.size() == 1 ? ph[0] : '?';
     if (phase == 'M') {
@@ -1394,25 +1410,35 @@ void Importer::finishHostNames() {
         std::vector<Launch>().swap(t.launches);
     }
     if (!byId.empty()) {
-        // plane << 32 | External id -> the ops of that process with the id: threads in order,
-        // each thread's from the earliest start.
-        std::unordered_map<uint64_t, std::vector<const OpSpan*>> opsById;
+        // plane << 32 | External id of the ops wanted, and those ops: threads in order, each
+        // thread's from the earliest start.
+        auto keyOf = [](uint32_t plane, int32_t id) {
+            return uint64_t(plane) << 32 | uint32_t(id);
+        };
+        std::vector<uint64_t> wanted;
+        for (const ById& b : byId) wanted.push_back(keyOf(b.plane, b.launch.externalId));
+        std::sort(wanted.begin(), wanted.end());
+        wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+        std::vector<std::pair<uint64_t, const OpSpan*>> ops;
         for (const HostThread& t : threads_)
             for (const OpSpan& o : t.ops)
-                if (o.externalId > 0)
-                    opsById[uint64_t(t.plane) << 32 | uint32_t(o.externalId)].push_back(&o);
+                if (o.externalId > 0 &&
+                    std::binary_search(wanted.begin(), wanted.end(), keyOf(t.plane, o.externalId)))
+                    ops.emplace_back(keyOf(t.plane, o.externalId), &o);
+        std::stable_sort(ops.begin(), ops.end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
         for (const ById& b : byId) {
             // The first op of the launch's process with its External id that encloses it.
             StringId op = b.innermost;
-            const auto it = opsById.find(uint64_t(b.plane) << 32 | uint32_t(b.launch.externalId));
-            if (it != opsById.end()) {
-                const int64_t end = b.launch.start + int64_t(b.launch.durationNs) * 1000;
-                for (const OpSpan* o : it->second)
-                    if (o->start <= b.launch.start && end <= o->end) {
-                        op = o->name;
-                        break;
-                    }
-            }
+            const int64_t end = b.launch.start + int64_t(b.launch.durationNs) * 1000;
+            for (auto it =
+                     std::lower_bound(ops.begin(), ops.end(), keyOf(b.plane, b.launch.externalId),
+                                      [](const auto&a, uint64_t k) { return a.first < k; });
+                 it != ops.end() && it->first == keyOf(b.plane, b.launch.externalId); ++it)
+                if (it->second->start <= b.launch.start && end <= it->second->end) {
+                    op = it->second->name;
+                    break;
+                }
             (b.launch.memory ? memory_[b.slot].op : launchOps_[b.slot].second) = op;
         }
     }
@@ -1608,15 +1634,21 @@ void Importer::finishDevices() {
         }
     }
     // Metadata per (plane, name).
+    // (A direct-mapped cache in front of the map: kernel names repeat.)
     std::unordered_map<uint64_t, uint32_t> meta;
+    std::vector<std::pair<uint64_t, uint32_t>> metaCache(1024, {~uint64_t(0), 0});
     auto metadataOf = [&](uint32_t plane, StringId name, StringId cat) {
         const uint64_t k = uint64_t(plane) << 32 | name;
+        auto& slot = metaCache[(k ^ (k >> 29)) & 1023];
+        if (slot.first == k) return slot.second;
         auto it = meta.find(k);
-        if (it != meta.end()) return it->second;
-        const uint32_t m = b_.addMetadata(plane, int64_t(name), b_.strings().get(name), {});
-        if (cat) b_.addMetadataStat(m, StatValue{catKey_, StatType::Str, cat});
-        meta.emplace(k, m);
-        return m;
+        if (it == meta.end()) {
+            const uint32_t m = b_.addMetadata(plane, int64_t(name), b_.strings().get(name), {});
+            if (cat) b_.addMetadataStat(m, StatValue{catKey_, StatType::Str, cat});
+            it = meta.emplace(k, m).first;
+        }
+        slot = {k, it->second};
+        return it->second;
     };
     Role role;
     const uint32_t kernelDetailsKey = key("kernel_details", &role);
@@ -1683,7 +1715,8 @@ void Importer::extendSteps() {
         if (d.hasCorrelation) byCorrelation.push_back({d.correlation, uint32_t(work.size())});
         work.push_back({d.start, d.start + d.duration});
     }
-    std::sort(byCorrelation.begin(), byCorrelation.end());
+    if (!std::is_sorted(byCorrelation.begin(), byCorrelation.end())) // (most often they are)
+        std::sort(byCorrelation.begin(), byCorrelation.end());
     std::vector<uint32_t> launchWork(byCorrelation.size());
     for (size_t i = 0; i < byCorrelation.size(); ++i) launchWork[i] = byCorrelation[i].second;
     std::vector<TorchLaunch> launches;

@@ -1159,6 +1159,29 @@ private slots:
     }
 
     // Bad text gives the same message, naming the same byte, read whole or by windows.
+    // Field names with escapes: an arg's name is read unescaped ("ke\u0079" is "key", so the
+    // event has two "key" stats), and an event field whose name has escapes is not one the
+    // importer reads ("n\u0061me" is skipped: the event keeps "name").
+    void escapedNamesAreReadUnescaped() {
+        const std::string text =
+            "[{\"ph\": \"X\", \"name\": \"e\", \"n\\u0061me\": \"other\", \"pid\": 1, "
+            "\"tid\": 1, \"ts\": 1, \"dur\": 1, \"args\": {\"ke\\u0079\": 7, \"key\": 8, "
+            "\"t\\\"q\": 1}}]";
+        for (size_t window : {size_t(0), size_t(16), kChromeTraceWindowBytes}) {
+            const Imported r = importWith(text, window);
+            QVERIFY2(r.error.empty(), r.error.c_str());
+            const Profile& p = *r.profile;
+            QCOMPARE(p.eventCount(), size_t(1));
+            QCOMPARE(p.name(0), std::string_view("e"));
+            std::vector<std::pair<std::string, int64_t>> stats;
+            for (const StatValue& s : p.eventStats(0))
+                stats.emplace_back(std::string(p.str(s.key)), s.asInt());
+            const std::vector<std::pair<std::string, int64_t>> expected = {
+                {"key", 7}, {"key", 8}, {"t\"q", 1}};
+            QCOMPARE(stats, expected);
+        }
+    }
+
     void windowsReportErrorsAsTheWholeText() {
         const std::vector<std::string> texts = badTextsForWindows(trickyEvents(20));
         for (const std::string& text : texts) {

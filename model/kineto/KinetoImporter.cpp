@@ -222,19 +222,24 @@ inline uint64_t load8(const char* p) {
     return v;
 }
 
-// A field key as written, without unescaping (keys with escapes go the slow way). The text
-// after a key holds at least its ':' and value and the buffer's padding, so reading 8 bytes
-// past the closing quote is safe.
+// A field key's text as written, escapes and all: from after its opening quote to its closing
+// quote, which is found back from the value (past the ':' and any blanks), not by a scan of the
+// key. The field's value is not read.
+std::string_view rawKeyText(od::field& f) {
+    const char* begin = f.key().raw();
+    const char* end = f.value().current_location().value_unsafe();
+    do --end;
+    while (*end != ':');
+    do --end;
+    while (*end != '"');
+    return {begin, size_t(end - begin)};
+}
+
+// The same, where escapes matter: `escaped` says the key has some (read it unescaped then).
 std::string_view rawKey(od::field& f, bool& escaped) {
-    const char* p = f.key().raw();
-    for (const char* q = p;; q += 8) {
-        const uint64_t w = load8(q);
-        const uint64_t m = bytesEqual(w, kOnes * '"') | bytesEqual(w, kOnes * '\\');
-        if (!m) continue;
-        const char* end = q + std::countr_zero(m) / 8;
-        escaped = *end == '\\';
-        return escaped ? std::string_view() : std::string_view(p, size_t(end - p));
-    }
+    const std::string_view k = rawKeyText(f);
+    escaped = k.find('\\') != std::string_view::npos;
+    return escaped ? std::string_view() : k;
 }
 
 std::string_view trimToken(std::string_view t) {
@@ -491,7 +496,8 @@ private:
     void readValue(od::value& v, uint32_t key, Role role, Arg& a);
     Id readId(od::value& v);
     int64_t time(std::string_view text, const char* at, const char* field);
-    uint32_t key(std::string_view name, Role* role);
+    // The stat key of an arg named `raw` as written; `field`, where given, unescapes it.
+    uint32_t key(std::string_view raw, Role* role, od::field* field = nullptr);
     StringId intern(std::string_view text);
     uint32_t hostThread(const Id& pid, const Id& tid, HostProcess** process = nullptr);
     uint32_t hostMetadata(uint32_t plane, StringId name, StringId cat);
@@ -638,8 +644,10 @@ private:
     StringId catKey_ = 0;
 };
 
-uint32_t Importer::key(std::string_view name, Role* role) {
-    // Arg keys repeat event after event: a small direct-mapped cache in front of the map.
+uint32_t Importer::key(std::string_view raw, Role* role, od::field* field) {
+    // Arg keys repeat event after event: a small direct-mapped cache, by the text as written,
+    // in front of the map.
+    const std::string_view name = raw;
     const size_t n = name.size();
     const size_t h =
         n == 0
@@ -651,7 +659,11 @@ uint32_t Importer::key(std::string_view name, Role* role) {
         *role = slot.role;
         return slot.key;
     }
-    auto it = keys_.find(name);
+    std::string unescaped;
+    if (field && raw.find('\\') != std::string_view::npos)
+        unescaped = std::string(std::string_view(field->unescaped_key()));
+    const std::string_view text = field && !unescaped.empty() ? std::string_view(unescaped) : raw;
+    auto it = keys_.find(text);
     if (it == keys_.end()) {
         static const std::pair<std::string_view, Role> kRoles[] = {
             {"correlation", Role::Correlation},
@@ -678,11 +690,11 @@ uint32_t Importer::key(std::string_view name, Role* role) {
             {"sort_index", Role::MetaSortIndex},
         };
         Role r = Role::Plain;
-        for (const auto& [n, rr] : kRoles)
-            if (n == name) r = rr;
+        for (const auto& [known, knownRole] : kRoles)
+            if (known == text) r = knownRole;
         // Kineto's "correlation" is XProf's correlation_id: one name, so flows join.
-        const std::string_view statName = r == Role::Correlation ? "correlation_id" : name;
-        it = keys_.emplace(std::string(name), std::make_pair(b_.statKey(b_.intern(statName)), r))
+        const std::string_view statName = r == Role::Correlation ? "correlation_id" : text;
+        it = keys_.emplace(std::string(text), std::make_pair(b_.statKey(b_.intern(statName)), r))
                  .first;
     }
     if (n <= sizeof slot.text) { // longer keys are not cached
@@ -855,15 +867,8 @@ void Importer::readArgs(od::object args, std::vector<Arg>& out, bool /*keepText*
     for (auto&& result : args) {
         if (result.error()) throw simdjson::simdjson_error(result.error());
         od::field& f = result.value_unsafe(); // a reference: see event()
-        bool escaped;
-        std::string_view k = rawKey(f, escaped);
-        std::string unescaped;
-        if (escaped) {
-            unescaped = std::string(std::string_view(f.unescaped_key()));
-            k = unescaped;
-        }
         Role role;
-        const uint32_t keyIndex = key(k, &role);
+        const uint32_t keyIndex = key(rawKeyText(f), &role, &f);
         Arg& a = out.emplace_back();
         readValue(f.value(), keyIndex, role, a);
         if (a.key == 0) out.pop_back();
@@ -989,9 +994,9 @@ void Importer::event(od::object obj, const char* at) {
         // the load that reads it (store forwarding), which cost a third of the import's time.
         if (result.error()) throw simdjson::simdjson_error(result.error());
         od::field& f = result.value_unsafe();
-        bool escaped;
-        const std::string_view k = rawKey(f, escaped);
-        if (escaped) continue; // no field we read has an escaped key; unread values are skipped
+        // As written: no field read here has escapes in its name, so one with escapes matches
+        // none (and its value is skipped).
+        const std::string_view k = rawKeyText(f);
         if (k.size() > 4) continue; // no field we read has a longer name
         od::value& v = f.value();
         switch (fieldCode(k)) {

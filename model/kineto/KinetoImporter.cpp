@@ -2086,7 +2086,11 @@ Importer::WindowEnd Importer::readWindow(od::parser& parser, std::vector<char>& 
     if (doc.current_location().get(next) != simdjson::SUCCESS) {
         // The array ended at the window's own ']'.
         if (rest) throw ParseFailure{simdjson::INCOMPLETE_ARRAY_OR_OBJECT, std::nullopt};
-        return {std::string_view::npos, skipSpace(skipSpace(pos + len) + 1), false};
+        // The cut was before a ','; a ']' after it is a trailing comma, which JSON does not
+        // allow (and the whole text read as one document is refused there).
+        const size_t next = skipSpace(skipSpace(pos + len) + 1);
+        if (next < size_ && json_[next] == ']') throw ParseFailure{simdjson::TAPE_ERROR, next};
+        return {std::string_view::npos, next, false};
     }
     // The text's ']' ended it: the last bracket before what follows.
     while (next > window.data() && isSpace(next[-1])) --next;

@@ -478,7 +478,7 @@ private:
     std::string_view whole(std::string_view raw) const;
     void document(od::document& doc);
     void traceEvents(od::array events);
-    void element(od::value v, const char* at);
+    void element(od::value& v, const char* at);
     void commitSkipped();
     void event(od::object obj, const char* at);
     void metadataEvent(std::string_view name, const Id& pid, const Id& tid,
@@ -1260,7 +1260,7 @@ void Importer::traceEvents(od::array events) {
 
 // One element of traceEvents. A skip is counted when the next element starts (or the array
 // ends), so that an event a window cut, read again from the next window, counts once.
-void Importer::element(od::value v, const char* at) {
+void Importer::element(od::value& v, const char* at) {
     commitSkipped();
     if (v.type() != od::json_type::object)
         fail("traceEvents[" + std::to_string(eventCount_) + "] is not an event object", at);
@@ -2062,8 +2062,9 @@ Importer::WindowEnd Importer::readWindow(od::parser& parser, std::vector<char>& 
     bool whole = false; // the element at elementAt was read to its end
     uint64_t countBefore = eventCount_;
     try {
-        for (auto e : doc.get_array()) {
-            od::value v = e.value();
+        for (auto&& e : doc.get_array()) {
+            if (e.error()) throw simdjson::simdjson_error(e.error());
+            od::value& v = e.value_unsafe(); // a reference: see event()
             elementAt = v.current_location().value_unsafe();
             whole = false;
             countBefore = eventCount_;
@@ -2088,9 +2089,10 @@ Importer::WindowEnd Importer::readWindow(od::parser& parser, std::vector<char>& 
         if (rest) throw ParseFailure{simdjson::INCOMPLETE_ARRAY_OR_OBJECT, std::nullopt};
         // The cut was before a ','; a ']' after it is a trailing comma, which JSON does not
         // allow (and the whole text read as one document is refused there).
-        const size_t next = skipSpace(skipSpace(pos + len) + 1);
-        if (next < size_ && json_[next] == ']') throw ParseFailure{simdjson::TAPE_ERROR, next};
-        return {std::string_view::npos, next, false};
+        const size_t resume = skipSpace(skipSpace(pos + len) + 1);
+        if (resume < size_ && json_[resume] == ']')
+            throw ParseFailure{simdjson::TAPE_ERROR, resume};
+        return {std::string_view::npos, resume, false};
     }
     // The text's ']' ended it: the last bracket before what follows.
     while (next > window.data() && isSpace(next[-1])) --next;

@@ -61,6 +61,20 @@ std::string gunzipFile(const std::string& path) {
     return out;
 }
 
+// The real Kineto traces (../shared/realdata/kineto/*.json.gz), by name.
+std::vector<std::string> realTraces() {
+    std::vector<std::string> paths;
+    for (const auto& entry : fs::directory_iterator(kKineto))
+        if (entry.path().string().ends_with(".json.gz")) paths.push_back(entry.path().string());
+    std::sort(paths.begin(), paths.end());
+    return paths;
+}
+
+QString realDataMissing() {
+    return QString("../shared/realdata not found at %1; real-profile tests skipped")
+        .arg(QString::fromStdString(kKineto));
+}
+
 LoadResult loadText(const QTemporaryDir& dir, const std::string& name, std::string_view text) {
     const std::string path = dir.path().toStdString() + "/" + name;
     writeFile(path, text);
@@ -1199,15 +1213,9 @@ private slots:
 
     // Every real trace: the same profile by windows as whole.
     void realTracesReadByWindowsAsWhole() {
-        if (!fs::is_directory(kKineto))
-            QSKIP(qPrintable(QString("../shared/realdata not found at %1; real-profile tests "
-                                     "skipped")
-                                 .arg(QString::fromStdString(kKineto))));
-        int files = 0;
-        for (const auto& entry : fs::directory_iterator(kKineto)) {
-            const std::string path = entry.path().string();
-            if (!path.ends_with(".json.gz")) continue;
-            ++files;
+        if (!fs::is_directory(kKineto)) QSKIP(qPrintable(realDataMissing()));
+        const std::vector<std::string> paths = realTraces();
+        for (const std::string& path : paths) {
             const std::string text = gunzipFile(path);
             const Imported whole = importWith(text, 0);
             QVERIFY2(whole.error.empty(), (path + ": " + whole.error).c_str());
@@ -1218,19 +1226,13 @@ private slots:
                 if (QTest::currentTestFailed()) return qWarning("%s differs", path.c_str());
             }
         }
-        QCOMPARE(files, 5);
+        QCOMPARE(paths.size(), size_t(5));
     }
 
     void realTracesMatchAnIndependentCount() {
-        if (!fs::is_directory(kKineto))
-            QSKIP(qPrintable(QString("../shared/realdata not found at %1; real-profile tests "
-                                     "skipped")
-                                 .arg(QString::fromStdString(kKineto))));
-        int files = 0;
-        for (const auto& entry : fs::directory_iterator(kKineto)) {
-            const std::string path = entry.path().string();
-            if (!path.ends_with(".json.gz")) continue;
-            ++files;
+        if (!fs::is_directory(kKineto)) QSKIP(qPrintable(realDataMissing()));
+        const std::vector<std::string> paths = realTraces();
+        for (const std::string& path : paths) {
             const Facts f = countFacts(gunzipFile(path));
             const LoadResult r = loadPath(path);
             QVERIFY2(r.ok(), (path + ": " + r.error).c_str());
@@ -1238,7 +1240,7 @@ private slots:
             const ModelFacts m = modelFacts(p);
             qInfo("%s: %llu kernels, %llu memcpy, %llu memset, %zu threads, %llu flows, %llu "
                   "steps, %llu memory events",
-                  entry.path().filename().c_str(), (unsigned long long)f.kernels,
+                  fs::path(path).filename().c_str(), (unsigned long long)f.kernels,
                   (unsigned long long)f.memcpys, (unsigned long long)f.memsets, f.threads,
                   (unsigned long long)f.flows, (unsigned long long)f.steps,
                   (unsigned long long)f.memory);
@@ -1251,7 +1253,7 @@ private slots:
             QCOMPARE(m.memory, f.memory);
             QCOMPARE(computeKernelStats(p).kernelEvents, f.kernelsWithGeometry);
         }
-        QCOMPARE(files, 5);
+        QCOMPARE(paths.size(), size_t(5));
     }
 };
 

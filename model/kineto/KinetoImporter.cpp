@@ -2069,7 +2069,8 @@ Importer::WindowEnd Importer::readWindow(od::parser& parser, std::vector<char>& 
             whole = false;
             countBefore = eventCount_;
             element(v, elementAt);
-            whole = true;
+            // A skipped event was left where the skip happened: not known to be whole.
+            whole = !pendingSkip_;
         }
         commitSkipped();
     } catch (const simdjson::simdjson_error& e) {

@@ -107,6 +107,21 @@ private slots:
         QCOMPARE(l.sections()[2].label, std::string("worker-b · Host Threads"));
     }
 
+    void hostSectionsNameTheirProcess() {
+        // Kineto traces give a host plane per process, named after "/host:CPU ".
+        ProfileBuilder b;
+        const uint32_t host = b.addHost("worker0", "");
+        const uint32_t python = b.addPlane(host, 0, "/host:CPU python (pid 25738)");
+        const uint32_t traces = b.addPlane(host, 1, "/host:CPU Traces");
+        for (const uint32_t plane : {python, traces})
+            b.addEvent(b.addTrack(plane, 1, "thread"), 0, 10, b.addMetadata(plane, 1, "x", ""));
+        const std::unique_ptr<Profile> profile = b.finish();
+        TimelineLayout l(*profile);
+        QCOMPARE(l.sections().size(), size_t(2));
+        QCOMPARE(l.sections()[0].label, std::string("Host Threads · python (pid 25738)"));
+        QCOMPARE(l.sections()[1].label, std::string("Host Threads · Traces"));
+    }
+
     void collapseHidesTracks() {
         Fixture f = makeFixture();
         TimelineLayout l(*f.profile);

@@ -119,7 +119,13 @@ TimelineLayout::TimelineLayout(const Profile& profile)
                    std::make_tuple(trackRank(tb.kind), tb.streamId);
         });
         if (plane.kind == PlaneKind::Host) {
+            // One plane per process (Kineto traces): the process after "/host:CPU " tells the
+            // sections apart.
+            constexpr std::string_view kHostPlane = "/host:CPU ";
+            const std::string_view name = profile.str(plane.name);
             s.label = "Host Threads";
+            if (name.starts_with(kHostPlane) && name.size() > kHostPlane.size())
+                s.label += " · " + std::string(name.substr(kHostPlane.size()));
         } else {
             s.label = std::string(profile.str(plane.name));
             const std::string device = deviceSummary(plane.device, plane.kind);

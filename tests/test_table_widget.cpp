@@ -15,6 +15,7 @@
 #include <QtTest>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "model/Csv.h"
@@ -236,6 +237,27 @@ private slots:
         QCOMPARE(pie.sliceCount(), 1);
         pie.setSlices({}, "µs", 8);
         QCOMPARE(pie.sliceCount(), 0);
+    }
+
+    void narrowPieLegendsKeepBothEnds() {
+        // Op stats give a pie at least 420 px, about 100 px for a legend's label: PyTorch op
+        // names all begin "aten::", so a label cut at its end would read "aten::…" on every
+        // slice.
+        PieChart pie;
+        pie.setSlices({{"aten::cudnn_convolution_backward_weight", 3.0, {}},
+                       {"aten::cudnn_convolution_backward_input", 1.0, {}}},
+                      "µs", 8);
+        pie.resize(420, 240);
+        pie.show(); // a hidden widget gets its resize event only when shown
+        const QString weight = pie.legendText(0), input = pie.legendText(1);
+        // (The label is rich text: its two spaces read back as one.)
+        QVERIFY2(weight.startsWith("75.0% aten") && weight.endsWith("weight"), qPrintable(weight));
+        QVERIFY2(input.startsWith("25.0% aten") && input.endsWith("input"), qPrintable(input));
+        QVERIFY(weight.contains(QChar(0x2026)));
+        // Wider, more of the name shows (up to 36 characters).
+        pie.resize(1000, 240);
+        QCOMPARE(pie.legendText(0), QString("75.0% aten::cudnn_convo\u2026on_backward_weight"));
+        QVERIFY(pie.legendText(0).size() > weight.size());
     }
 
     void kernelStatsGroupBy() {
@@ -604,9 +626,21 @@ private slots:
         QCOMPARE(tabs->count(), 4);
         QCOMPARE(tabs->tabText(1), QString("Device self-time by op type"));
         QVERIFY(tabs->geometry().right() <= view.width());
-        view.resize(1600, 900);
+        view.resize(1800, 900);
         QTRY_VERIFY(!view.piesInTabs());
         for (PieChart* pie : view.findChildren<PieChart*>()) QVERIFY(pie->isVisible());
+        auto pieTops = [&] {
+            std::set<int> tops;
+            for (PieChart* pie : view.findChildren<PieChart*>())
+                tops.insert(pie->mapTo(&view, QPoint(0, 0)).y());
+            return tops.size();
+        };
+        QTRY_COMPARE(pieTops(), size_t(1)); // 4 x 450 px: one row
+        // Too narrow for four pies of 420 px but tall enough: two rows of two.
+        view.resize(1400, 900);
+        QTRY_COMPARE(pieTops(), size_t(2));
+        QVERIFY(!view.piesInTabs());
+        for (PieChart* pie : view.findChildren<PieChart*>()) QVERIFY(pie->width() >= 420);
     }
 
     void realProfileViews() {

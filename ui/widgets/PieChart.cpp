@@ -2,11 +2,13 @@
 
 #include <QChart>
 #include <QCursor>
+#include <QFontMetrics>
 #include <QGraphicsLayout>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QPieSeries>
 #include <QPieSlice>
+#include <QTextDocument>
 #include <QToolTip>
 #include <algorithm>
 
@@ -14,6 +16,11 @@ namespace stepscope {
 
 namespace {
 constexpr int kLegendLabelChars = 36;
+// Qt Charts gives a side legend at most 0.4 of the chart's width (its layout's "golden_ratio")
+// and cuts longer labels at their end; labels are fitted to a little less, after the marker
+// and the share ("23.6%  ").
+constexpr double kLegendWidthShare = 0.37;
+constexpr int kLegendMarkerWidth = 30;
 
 // Legends keep the part that tells them apart: a path's tail ("…/GatherV2/Cast"), a name's
 // distinguishing suffix after " · " (distinguishLegends), else both ends ("replica_4/…/Cast").
@@ -24,6 +31,10 @@ QString elideLegend(const QString& s, int chars) {
     if (s.contains(QStringLiteral(" · "))) return s.left(chars - 1) + QChar(0x2026);
     const int head = (chars - 1) / 2, tail = chars - 1 - head;
     return s.left(head) + QChar(0x2026) + s.right(tail);
+}
+
+QString shareText(double share) {
+    return QStringLiteral("%1%  ").arg(share, 0, 'f', 1);
 }
 } // namespace
 
@@ -62,6 +73,7 @@ int PieChart::sliceCount() const {
 
 void PieChart::setSlices(const PieData& input, const QString& unit, int topSlices) {
     series_->clear();
+    legends_.clear();
     PieData slices = input;
     std::stable_sort(slices.begin(), slices.end(),
                      [](const PieSlice& a, const PieSlice& b) { return a.value > b.value; });
@@ -73,13 +85,9 @@ void PieChart::setSlices(const PieData& input, const QString& unit, int topSlice
     int otherCount = 0;
     auto add = [&](const QString& label, const QString& shortLabel, double value) {
         const double share = 100.0 * value / total;
-        // Legend labels are rich text: escape kernel names such as "Kernel<float>".
-        const QString legend =
-            QStringLiteral("%1%  %2")
-                .arg(share, 0, 'f', 1)
-                .arg(elideLegend(shortLabel.isEmpty() ? label : shortLabel, kLegendLabelChars)
-                         .toHtmlEscaped());
-        auto* slice = new QPieSlice(legend, value);
+        legends_.emplace_back(share,
+                              elideLegend(shortLabel.isEmpty() ? label : shortLabel, kLegendLabelChars));
+        auto* slice = new QPieSlice(QString(), value);
         const QString tip = QStringLiteral("%1\n%2 %3 — %4% of the total")
                                 .arg(label)
                                 .arg(value, 0, 'f', 3)
@@ -110,9 +118,41 @@ void PieChart::setSlices(const PieData& input, const QString& unit, int topSlice
             QString::fromStdString(slices[size_t(topSlices)].legend), other);
     else if (otherCount > 1)
         add(tr("Other (%n more)", nullptr, otherCount), {}, other);
+    fitLegends();
+}
+
+void PieChart::fitLegends() {
+    const QFontMetrics metrics(chart()->legend()->font());
+    const int labelWidth =
+        std::max(metrics.horizontalAdvance(QStringLiteral("aten…weight")),
+                 int(width() * kLegendWidthShare) - kLegendMarkerWidth -
+                     metrics.horizontalAdvance(shareText(99.9)));
+    const QList<QPieSlice*> slices = series_->slices();
+    for (qsizetype i = 0; i < slices.size() && size_t(i) < legends_.size(); ++i) {
+        const auto& [share, label] = legends_[size_t(i)];
+        // A path's tail tells paths apart; elsewhere both ends do.
+        const Qt::TextElideMode mode =
+            label.startsWith(QChar(0x2026)) ? Qt::ElideLeft : Qt::ElideMiddle;
+        // Legend labels are rich text: escape kernel names such as "Kernel<float>".
+        slices[i]->setLabel(shareText(share) +
+                            metrics.elidedText(label, mode, labelWidth).toHtmlEscaped());
+    }
     // Lay the legend out now rather than on the next event-loop pass, so that a grab() right
     // after the data arrives (screenshot mode) shows it.
     if (chart()->layout()) chart()->layout()->activate();
+}
+
+void PieChart::resizeEvent(QResizeEvent* event) {
+    QChartView::resizeEvent(event);
+    fitLegends();
+}
+
+QString PieChart::legendText(int slice) const {
+    const QList<QPieSlice*> slices = series_->slices();
+    if (slice < 0 || slice >= slices.size()) return {};
+    QTextDocument html;
+    html.setHtml(slices[slice]->label());
+    return html.toPlainText();
 }
 
 } // namespace stepscope

@@ -1,6 +1,7 @@
 #include "views/tf_stats/TfStatsView.h"
 
 #include <QCheckBox>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QResizeEvent>
@@ -49,7 +50,7 @@ TfStatsView::TfStatsView(QWidget* parent)
     auto* pieRowLayout = new QVBoxLayout(pieRow_);
     pieRowLayout->setContentsMargins(0, 0, 0, 0);
     pieSideBySide_ = new QWidget(pieRow_);
-    pieGrid_ = new QHBoxLayout(pieSideBySide_);
+    pieGrid_ = new QGridLayout(pieSideBySide_);
     pieGrid_->setContentsMargins(0, 0, 0, 0);
     pieTabs_ = new QTabWidget(pieRow_);
     pieTabs_->setDocumentMode(true);
@@ -104,13 +105,22 @@ void TfStatsView::resizeEvent(QResizeEvent* e) {
 }
 
 void TfStatsView::arrangePies() {
-    // Side by side while each pie gets kPieWidth (its legend needs the room); else one pie at a
-    // time in tabs, each as wide as the window.
-    constexpr int kPieWidth = 300;
+    // In one row while each pie gets kPieWidth (its legend needs the room to tell "aten::…"
+    // names apart); else in two rows where the window is tall enough to leave the table
+    // kTableRoom; else one pie at a time in tabs, each as wide as the window.
+    constexpr int kPieWidth = 420, kTableRoom = 300;
     std::vector<size_t> shown;
     for (size_t i = 0; i < pies_.size(); ++i)
         if (hasData_[i]) shown.push_back(i);
-    const bool tabs = shown.size() > 1 && width() < int(shown.size()) * kPieWidth;
+    const int count = int(shown.size());
+    int columns = count;
+    if (count > 1 && width() < count * kPieWidth) {
+        columns = (count + 1) / 2;
+        const bool twoRows = columns > 1 && width() >= columns * kPieWidth &&
+                             height() >= 2 * pies_[0]->minimumHeight() + kTableRoom;
+        if (!twoRows) columns = 0;
+    }
+    const bool tabs = columns == 0;
     const QSignalBlocker block(pieTabs_);
     while (pieTabs_->count() > 0) pieTabs_->removeTab(0);
     for (PieChart* pie : pies_) {
@@ -118,20 +128,22 @@ void TfStatsView::arrangePies() {
         pie->setParent(pieSideBySide_);
         pie->hide();
     }
-    for (size_t i : shown) {
+    for (int k = 0; k < count; ++k) {
+        PieChart* pie = pies_[shown[size_t(k)]];
         if (tabs) {
-            pieTabs_->addTab(pies_[i], tr(kPies[i].title));
+            pieTabs_->addTab(pie, tr(kPies[shown[size_t(k)]].title));
         } else {
-            pieGrid_->addWidget(pies_[i]);
-            pies_[i]->show();
+            pieGrid_->addWidget(pie, k / columns, k % columns);
+            pie->show();
         }
     }
+    const int rows = tabs || count == 0 ? 1 : (count + columns - 1) / columns;
     pieTabs_->setVisible(tabs);
     pieSideBySide_->setVisible(!tabs);
     pieRow_->setVisible(!shown.empty());
     pieRow_->setMinimumHeight(shown.empty()
                                   ? 0
-                                  : pies_[0]->minimumHeight() +
+                                  : rows * pies_[0]->minimumHeight() +
                                         (tabs ? pieTabs_->tabBar()->sizeHint().height() : 0));
 }
 

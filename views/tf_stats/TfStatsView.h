@@ -8,7 +8,7 @@
 #include "views/ToolView.h"
 
 class QCheckBox;
-class QHBoxLayout;
+class QGridLayout;
 class QTabWidget;
 class QLabel;
 class QWidget;
@@ -54,7 +54,7 @@ private:
     QCheckBox* includeIdle_;
     QWidget* pieRow_;
     QWidget* pieSideBySide_ = nullptr;
-    QHBoxLayout* pieGrid_ = nullptr;
+    QGridLayout* pieGrid_ = nullptr;
     QTabWidget* pieTabs_ = nullptr;
     std::array<bool, 4> hasData_{}; // the pie has slices (is shown)
     std::array<PieChart*, 4> pies_{};

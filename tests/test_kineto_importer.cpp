@@ -1172,7 +1172,6 @@ private slots:
                  warnings.empty() ? "no warnings" : warnings.front().c_str());
     }
 
-    // Bad text gives the same message, naming the same byte, read whole or by windows.
     // Field names with escapes: an arg's name is read unescaped ("ke\u0079" is "key", so the
     // event has two "key" stats), and an event field whose name has escapes is not one the
     // importer reads ("n\u0061me" is skipped: the event keeps "name").
@@ -1196,6 +1195,7 @@ private slots:
         }
     }
 
+    // Bad text gives the same message, naming the same byte, read whole or by windows.
     void windowsReportErrorsAsTheWholeText() {
         const std::vector<std::string> texts = badTextsForWindows(trickyEvents(20));
         for (const std::string& text : texts) {
@@ -1209,6 +1209,40 @@ private slots:
                     (std::to_string(window) + ": " + part.error + " vs " + whole.error).c_str());
             }
         }
+    }
+
+    // A cut inside a long string full of "}," (HLO text in an arg, say) moves before the string
+    // in one pass over the window, instead of trying each "}," the string holds (one parse of the
+    // window each: time grew with the square of the text, and this test ran past CTest's 600 s
+    // limit); a stray quote, after which every cut looks like one inside a string, likewise ends
+    // in the whole read's message without a parse per "},".
+    void cutsInsideLongStringsMoveOnce() {
+        const std::string event =
+            "{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1}";
+        std::string hlo;
+        for (int i = 0; i < 500000; ++i) hlo += "},";
+        std::string text = "[" + event;
+        for (int i = 0; i < 50; ++i) text += ", " + event;
+        text += ", {\"ph\": \"X\", \"name\": \"hlo\", \"pid\": 1, \"tid\": 1, \"ts\": 2, "
+                "\"dur\": 1, \"args\": {\"text\": \"" +
+                hlo + "\"}}";
+        for (int i = 0; i < 50; ++i) text += ", " + event;
+        text += "]";
+        const Imported whole = importWith(text, 0);
+        QVERIFY2(whole.error.empty(), whole.error.c_str());
+        QCOMPARE(whole.profile->eventCount(), size_t(102));
+        for (size_t window : {size_t(64), size_t(4096)}) {
+            const Imported part = importWith(text, window);
+            QVERIFY2(part.error.empty(), part.error.c_str());
+            compareProfiles(*whole.profile, *part.profile);
+        }
+        std::string stray = "[{\"ph\": \"X\", \"name\": \"aten\"::mm\", \"pid\": 1}";
+        for (int i = 0; i < 250000; ++i) stray += ", " + event;
+        stray += "]";
+        const Imported bad = importWith(stray, 0);
+        QVERIFY(!bad.error.empty());
+        for (size_t window : {size_t(64), size_t(4096)})
+            QCOMPARE(importWith(stray, window).error, bad.error);
     }
 
     // Every real trace: the same profile by windows as whole.

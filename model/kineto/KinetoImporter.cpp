@@ -464,6 +464,7 @@ private:
     size_t eventsArrayOpen() const;
     bool isRootEvents(const std::vector<char>& head, size_t open) const;
     size_t readEvents(size_t open, size_t windowBytes);
+    size_t lastCommaOutsideStrings(size_t pos, size_t len) const;
     struct WindowEnd {
         size_t closedAt = std::string_view::npos; // the events' ']', where the window held it
         size_t resumeAt = std::string_view::npos; // the first event the window did not read
@@ -1392,6 +1393,10 @@ void Importer::finishHostNames() {
         size_t slot;        // its entry in launchOps_ (a launch) or memory_ (a [memory] event)
     };
     std::vector<ById> byId;
+    // Ops by start, an enclosing op before the ops it holds.
+    auto opOrder = [](const OpSpan& a, const OpSpan& b) {
+        return a.start != b.start ? a.start < b.start : a.end > b.end;
+    };
     for (HostThread& t : threads_) {
         if (t.launches.empty()) continue;
         if (!steps_.empty())
@@ -1424,9 +1429,7 @@ void Importer::finishHostNames() {
         }
         std::sort(t.launches.begin(), t.launches.end(),
                   [](const Launch& a, const Launch& b) { return a.start < b.start; });
-        std::sort(t.ops.begin(), t.ops.end(), [](const OpSpan& a, const OpSpan& b) {
-            return a.start != b.start ? a.start < b.start : a.end > b.end;
-        });
+        std::sort(t.ops.begin(), t.ops.end(), opOrder);
         std::vector<const OpSpan*> stack;
         size_t next = 0;
         for (const Launch& l : t.launches) {
@@ -1464,11 +1467,15 @@ void Importer::finishHostNames() {
         std::sort(wanted.begin(), wanted.end());
         wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
         std::vector<std::pair<uint64_t, const OpSpan*>> ops;
-        for (const HostThread& t : threads_)
+        for (HostThread& t : threads_) {
+            // Threads without launches still hold their ops in the order read.
+            if (!std::is_sorted(t.ops.begin(), t.ops.end(), opOrder))
+                std::sort(t.ops.begin(), t.ops.end(), opOrder);
             for (const OpSpan& o : t.ops)
                 if (o.externalId > 0 &&
                     std::binary_search(wanted.begin(), wanted.end(), keyOf(t.plane, o.externalId)))
                     ops.emplace_back(keyOf(t.plane, o.externalId), &o);
+        }
         std::stable_sort(ops.begin(), ops.end(),
                          [](const auto& a, const auto& b) { return a.first < b.first; });
         for (const ById& b : byId) {
@@ -2030,12 +2037,43 @@ size_t Importer::readEvents(size_t open, size_t windowBytes) {
             width = windowBytes;
             limit = pos + width;
         } else if (end.insideString) {
-            limit = pos + len - 1; // an earlier cut
+            // An earlier cut: the last one outside the window's strings, found in one pass
+            // (trying each '},' before this one would parse the window once per '},' that a
+            // long string holds).
+            const size_t comma = lastCommaOutsideStrings(pos, len);
+            if (comma != std::string_view::npos) {
+                limit = comma + 1;
+            } else {
+                width *= 2; // one event's string runs past the cut: a larger window
+                limit = pos + width;
+            }
         } else {
             width *= 2; // the window holds no whole event: a larger one
             limit = pos + width;
         }
     }
+}
+
+// The last ',' in json_[pos, pos + len) that follows a '}' outside any string, reading from
+// `pos` (outside a string: an event's start); npos where there is none.
+size_t Importer::lastCommaOutsideStrings(size_t pos, size_t len) const {
+    size_t comma = std::string_view::npos;
+    char last = 0; // the last character outside strings that is not a space
+    for (size_t i = pos; i < pos + len; ++i) {
+        const char c = json_[i];
+        if (c == '"') {
+            // Skip the string: to its closing quote, past escaped characters.
+            for (++i; i < pos + len && json_[i] != '"'; ++i)
+                if (json_[i] == '\\') ++i;
+            last = '"';
+        } else if (c == ',' && last == '}') {
+            comma = i;
+            last = c;
+        } else if (!isSpace(c)) {
+            last = c;
+        }
+    }
+    return comma;
 }
 
 // Reads the events in json_[pos, pos + len), an event's start to a cut (or the rest of the text:

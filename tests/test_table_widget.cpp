@@ -258,6 +258,12 @@ private slots:
         pie.resize(1000, 240);
         QCOMPARE(pie.legendText(0), QString("75.0% aten::cudnn_convo\u2026on_backward_weight"));
         QVERIFY(pie.legendText(0).size() > weight.size());
+        // Legends made distinct by a suffix after " · " keep the suffix when shortened.
+        pie.setSlices({{"a", 2.0, "vectorized_elementwise_kernel<…> · …AddFunctor<float>…"},
+                       {"b", 1.0, "vectorized_elementwise_kernel<…> · …MulFunctor<float>…"}},
+                      "µs", 8);
+        QVERIFY2(pie.legendText(0).endsWith("AddFunctor<float>…"), qPrintable(pie.legendText(0)));
+        QVERIFY2(pie.legendText(1).endsWith("MulFunctor<float>…"), qPrintable(pie.legendText(1)));
     }
 
     void kernelStatsGroupBy() {

@@ -28,7 +28,14 @@ QString elideLegend(const QString& s, int chars) {
     if (s.size() <= chars) return s;
     if (s.startsWith(QChar(0x2026)) && s.count(QChar(0x2026)) == 1)
         return QChar(0x2026) + s.right(chars - 1);
-    if (s.contains(QStringLiteral(" · "))) return s.left(chars - 1) + QChar(0x2026);
+    const qsizetype dot = s.lastIndexOf(QStringLiteral(" · "));
+    if (dot >= 0) {
+        // The suffix is what tells this legend from another with the same name: keep it whole.
+        const QString suffix = s.mid(dot);
+        const qsizetype head = chars - 1 - suffix.size();
+        if (head >= 4) return s.left(head) + QChar(0x2026) + suffix;
+        return QChar(0x2026) + s.right(chars - 1);
+    }
     const int head = (chars - 1) / 2, tail = chars - 1 - head;
     return s.left(head) + QChar(0x2026) + s.right(tail);
 }

@@ -1214,8 +1214,8 @@ private slots:
     // A cut inside a long string full of "}," (HLO text in an arg, say) moves before the string
     // in one pass over the window, instead of trying each "}," the string holds (one parse of the
     // window each: time grew with the square of the text, and Qt Test's 5-minute watchdog failed
-    // this test); a stray quote, after which every cut looks like one inside a string, likewise ends
-    // in the whole read's message without a parse per "},".
+    // this test); a stray quote, after which every cut looks like one inside a string, likewise
+    // ends in the whole read's message without a parse per "},".
     void cutsInsideLongStringsMoveOnce() {
         const std::string event =
             "{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1}";

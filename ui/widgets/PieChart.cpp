@@ -92,8 +92,8 @@ void PieChart::setSlices(const PieData& input, const QString& unit, int topSlice
     int otherCount = 0;
     auto add = [&](const QString& label, const QString& shortLabel, double value) {
         const double share = 100.0 * value / total;
-        legends_.emplace_back(share,
-                              elideLegend(shortLabel.isEmpty() ? label : shortLabel, kLegendLabelChars));
+        legends_.emplace_back(
+            share, elideLegend(shortLabel.isEmpty() ? label : shortLabel, kLegendLabelChars));
         auto* slice = new QPieSlice(QString(), value);
         const QString tip = QStringLiteral("%1\n%2 %3 — %4% of the total")
                                 .arg(label)
@@ -130,10 +130,9 @@ void PieChart::setSlices(const PieData& input, const QString& unit, int topSlice
 
 void PieChart::fitLegends() {
     const QFontMetrics metrics(chart()->legend()->font());
-    const int labelWidth =
-        std::max(metrics.horizontalAdvance(QStringLiteral("aten…weight")),
-                 int(width() * kLegendWidthShare) - kLegendMarkerWidth -
-                     metrics.horizontalAdvance(shareText(99.9)));
+    const int labelWidth = std::max(metrics.horizontalAdvance(QStringLiteral("aten…weight")),
+                                    int(width() * kLegendWidthShare) - kLegendMarkerWidth -
+                                        metrics.horizontalAdvance(shareText(99.9)));
     const QList<QPieSlice*> slices = series_->slices();
     for (qsizetype i = 0; i < slices.size() && size_t(i) < legends_.size(); ++i) {
         const auto& [share, label] = legends_[size_t(i)];

@@ -64,6 +64,22 @@ bool isSpace(char c) {
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
+// Calls visit(i, c) for each character of `text` outside strings, the quotes that open and
+// close a string included; visit returns false to stop. Returns whether the text ended inside a
+// string (false where visit stopped).
+template <class Visit> bool scanOutsideStrings(std::string_view text, Visit&& visit) {
+    for (size_t i = 0; i < text.size(); ++i) {
+        if (!visit(i, text[i])) return false;
+        if (text[i] != '"') continue;
+        // The string, to its closing quote, past escaped characters.
+        for (++i; i < text.size() && text[i] != '"'; ++i)
+            if (text[i] == '\\') ++i;
+        if (i >= text.size()) return true;
+        if (!visit(i, '"')) return false;
+    }
+    return false;
+}
+
 // Where a JSON text ends structurally, found by a scan of its brackets and strings: used only
 // when the text does not end as its first byte says it should, to say where and why.
 struct JsonShape {
@@ -75,25 +91,18 @@ struct JsonShape {
 JsonShape jsonShape(std::string_view text) {
     JsonShape shape;
     int64_t depth = 0;
-    for (size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (shape.inString) {
-            if (c == '\\')
-                ++i;
-            else if (c == '"')
-                shape.inString = false;
-        } else if (c == '"') {
-            shape.inString = true;
-        } else if (c == '{' || c == '[') {
+    shape.inString = scanOutsideStrings(text, [&](size_t i, char c) {
+        if (c == '{' || c == '[') {
             ++depth;
         } else if (c == '}' || c == ']') {
             if (--depth == 0) {
                 shape.rootEnd = i + 1;
-                break;
+                return false;
             }
             if (depth == 1) shape.lastElementEnd = i + 1;
         }
-    }
+        return true;
+    });
     return shape;
 }
 
@@ -2059,20 +2068,11 @@ size_t Importer::readEvents(size_t open, size_t windowBytes) {
 size_t Importer::lastCommaOutsideStrings(size_t pos, size_t len) const {
     size_t comma = std::string_view::npos;
     char last = 0; // the last character outside strings that is not a space
-    for (size_t i = pos; i < pos + len; ++i) {
-        const char c = json_[i];
-        if (c == '"') {
-            // Skip the string: to its closing quote, past escaped characters.
-            for (++i; i < pos + len && json_[i] != '"'; ++i)
-                if (json_[i] == '\\') ++i;
-            last = '"';
-        } else if (c == ',' && last == '}') {
-            comma = i;
-            last = c;
-        } else if (!isSpace(c)) {
-            last = c;
-        }
-    }
+    scanOutsideStrings(std::string_view(json_ + pos, len), [&](size_t i, char c) {
+        if (c == ',' && last == '}') comma = pos + i;
+        if (!isSpace(c)) last = c;
+        return true;
+    });
     return comma;
 }
 

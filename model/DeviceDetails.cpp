@@ -60,9 +60,9 @@ KernelDetails KernelDetails::parse(std::string_view text) {
         if (key == "regs")
             d.hasRegisters = parseNumber(value, d.registersPerThread);
         else if (key == "shm" || key == "static_shared" || key == "group_mem")
-            parseNumber(value, d.staticSharedBytes);
+            d.hasSharedMemory |= parseNumber(value, d.staticSharedBytes);
         else if (key == "dynamic_shared")
-            parseNumber(value, d.dynamicSharedBytes);
+            d.hasSharedMemory |= parseNumber(value, d.dynamicSharedBytes);
         else if (key == "private_mem")
             parseNumber(value, d.privateBytes);
         else if (key == "grid")

@@ -18,14 +18,16 @@ namespace stepscope {
 // which XProf shows as 0 for those profiles.
 struct KernelDetails {
     uint32_t registersPerThread = 0;
-    bool hasRegisters = false; // `regs` present (ROCm does not record it)
+    bool hasRegisters = false;    // `regs` present (ROCm does not record it)
+    bool hasSharedMemory = false; // some shared memory field present
     uint32_t staticSharedBytes = 0;
     uint32_t dynamicSharedBytes = 0;
     uint32_t privateBytes = 0; // ROCm private (scratch) memory per work-item
     std::array<uint32_t, 3> grid{1, 1, 1};
     std::array<uint32_t, 3> block{1, 1, 1};
     double occupancyPct = -1; // theoretical occupancy, -1 when the profile does not give it
-    bool valid = false;       // at least grid and block were present
+    bool valid = false;       // at least grid and block were present (an empty kernel_details,
+                              // as the Kineto importer writes for ROCm kernels, has neither)
 
     uint32_t sharedBytes() const { return staticSharedBytes + dynamicSharedBytes; }
     uint64_t threadsPerBlock() const { return uint64_t(block[0]) * block[1] * block[2]; }

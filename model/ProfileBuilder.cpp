@@ -528,6 +528,7 @@ void ProfileBuilder::decodeHotStats(unsigned threads) {
     struct Hot {
         int64_t group = -1;
         bool hasCorr = false;
+        bool hasKernel = false; // a kernel_details stat, possibly empty (geometry not recorded)
         uint64_t corr = 0;
         StringId kernel = 0, memcpy = 0, tfOp = 0, level0 = 0, hloOp = 0, allocator = 0;
     };
@@ -542,6 +543,7 @@ void ProfileBuilder::decodeHotStats(unsigned threads) {
             switch (key) {
             case Kernel:
                 h.kernel = v;
+                h.hasKernel = true;
                 break;
             case Memcpy:
                 h.memcpy = v;
@@ -606,7 +608,7 @@ void ProfileBuilder::decodeHotStats(unsigned threads) {
             }
             if (h.group >= INT32_MIN && h.group <= INT32_MAX) p.groupId_[e] = int32_t(h.group);
             if (h.hasCorr) out.correlation.append(e, h.corr);
-            if (h.kernel && deviceWork) {
+            if (h.hasKernel && deviceWork) {
                 auto [it, inserted] =
                     kernelIndex.try_emplace(h.kernel, uint32_t(out.kernelTexts.size()));
                 if (inserted) out.kernelTexts.push_back(h.kernel);

@@ -68,7 +68,7 @@ std::string formatFixed(double v, int decimals) {
 std::string Table::displayText(size_t row, size_t col) const {
     const Cell& c = rows_[row][col];
     if (std::holds_alternative<std::string>(c)) return std::get<std::string>(c);
-    if (isMissing(row, col)) return {};
+    if (isMissing(row, col)) return columns_[col].format == ColumnFormat::Bool ? "Unknown" : "";
     const bool isInt = std::holds_alternative<int64_t>(c);
     const double v = number(row, col);
     switch (columns_[col].format) {

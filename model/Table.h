@@ -14,7 +14,7 @@ enum class ColumnFormat : uint8_t {
     Microseconds, // value is in µs; shown with 3 significant decimals
     Percent,      // value is 0..100; shown as "12.3%"
     Bytes,        // value is bytes; shown as KiB/MiB/GiB
-    Bool,         // integer 0/1; shown as "Yes"/"No"
+    Bool,         // 0/1; shown as "Yes"/"No"; a missing value (NaN) shows as "Unknown"
 };
 
 // An analysis result: named, typed columns of equal length. A numeric cell holding a NaN double

@@ -191,27 +191,40 @@ private slots:
         QVERIFY(ip.tfDataUsed);
     }
 
-    // Tensor Core advice only for NVIDIA GPUs: an eligible op ("model/MatMul") whose kernel "k"
-    // is no Tensor Core kernel is 100% of kernel time off Tensor Cores on an A100 (cc 8.0); on an
-    // MI300X (gfx 9.4, written as computeMajor 9) the rule does not apply.
-    void tensorCoreAdviceNvidiaOnly() {
-        const std::string events =
-            hostEvent("user_annotation", "ProfilerStep#1", 1, 0, 1000) + ",\n" +
-            hostEvent("cpu_op", "model/MatMul", 1, 0, 20) + ",\n" +
-            hostEvent("cuda_runtime", "cudaLaunchKernel", 1, 5, 10, 1) + ",\n" +
-            R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":20,"dur":900,)"
-            R"("args":{"device":0,"stream":7,"correlation":1,"grid":[1,1,1],"block":[32,1,1]}})";
+    // Tensor Core advice only where a kernel is KNOWN not to use Tensor Cores (Matrix Cores on
+    // AMD), and it names the op: an eligible op ("model/MatMul") whose kernel is a CUTLASS SIMT
+    // SGEMM on an A100 (cc 8.0), or a Tensile GEMM without an MFMA field on an MI300X (gfx 9.4,
+    // written as computeMajor 9, minor 4). A kernel of no known family ("k"), or an NVIDIA name
+    // on an AMD device, says nothing: no advice.
+    void tensorCoreAdviceOnKnownMissesOnly() {
+        auto events = [](const std::string& kernel) {
+            return hostEvent("user_annotation", "ProfilerStep#1", 1, 0, 1000) + ",\n" +
+                   hostEvent("cpu_op", "model/MatMul", 1, 0, 20) + ",\n" +
+                   hostEvent("cuda_runtime", "cudaLaunchKernel", 1, 5, 10, 1) + ",\n" +
+                   "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" + kernel +
+                   "\",\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":900," +
+                   R"("args":{"device":0,"stream":7,"correlation":1,"grid":[1,1,1],"block":[32,1,1]}})";
+        };
+        const std::string a100 =
+            R"("deviceProperties":[{"id":0,"name":"NVIDIA A100","computeMajor":8,"computeMinor":0}],)";
+        const std::string mi300 =
+            R"("deviceProperties":[{"id":0,"name":"AMD Instinct MI300X","computeMajor":9,"computeMinor":4}],)";
+        const std::string simt = "cutlass_80_simt_sgemm_256x128_8x4_nn_align1";
+        const std::string tensile = "Cijk_Ailk_Bljk_SB_MT64x64x8_SN_1LDSB0_GRVW1";
         QTemporaryDir dir;
-        const Overview nvidia = computeOverview(*loadTrace(
-            dir, events,
-            R"("deviceProperties":[{"id":0,"name":"NVIDIA A100","computeMajor":8,"computeMinor":0}],)"));
+        const Overview nvidia = computeOverview(*loadTrace(dir, events(simt), a100));
         QVERIFY(ids(nvidia).count("tensor_core"));
-        const Overview amd = computeOverview(*loadTrace(
-            dir, events,
-            R"("deviceProperties":[{"id":0,"name":"AMD Instinct MI300X","computeMajor":9,"computeMinor":4}],)"));
+        const Recommendation* r = nullptr;
+        for (const Recommendation& x : nvidia.recommendations)
+            if (x.id == "tensor_core") r = &x;
+        QCOMPARE(r->value, 100.0);
+        QVERIFY2(r->text.find("model/MatMul (0.900 ms)") != std::string::npos, r->text.c_str());
+        QVERIFY(!ids(computeOverview(*loadTrace(dir, events("k"), a100))).count("tensor_core"));
+        const Overview amd = computeOverview(*loadTrace(dir, events(tensile), mi300));
         QCOMPARE(amd.devices.size(), size_t(1));
         QCOMPARE(amd.devices[0].info.vendor, std::string("AMD"));
-        QVERIFY(!ids(amd).count("tensor_core"));
+        QVERIFY(ids(amd).count("tensor_core"));
+        QVERIFY(!ids(computeOverview(*loadTrace(dir, events(simt), mi300))).count("tensor_core"));
     }
 
     // Devices that ran no computation are no replicas. GPU 0: kernel 0..1000 µs; GPU 1: one HtoD

@@ -589,11 +589,11 @@ private slots:
         for (const TorchKernelOpRow& r : st.kernelsByOp) {
             if (r.name == "kernel_no_tc") {
                 QCOMPARE(r.op, std::string("op_no_tc"));
-                QVERIFY(!r.tensorCore);
+                QCOMPARE(r.tensorCore, TensorCoreUse::Unknown); // no family Stepscope knows
                 QVERIFY(!r.opTensorCoreEligible);
             } else {
                 QCOMPARE(r.op, std::string("aten::cudnn_convolution"));
-                QVERIFY(r.tensorCore);
+                QCOMPARE(r.tensorCore, TensorCoreUse::Uses);
                 QVERIFY(r.opTensorCoreEligible);
             }
         }

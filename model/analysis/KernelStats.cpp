@@ -6,8 +6,8 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "model/analysis/KernelFacts.h"
 #include "model/analysis/OpName.h"
-#include "model/analysis/TensorCore.h"
 
 namespace stepscope {
 
@@ -17,14 +17,19 @@ struct RowKey {
     StringId kernel = 0;
     uint32_t op = OpCatalog::kNoOp;
     uint32_t details = 0;
-    uint8_t flags = 0; // bit 0: op eligible, bit 1: kernel uses Tensor Core
+    bool eligible = false;
+    TensorCoreUse tensorCore = TensorCoreUse::Unknown;
+    Precision precision = Precision::Unknown;
+    PrecisionSource source = PrecisionSource::None;
     bool operator==(const RowKey&) const = default;
 };
 
 struct RowKeyHash {
     size_t operator()(const RowKey& k) const {
         uint64_t h = (uint64_t(k.kernel) << 32) ^ k.op;
-        h ^= (uint64_t(k.details) << 8 | k.flags) * 0x9E3779B97F4A7C15ull;
+        const uint64_t facts = uint64_t(k.eligible) | uint64_t(k.tensorCore) << 1 |
+                               uint64_t(k.precision) << 3 | uint64_t(k.source) << 7;
+        h ^= (uint64_t(k.details) << 10 | facts) * 0x9E3779B97F4A7C15ull;
         h ^= h >> 29;
         h *= 0xBF58476D1CE4E5B9ull;
         return size_t(h ^ (h >> 32));
@@ -48,10 +53,10 @@ std::string dims(const std::array<uint32_t, 3>& d) {
 KernelStats computeKernelStats(const Profile& p, const Progress* progress) {
     KernelStats result;
     OpCatalog catalog(p);
+    KernelFacts facts(p);
     const StringId equationKey = p.strings().find("equation");
     const std::vector<uint32_t>& kernelEvents = p.kernels().events();
 
-    std::vector<int8_t> tcOfMetadata(p.metadata().size(), -1);
     std::vector<int8_t> eligibleOfOp;
     std::unordered_map<RowKey, uint32_t, RowKeyHash> rowOf;
     std::vector<RowKey> keys;
@@ -67,7 +72,6 @@ KernelStats computeKernelStats(const Profile& p, const Progress* progress) {
             if (progress->cancelled()) return {};
             progress->report("Kernel stats", double(t) / double(trackCount));
         }
-        const std::string_view vendor = p.planes()[track.plane].device.vendor;
         const EventIndex end = track.firstEvent + track.eventCount;
         size_t k = std::lower_bound(kernelEvents.begin(), kernelEvents.end(), track.firstEvent) -
                    kernelEvents.begin();
@@ -77,8 +81,8 @@ KernelStats computeKernelStats(const Profile& p, const Progress* progress) {
             // nanosecond (its DurationNs() == 0) are not counted.
             if (p.duration(e) < 1000) continue;
             const uint32_t meta = p.metadataOf(e);
-            int8_t& tc = tcOfMetadata[meta];
-            if (tc < 0) tc = kernelUsesTensorCore(p.str(p.metadata()[meta].name), vendor) ? 1 : 0;
+            const KernelFact fact = facts.of(e);
+            const bool tc = fact.tensorCore == TensorCoreUse::Uses;
 
             const StringId* fw = frameworkOps.at(e);
             const StringId* hlo = hloOps.at(e);
@@ -97,8 +101,13 @@ KernelStats computeKernelStats(const Profile& p, const Progress* progress) {
                 }
             }
 
-            const RowKey key{p.metadata()[meta].name, op, p.kernels().valueAt(k),
-                             uint8_t((eligible ? 1 : 0) | (tc ? 2 : 0))};
+            const RowKey key{p.metadata()[meta].name,
+                             op,
+                             p.kernels().valueAt(k),
+                             eligible,
+                             fact.tensorCore,
+                             fact.precision,
+                             fact.source};
             auto [it, inserted] = rowOf.try_emplace(key, uint32_t(values.size()));
             if (inserted) {
                 keys.push_back(key);
@@ -140,12 +149,16 @@ KernelStats computeKernelStats(const Profile& p, const Progress* progress) {
     using T = Table::Type;
     table.addColumn("Rank", T::Int, ColumnFormat::Plain, "Rank by total duration");
     table.addColumn("Kernel name", T::Text);
-    table.addColumn("Registers per thread", T::Int, ColumnFormat::Plain,
+    table.addColumn("Registers per thread", T::Double, ColumnFormat::Plain,
                     "Empty where the profile does not record it (ROCm)");
-    table.addColumn("Shared memory (bytes)", T::Int, ColumnFormat::Plain,
-                    "Static plus dynamic shared memory per block (ROCm: group segment)");
-    table.addColumn("Block dim", T::Text, ColumnFormat::Plain, "Threads per block: x,y,z");
-    table.addColumn("Grid dim", T::Text, ColumnFormat::Plain, "Blocks per grid: x,y,z");
+    table.addColumn("Shared memory (bytes)", T::Double, ColumnFormat::Plain,
+                    "Static plus dynamic shared memory per block (ROCm: group segment); empty "
+                    "where the profile does not record it");
+    table.addColumn("Block dim", T::Text, ColumnFormat::Plain,
+                    "Threads per block: x,y,z; empty where the profile does not record the "
+                    "launch geometry (ROCm Kineto traces)");
+    table.addColumn("Grid dim", T::Text, ColumnFormat::Plain,
+                    "Blocks per grid: x,y,z; empty where not recorded");
     if (anyOccupancy)
         table.addColumn("Theoretical occupancy %", T::Double, ColumnFormat::Percent,
                         "As the profiler recorded it (occ_pct); empty where not recorded (or "
@@ -153,9 +166,16 @@ KernelStats computeKernelStats(const Profile& p, const Progress* progress) {
     table.addColumn("Op is TensorCore eligible", T::Int, ColumnFormat::Bool,
                     "The op is a matmul/convolution kind that could run on Tensor Cores "
                     "(TensorFlow Profiler rule)");
-    table.addColumn("Kernel uses TensorCore", T::Int, ColumnFormat::Bool,
-                    "The kernel name matches a Tensor Core kernel pattern (TensorFlow Profiler "
-                    "rule)");
+    table.addColumn(kKernelUsesTensorCoreColumn, T::Double, ColumnFormat::Bool,
+                    "Yes / No from Stepscope's table of kernel families (TensorFlow Profiler's "
+                    "patterns plus Hopper, Blackwell and AMD families); Unknown (empty in CSV) "
+                    "where nothing tells");
+    table.addColumn(kPrecisionColumn, T::Text, ColumnFormat::Plain,
+                    "fp64, fp32, tf32, bf16, fp16, fp8, int8, fp4 or unknown: the narrowest "
+                    "floating-point type the kernel reads or writes");
+    table.addColumn(kPrecisionSourceColumn, T::Text, ColumnFormat::Plain,
+                    "The evidence the precision comes from: HLO element types, the launching "
+                    "op's input types, the kernel name, or tensor shapes");
     table.addColumn("Op name", T::Text, ColumnFormat::Plain,
                     "Framework op that launched the kernel (tf_op; for JAX the op path)");
     table.addColumn("Occurrences", T::Int);
@@ -174,18 +194,20 @@ KernelStats computeKernelStats(const Profile& p, const Progress* progress) {
         cells.reserve(table.columnCount());
         cells.emplace_back(++rank);
         cells.emplace_back(std::string(p.str(key.kernel)));
-        // ROCm records no registers per thread: empty, not 0.
-        if (kd.hasRegisters)
-            cells.emplace_back(int64_t(kd.registersPerThread));
-        else
-            cells.emplace_back(Table::missing());
-        cells.emplace_back(int64_t(kd.sharedBytes()));
-        cells.emplace_back(dims(kd.block));
-        cells.emplace_back(dims(kd.grid));
+        // What the profile does not record is empty, not 0: ROCm records no registers per
+        // thread, ROCm Kineto traces no launch geometry at all.
+        cells.emplace_back(kd.hasRegisters ? double(kd.registersPerThread) : Table::missing());
+        cells.emplace_back(kd.hasSharedMemory ? double(kd.sharedBytes()) : Table::missing());
+        cells.emplace_back(kd.valid ? dims(kd.block) : std::string());
+        cells.emplace_back(kd.valid ? dims(kd.grid) : std::string());
         if (anyOccupancy)
             cells.emplace_back(kd.occupancyPct > 0 ? kd.occupancyPct : Table::missing());
-        cells.emplace_back(int64_t(key.flags & 1));
-        cells.emplace_back(int64_t((key.flags >> 1) & 1));
+        cells.emplace_back(int64_t(key.eligible ? 1 : 0));
+        cells.emplace_back(tensorCoreCell(key.tensorCore));
+        cells.emplace_back(std::string(precisionName(key.precision)));
+        cells.emplace_back(key.source == PrecisionSource::None
+                               ? std::string()
+                               : std::string(precisionSourceName(key.source)));
         cells.emplace_back(std::string(opName(key.op)));
         cells.emplace_back(int64_t(v.occurrences));
         cells.emplace_back(double(v.totalPs) / 1e6);
@@ -204,15 +226,16 @@ KernelStats groupKernelStats(const KernelStats& stats, KernelGrouping grouping) 
     if (grouping == KernelGrouping::KernelOpConfiguration) return stats;
     const Table& full = stats.table;
     const int kernelCol = full.columnIndex("Kernel name"), opCol = full.columnIndex("Op name"),
-              usesCol = full.columnIndex("Kernel uses TensorCore"),
+              usesCol = full.columnIndex(kKernelUsesTensorCoreColumn),
+              precisionCol = full.columnIndex(kPrecisionColumn),
               eligibleCol = full.columnIndex("Op is TensorCore eligible"),
               countCol = full.columnIndex("Occurrences"),
               totalCol = full.columnIndex("Total duration (µs)"),
               minCol = full.columnIndex("Min duration (µs)"),
               maxCol = full.columnIndex("Max duration (µs)");
     KernelStats out;
-    if (kernelCol < 0 || opCol < 0 || usesCol < 0 || eligibleCol < 0 || countCol < 0 ||
-        totalCol < 0 || minCol < 0 || maxCol < 0)
+    if (kernelCol < 0 || opCol < 0 || usesCol < 0 || precisionCol < 0 || eligibleCol < 0 ||
+        countCol < 0 || totalCol < 0 || minCol < 0 || maxCol < 0)
         return out;
     const bool byOp = grouping == KernelGrouping::KernelOp;
     // The table holds µs as doubles made from whole picoseconds (< 2^53): rounding back is exact.
@@ -224,6 +247,7 @@ KernelStats groupKernelStats(const KernelStats& stats, KernelGrouping grouping) 
         uint64_t configurations = 0, occurrences = 0;
         int64_t total = 0, min = std::numeric_limits<int64_t>::max(), max = -1;
         EventIndex longest = kNoIndex;
+        bool mixedPrecision = false, mixedTensorCore = false;
     };
     std::vector<Group> groups;
     std::unordered_map<std::string, size_t> groupOf;
@@ -233,6 +257,10 @@ KernelStats groupKernelStats(const KernelStats& stats, KernelGrouping grouping) 
         auto [it, added] = groupOf.try_emplace(std::move(key), groups.size());
         if (added) groups.push_back(Group{r});
         Group& g = groups[it->second];
+        g.mixedPrecision |=
+            full.text(r, size_t(precisionCol)) != full.text(g.firstRow, size_t(precisionCol));
+        g.mixedTensorCore |=
+            full.exactText(r, size_t(usesCol)) != full.exactText(g.firstRow, size_t(usesCol));
         ++g.configurations;
         g.occurrences += uint64_t(full.number(r, size_t(countCol)));
         g.total += ps(r, totalCol);
@@ -259,8 +287,11 @@ KernelStats groupKernelStats(const KernelStats& stats, KernelGrouping grouping) 
     t.addColumn("Kernel name", T::Text);
     if (byOp)
         t.addColumn("Op name", T::Text, ColumnFormat::Plain, full.column(size_t(opCol)).tooltip);
-    t.addColumn("Kernel uses TensorCore", T::Int, ColumnFormat::Bool,
+    t.addColumn(kKernelUsesTensorCoreColumn, T::Double, ColumnFormat::Bool,
                 full.column(size_t(usesCol)).tooltip);
+    t.addColumn(kPrecisionColumn, T::Text, ColumnFormat::Plain,
+                full.column(size_t(precisionCol)).tooltip + "; \"mixed\" where the merged rows "
+                                                            "differ");
     if (byOp)
         t.addColumn("Op is TensorCore eligible", T::Int, ColumnFormat::Bool,
                     full.column(size_t(eligibleCol)).tooltip);
@@ -278,7 +309,10 @@ KernelStats groupKernelStats(const KernelStats& stats, KernelGrouping grouping) 
         cells.emplace_back(++rank);
         cells.emplace_back(full.text(g.firstRow, size_t(kernelCol)));
         if (byOp) cells.emplace_back(full.text(g.firstRow, size_t(opCol)));
-        cells.emplace_back(int64_t(full.number(g.firstRow, size_t(usesCol))));
+        cells.emplace_back(g.mixedTensorCore ? Table::missing()
+                                             : full.number(g.firstRow, size_t(usesCol)));
+        cells.emplace_back(g.mixedPrecision ? std::string("mixed")
+                                            : full.text(g.firstRow, size_t(precisionCol)));
         if (byOp) cells.emplace_back(int64_t(full.number(g.firstRow, size_t(eligibleCol))));
         cells.emplace_back(int64_t(g.configurations));
         cells.emplace_back(int64_t(g.occurrences));

@@ -20,16 +20,24 @@ namespace stepscope {
 // Op name: the event's framework op name without its type (see OpCatalog for the precedence:
 // `tf_op`, then the older `level 0`, then for JAX's "XlaModule:" annotation the `name` stat, then
 // `hlo_op`); empty when the event has none. XProf reads `tf_op` only, so for JAX profiles it
-// names every kernel's op "XlaModule"; Stepscope's fallbacks are its own. Tensor Core flags: see
-// TensorCore.h; as in XProf an op whose kernel uses Tensor Cores is eligible, and an op without a
-// name never is.
+// names every kernel's op "XlaModule"; Stepscope's fallbacks are its own. Tensor Core use and
+// precision: KernelFacts (Yes / No / Unknown, and the precision with its evidence); as in XProf
+// an op whose kernel uses Tensor Cores is eligible, and an op without a name never is.
+// A kernel whose profile records no launch geometry (ROCm Kineto traces) keeps its row, with
+// empty geometry cells; rows differ by precision and its evidence too.
 // Rows are sorted by total duration, descending (ties: kernel name, op name); all rows are kept
 // (XProf keeps the top 1000).
+inline constexpr const char* kKernelUsesTensorCoreColumn = "Kernel uses TensorCore";
+inline constexpr const char* kPrecisionColumn = "Precision";
+inline constexpr const char* kPrecisionSourceColumn = "Precision from";
+
 struct KernelStats {
     // Columns: Rank, Kernel name, Registers per thread, Shared memory (bytes), Block dim,
     // Grid dim, [Theoretical occupancy %, only when some kernel reports one; NaN where absent],
-    // Op is TensorCore eligible, Kernel uses TensorCore, Op name, Occurrences,
-    // Total duration (µs), Avg duration (µs), Min duration (µs), Max duration (µs).
+    // Op is TensorCore eligible, Kernel uses TensorCore (1, 0, NaN for unknown), Precision,
+    // Precision from, Op name, Occurrences, Total duration (µs), Avg duration (µs),
+    // Min duration (µs), Max duration (µs). Registers and shared memory are NaN, the dims empty,
+    // where the profile does not record them.
     Table table;
     // Per table row: the longest instance (first of equals), for "show in trace viewer".
     std::vector<EventIndex> longestInstance;
@@ -46,7 +54,8 @@ enum class KernelGrouping : uint8_t { Kernel, KernelOp, KernelOpConfiguration };
 
 // The table of `stats` (KernelOpConfiguration, as computed) regrouped. Kernel: a row per kernel
 // name; KernelOp: per (kernel, op). Columns: Rank, Kernel name, [Op name,] Kernel uses
-// TensorCore, [Op is TensorCore eligible,] Launch configurations (rows merged), Occurrences,
+// TensorCore, Precision ("mixed" where the merged rows differ; a Tensor Core answer that differs
+// reads Unknown), [Op is TensorCore eligible,] Launch configurations (rows merged), Occurrences,
 // Total / Avg / Min / Max duration (µs), summed from the exact picosecond values; the longest
 // instance is the one of the merged row with the longest maximum (the first in the full table's
 // order among equals). Sorted by total, descending (ties: kernel name, op name).

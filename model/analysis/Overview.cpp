@@ -309,16 +309,21 @@ Table topOpsTable(const TfOpStats& stats) {
     t.addColumn("Operation", Table::Type::Text);
     t.addColumn("Self time (µs)", Table::Type::Double, ColumnFormat::Microseconds);
     t.addColumn("TensorCore eligible", Table::Type::Int, ColumnFormat::Bool);
-    t.addColumn("Uses TensorCore", Table::Type::Int, ColumnFormat::Bool);
+    t.addColumn("Uses TensorCore", Table::Type::Double, ColumnFormat::Bool,
+                "Yes when some of its kernels use Tensor Cores, No when its kernels are known "
+                "not to, Unknown when nothing tells (empty in CSV)");
     double cumulative = 0;
     for (size_t i = 0; i < device.size() && i < 10; ++i) {
         const TfOpStatsRow& r = *device[i];
         const OpIdentity& op = stats.ops[r.op];
         const double pct = share(double(r.selfPs), double(deviceSelfPs));
         cumulative += pct;
+        const double uses = r.tensorCoreKernelPs > 0     ? 1.0
+                            : r.noTensorCoreKernelPs > 0 ? 0.0
+                                                         : Table::missing();
         t.addRow({int64_t(i + 1), pct, cumulative, op.type, op.name, double(r.selfPs) / kPsPerUs,
-                  int64_t(opIsTensorCoreEligible(op.name) ? 1 : 0),
-                  int64_t(r.tensorCoreKernelPs > 0 ? 1 : 0)});
+                  int64_t(opIsTensorCoreEligible(op.name) || r.tensorCoreKernelPs > 0 ? 1 : 0),
+                  uses});
     }
     return t;
 }
@@ -370,12 +375,26 @@ void recommend(const Profile& p, Overview& o, const TfOpStats& ops) {
             oneDigit(b.collectivesPercent) +
                 "% of the total step time is spent on device collective communication.",
             b.collectivesPercent, "trace_viewer", steps.begin, steps.end);
-    if (!std::isnan(o.compute16Percent) && o.compute16Percent < kLow16BitPercent)
+    // Mixed precision: XProf advises it when under 10% of device compute is 16-bit, which on
+    // bf16 and fp8 profiles it reads as 0% (its rule knows only "half"). Stepscope advises it only
+    // where full fp32 (not tf32, not fp64) holds most of the kernel time and under 10% runs below
+    // 32 bits, by the precision of each kernel (KernelFacts); kernels of unknown precision count
+    // for neither, so a profile whose precision cannot be read gets no advice.
+    int64_t allKernelPs = 0, lowPs = 0;
+    for (size_t i = 0; i < kPrecisionCount; ++i) {
+        allKernelPs += o.kernelPrecisionPs[i];
+        if (isBelow32Bit(Precision(i))) lowPs += o.kernelPrecisionPs[i];
+    }
+    const double fp32Percent =
+        share(double(o.kernelPrecisionPs[size_t(Precision::FP32)]), double(allKernelPs));
+    const double lowPercent = share(double(lowPs), double(allKernelPs));
+    if (allKernelPs > 0 && fp32Percent >= kFp32DominantPercent && lowPercent < kLow16BitPercent)
         add("mixed_precision", "moderate",
-            "Only " + oneDigit(o.compute16Percent) +
-                "% of device compute time is in 16-bit kernels: enabling mixed precision can "
-                "speed up training up to ~3x on Volta and newer GPUs.",
-            o.compute16Percent, "kernel_stats");
+            oneDigit(fp32Percent) + "% of kernel time runs in full fp32 and " +
+                oneDigit(lowPercent) +
+                "% in 16 bits or fewer: enabling mixed precision (bf16 or fp16) can speed up "
+                "training up to ~3x on Volta and newer GPUs.",
+            fp32Percent, "kernel_stats");
     // Gaps between steps: time from one step's end to the next step's start.
     if (o.steps.steps.size() >= 2 && o.stepTimeMs.average > 0) {
         std::vector<StepRecord> byTime = o.steps.steps;
@@ -464,28 +483,51 @@ void recommend(const Profile& p, Overview& o, const TfOpStats& ops) {
                     " (busiest) and " + idlest + " (least busy).",
                 spread, "trace_viewer");
     }
-    // Tensor Core eligible ops whose kernels are not Tensor Core kernels (NVIDIA GPUs of cc 7.0+;
-    // Tensor Core kernels are told by NVIDIA kernel names, and AMD's gfx 9.x is no cc). XLA
-    // writes the vendor "Nvidia", the Kineto importer "NVIDIA"; older profiles may have none.
+    // Tensor Core eligible ops whose kernels are known NOT to use Tensor Cores (KernelFacts says
+    // No), on GPUs that have them: NVIDIA cc 7.0+ (XLA writes the vendor "Nvidia", the Kineto
+    // importer "NVIDIA"; older profiles may have none) and AMD cc 9.4+ (MI300 on; earlier gfx9
+    // parts differ in whether they have Matrix Cores). Kernels whose use is unknown are never
+    // counted as misses, and the text names the ops it counts.
     bool tensorCores = false;
-    for (const Plane& pl : p.planes())
-        if (pl.kind == PlaneKind::Gpu && pl.device.computeCapMajor >= 7 &&
-            (pl.device.vendor.empty() || lowerCase(pl.device.vendor) == "nvidia"))
+    for (const Plane& pl : p.planes()) {
+        if (pl.kind != PlaneKind::Gpu) continue;
+        const std::string vendor = lowerCase(pl.device.vendor);
+        const DeviceInfo& d = pl.device;
+        if ((vendor.empty() || vendor == "nvidia") && d.computeCapMajor >= 7) tensorCores = true;
+        if (vendor == "amd" &&
+            (d.computeCapMajor > 9 || (d.computeCapMajor == 9 && d.computeCapMinor >= 4)))
             tensorCores = true;
+    }
     if (tensorCores) {
         int64_t kernelPs = 0, missPs = 0;
+        std::vector<const TfOpStatsRow*> missed;
         for (const TfOpStatsRow& r : ops.rows) {
             if (r.side != OpSide::Device) continue;
             kernelPs += r.kernelPs;
-            if (opIsTensorCoreEligible(ops.ops[r.op].name))
-                missPs += r.kernelPs - r.tensorCoreKernelPs;
+            if (r.noTensorCoreKernelPs > 0 && opIsTensorCoreEligible(ops.ops[r.op].name)) {
+                missPs += r.noTensorCoreKernelPs;
+                missed.push_back(&r);
+            }
         }
         const double pct = share(double(missPs), double(kernelPs));
-        if (pct >= kTensorCoreMissPercent)
+        if (pct >= kTensorCoreMissPercent) {
+            std::sort(missed.begin(), missed.end(), [&](const auto* a, const auto* b) {
+                if (a->noTensorCoreKernelPs != b->noTensorCoreKernelPs)
+                    return a->noTensorCoreKernelPs > b->noTensorCoreKernelPs;
+                return ops.ops[a->op].name < ops.ops[b->op].name;
+            });
+            std::string names;
+            for (size_t i = 0; i < missed.size() && i < 3; ++i)
+                names += (i ? ", " : "") + ops.ops[missed[i]->op].name + " (" +
+                         threeDigits(double(missed[i]->noTensorCoreKernelPs) / kPsPerMs) + " ms)";
+            if (missed.size() > 3) names += " and " + std::to_string(missed.size() - 3) + " more";
             add("tensor_core", "moderate",
-                oneDigit(pct) + "% of kernel time is in Tensor Core eligible ops whose kernels do "
-                                "not use Tensor Cores (for fp16, make dimensions multiples of 8).",
+                oneDigit(pct) +
+                    "% of kernel time is in Tensor Core eligible ops whose kernels do not use "
+                    "Tensor Cores: " +
+                    names + " (for fp16, make dimensions multiples of 8).",
                 pct, "kernel_stats");
+        }
     }
     const HostApiTime api = hostApiTime(p);
     const double hostSpan = double(api.last - api.first);
@@ -600,6 +642,9 @@ Overview computeOverview(const Profile& p, std::string_view stepPattern, const P
     const TfOpStats ops = computeTfOpStats(p, progress);
     if (progress && progress->cancelled()) return {};
     o.topOps = topOpsTable(ops);
+    for (const TfOpStatsRow& r : ops.rows)
+        if (r.side == OpSide::Device)
+            for (size_t i = 0; i < kPrecisionCount; ++i) o.kernelPrecisionPs[i] += r.precisionPs[i];
     // Op placement (ConvertOpStatsToOverviewPageAnalysis, op_stats_to_overview_page.cc): host and
     // device shares of op occurrences.
     uint64_t hostOps = 0, deviceOps = 0;
@@ -680,6 +725,28 @@ Table gpuTimeTable(const GpuTime& gpu) {
     return t;
 }
 
+Table precisionTable(const Overview& o) {
+    Table t;
+    t.addColumn("Precision", Table::Type::Text, ColumnFormat::Plain,
+                "The narrowest floating-point type a kernel reads or writes, from the best "
+                "evidence the profile holds (HLO, the launching op's input types, the kernel name, "
+                "tensor shapes)");
+    t.addColumn("Kernel time (ms)", Table::Type::Double);
+    t.addColumn("Kernel time (%)", Table::Type::Double, ColumnFormat::Percent,
+                "Of all kernel time in the profile");
+    int64_t total = 0;
+    for (int64_t ps : o.kernelPrecisionPs) total += ps;
+    // Widest first, as a user reads "fp32 ... bf16 ... fp8"; unknown last.
+    for (size_t k = 0; k < kPrecisionCount; ++k) {
+        const size_t i = k + 1 < kPrecisionCount ? kPrecisionCount - 2 - k : kPrecisionCount - 1;
+        const int64_t ps = o.kernelPrecisionPs[i];
+        if (ps <= 0) continue;
+        t.addRow({std::string(precisionName(Precision(i))), double(ps) / kPsPerMs,
+                  share(double(ps), double(total))});
+    }
+    return t;
+}
+
 std::string overviewJson(const Overview& o) {
     JsonWriter j;
     j.beginObject().field("tool", "overview");
@@ -748,6 +815,7 @@ std::string overviewJson(const Overview& o) {
     j.key("step_breakdown").table(overviewStepTable(o));
     j.key("gpu_time").table(gpuTimeTable(o.gpu));
     j.key("top_ops").table(o.topOps);
+    j.key("kernel_time_by_precision").table(precisionTable(o));
     j.key("environment").beginObject();
     j.key("hosts").beginArray();
     for (const std::string& h : o.hosts) j.value(h);

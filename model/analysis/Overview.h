@@ -10,6 +10,7 @@
 #include "model/Progress.h"
 #include "model/Table.h"
 #include "model/analysis/GpuTime.h"
+#include "model/analysis/Precision.h"
 #include "model/analysis/StepAnalysis.h"
 #include "model/analysis/TorchOverview.h"
 
@@ -54,6 +55,9 @@ struct Overview {
     std::array<SampleSummary, kStepCategoryCount> categoryMs{}; // per category, over the steps
     Bottleneck bottleneck;
     double compute16Percent = 0; // of device compute time in the steps; NaN without device compute
+    // Kernel time of the whole profile by precision (KernelFacts), indexed by Precision: the
+    // page's precision breakdown, beside XProf's 16/32-bit split above.
+    std::array<int64_t, kPrecisionCount> kernelPrecisionPs{};
     // Op placement, as XProf (op_stats_to_overview_page.cc): shares of op occurrences (host ops
     // vs device ops); NaN when there are no ops.
     double hostOpPercent = 0;
@@ -81,10 +85,11 @@ struct Overview {
 };
 
 // Stepscope's thresholds where XProf has none (named in the README with the check they serve).
-inline constexpr double kSmallKernelUs = 20;      // launch latency: kernels shorter than this
-inline constexpr double kLow16BitPercent = 10;    // GPU guide: mixed precision off
-inline constexpr double kStepGapPercent = 10;     // gaps between steps, of the step time
-inline constexpr double kExposedCopyPercent = 10; // exposed memcpy, of busy time
+inline constexpr double kSmallKernelUs = 20;       // launch latency: kernels shorter than this
+inline constexpr double kLow16BitPercent = 10;     // GPU guide: mixed precision off
+inline constexpr double kFp32DominantPercent = 50; // ... and full fp32 holds most kernel time
+inline constexpr double kStepGapPercent = 10;      // gaps between steps, of the step time
+inline constexpr double kExposedCopyPercent = 10;  // exposed memcpy, of busy time
 inline constexpr int64_t kMinExposedCopyPs = 1'000'000'000; // ... and at least 1 ms of it
 inline constexpr double kTensorCoreMissPercent = 10;        // eligible op time off Tensor Cores
 inline constexpr double kReplicaImbalancePercent = 10;      // (max - min) / max of busy time
@@ -108,6 +113,9 @@ Table overviewStepTable(const Overview& overview);
 // (not overlapped by computation), Memcpy/memset only (ms) (overlapped by neither computation
 // nor collectives: TraceLens' "exposed memcpy", GpuTimeRow::memoryOnlyPs).
 Table gpuTimeTable(const GpuTime& gpu);
+// Kernel time by precision: Precision, Kernel time (ms), Kernel time (%); one row per precision
+// that ran (unknown last), empty without kernels.
+Table precisionTable(const Overview& overview);
 // Everything above as one JSON document.
 std::string overviewJson(const Overview& overview);
 

@@ -1,5 +1,8 @@
 #include "model/analysis/Precision.h"
 
+#include <array>
+#include <utility>
+
 namespace stepscope {
 
 std::string_view precisionName(Precision p) {
@@ -40,6 +43,328 @@ std::string_view precisionSourceName(PrecisionSource s) {
         break;
     }
     return "none";
+}
+
+namespace {
+
+using Rule = std::pair<std::string_view, Precision>;
+
+bool isIdentChar(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// Calls f(identifier) for every run of [A-Za-z0-9_] in text.
+template <typename F> void forEachIdentifier(std::string_view text, F&& f) {
+    size_t i = 0;
+    while (i < text.size()) {
+        while (i < text.size() && !isIdentChar(text[i])) ++i;
+        const size_t begin = i;
+        while (i < text.size() && isIdentChar(text[i])) ++i;
+        if (i > begin) f(text.substr(begin, i - begin));
+    }
+}
+
+// Calls f(part) for every '_'-separated non-empty part of an identifier.
+template <typename F> void forEachPart(std::string_view ident, F&& f) {
+    size_t i = 0;
+    while (i <= ident.size()) {
+        size_t j = ident.find('_', i);
+        if (j == std::string_view::npos) j = ident.size();
+        if (j > i) f(ident.substr(i, j - i));
+        i = j + 1;
+    }
+}
+
+template <size_t N> Precision lookup(const std::array<Rule, N>& rules, std::string_view word) {
+    for (const Rule& r : rules)
+        if (r.first == word) return r.second;
+    return Precision::Unknown;
+}
+
+// Whole C++ type names in demangled kernel names: PyTorch (c10::), CUDA (__half, __nv_*),
+// CUTLASS (cutlass::half_t ..., NVIDIA/cutlass python/cutlass_library/library.py DataTypeTag),
+// Eigen (Eigen::half), Composable Kernel (ck::half_t, ck::bhalf_t, ck::f8_t, ck::bf8_t).
+constexpr std::array<Rule, 33> kCppTypes = {{
+    {"float", Precision::FP32},
+    {"double", Precision::FP64},
+    {"half", Precision::FP16},
+    {"Half", Precision::FP16},
+    {"__half", Precision::FP16},
+    {"half2", Precision::FP16},
+    {"__half2", Precision::FP16},
+    {"half_t", Precision::FP16},
+    {"BFloat16", Precision::BF16},
+    {"bfloat16", Precision::BF16},
+    {"bfloat16_t", Precision::BF16},
+    {"__nv_bfloat16", Precision::BF16},
+    {"__nv_bfloat162", Precision::BF16},
+    {"nv_bfloat16", Precision::BF16},
+    {"bhalf_t", Precision::BF16},
+    {"tfloat32_t", Precision::TF32},
+    {"Float8_e4m3fn", Precision::FP8},
+    {"Float8_e5m2", Precision::FP8},
+    {"Float8_e4m3fnuz", Precision::FP8},
+    {"Float8_e5m2fnuz", Precision::FP8},
+    {"Float8_e8m0fnu", Precision::FP8},
+    {"float_e4m3_t", Precision::FP8},
+    {"float_e5m2_t", Precision::FP8},
+    {"__nv_fp8_e4m3", Precision::FP8},
+    {"__nv_fp8_e5m2", Precision::FP8},
+    {"type_erased_dynamic_float8_t", Precision::FP8},
+    {"f8_t", Precision::FP8},
+    {"bf8_t", Precision::FP8},
+    {"Float4_e2m1fn_x2", Precision::FP4},
+    {"float_e2m1_t", Precision::FP4},
+    {"__nv_fp4_e2m1", Precision::FP4},
+    {"type_erased_dynamic_float4_t", Precision::FP4},
+    {"float_ue4m3_t", Precision::Unknown}, // a block-scale type, not the data's
+}};
+
+// Type tokens of library kernel names, as '_'-separated parts: CUTLASS's DataTypeNames
+// (library.py), cuDNN/xmma names (sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_...),
+// PyTorch's mem-efficient attention (fmha_cutlassF_bf16_...), MIOpen's igemm (..._fp16_...), FP8
+// and FP4 recipe names.
+constexpr std::array<Rule, 22> kTypeParts = {{
+    {"bf16", Precision::BF16}, {"fp16", Precision::FP16},  {"f16", Precision::FP16},
+    {"tf32", Precision::TF32}, {"fp32", Precision::FP32},  {"f32", Precision::FP32},
+    {"fp64", Precision::FP64}, {"f64", Precision::FP64},   {"e4m3", Precision::FP8},
+    {"e5m2", Precision::FP8},  {"e4m3fn", Precision::FP8}, {"fp8", Precision::FP8},
+    {"f8", Precision::FP8},    {"mxfp8", Precision::FP8},  {"e2m1", Precision::FP4},
+    {"fp4", Precision::FP4},   {"f4", Precision::FP4},     {"nvfp4", Precision::FP4},
+    {"mxfp4", Precision::FP4}, {"int8", Precision::INT8},  {"s8", Precision::INT8},
+    {"u8", Precision::INT8},
+}};
+
+// Legacy cuBLAS/cuDNN/CUTLASS-2 tokens: SIMT GEMMs by their type letter (volta_sgemm_...,
+// maxwell_scudnn_..., cutlass_80_simt_sgemm_...), and MMA instruction shapes whose letter fixes
+// the data type (NVIDIA PyProf's and XProf's Tensor Core lists; CUTLASS generator.py
+// MathInstruction shapes: 884 is Volta's fp16 HMMA, h.... accumulates in fp16, i.... are integer
+// MMAs, d.... fp64 DMMA).
+constexpr std::array<Rule, 14> kLegacyPrefixes = {{
+    {"sgemm", Precision::FP32},
+    {"scudnn", Precision::FP32},
+    {"dgemm", Precision::FP64},
+    {"hgemm", Precision::FP16},
+    {"hcudnn", Precision::FP16},
+    {"h884", Precision::FP16},
+    {"s884", Precision::FP16},
+    {"h1688", Precision::FP16},
+    {"h16816", Precision::FP16},
+    {"i8816", Precision::INT8},
+    {"i8832", Precision::INT8},
+    {"i16832", Precision::INT8},
+    {"d884", Precision::FP64},
+    {"d1684", Precision::FP64},
+}};
+
+// Run-together types of one part (xmma's bf16bf16, f32f32, tf32f32, e4m3bf16): the narrowest,
+// or Unknown when the part is not made only of type tokens. 32-bit integer accumulators (s32,
+// i32) are allowed and say nothing.
+Precision runTogetherTypes(std::string_view part) {
+    static constexpr std::array<Rule, 12> kTokens = {{
+        {"bf16", Precision::BF16},
+        {"tf32", Precision::TF32},
+        {"f16", Precision::FP16},
+        {"f32", Precision::FP32},
+        {"f64", Precision::FP64},
+        {"e4m3", Precision::FP8},
+        {"e5m2", Precision::FP8},
+        {"e2m1", Precision::FP4},
+        {"s8", Precision::INT8},
+        {"u8", Precision::INT8},
+        {"s32", Precision::Unknown},
+        {"i32", Precision::Unknown},
+    }};
+    Precision result = Precision::Unknown;
+    size_t count = 0;
+    while (!part.empty()) {
+        bool matched = false;
+        for (const Rule& t : kTokens)
+            if (part.starts_with(t.first)) {
+                result = narrower(result, t.second);
+                part.remove_prefix(t.first.size());
+                matched = true;
+                ++count;
+                break;
+            }
+        if (!matched) return Precision::Unknown;
+    }
+    return count >= 2 ? result : Precision::Unknown;
+}
+
+Precision nvjetLetter(char c) {
+    switch (c) {
+    case 'h':
+        return Precision::FP16;
+    case 't':
+        return Precision::BF16;
+    case 's':
+        return Precision::FP32;
+    case 'q':
+        return Precision::FP8;
+    case 'o':
+        return Precision::FP4;
+    default:
+        return Precision::Unknown;
+    }
+}
+
+// cuBLASLt's Hopper/Blackwell GEMMs: nvjet[_smNN]_<types>_..., where the type block is three
+// letters (A/B, compute, output: hsh = fp16 in, fp32 compute, fp16 out; tst = bf16) or five (A
+// and B apart: qqtst = e4m3 x e4m3 -> bf16). No public source decodes the letters; this reading
+// (h fp16, t bf16, s fp32, q fp8 e4m3, o fp4) is ours, from cuBLAS calls of known types (the
+// gemmsteps capture's fp16 cublasGemmEx ran as nvjet_sm90_hsh_..., torch._scaled_mm on e4m3 as
+// nvjet_sm90_qqtst_...), and a _tf32 part marks TF32 math. The input letters decide.
+Precision nvjetPrecision(std::string_view ident) {
+    Precision result = Precision::Unknown;
+    bool typesSeen = false, tf32 = false;
+    forEachPart(ident.substr(6), [&](std::string_view part) {
+        if (part == "tf32") tf32 = true;
+        if (typesSeen || part.starts_with("sm")) return;
+        if (part.size() != 3 && part.size() != 5) return;
+        for (char c : part)
+            if (nvjetLetter(c) == Precision::Unknown) return;
+        typesSeen = true;
+        result = nvjetLetter(part[0]);
+        if (part.size() == 5) result = narrower(result, nvjetLetter(part[1]));
+    });
+    return tf32 ? Precision::TF32 : result;
+}
+
+// AMD Tensile / hipBLASLt GEMMs: Cijk_<A index>_<B index>_<types>_..., whose type field starts
+// with the A/B data type (ROCm/Tensile Tensile/DataType.py; hipBLASLt TensileLite
+// Tensile/Common/DataType.py): H fp16, B bf16, S fp32, D fp64, X xf32 (TF32-like), I8 and 4xi8
+// int8, F8/B8 (and their N forms) fp8, C/Z complex fp32/fp64.
+Precision tensilePrecision(std::string_view ident) {
+    Precision result = Precision::Unknown;
+    bool done = false;
+    size_t index = 0;
+    forEachPart(ident, [&](std::string_view part) {
+        if (done || index++ == 0) return;
+        if ((part[0] == 'A' || part[0] == 'B') && part.size() > 1 && part[1] >= 'a' &&
+            part[1] <= 'z')
+            return; // Alik, Bljk: the index letters of A and B
+        done = true;
+        static constexpr std::array<Rule, 10> kCodes = {{
+            {"4xi8", Precision::INT8},
+            {"F8", Precision::FP8},
+            {"B8", Precision::FP8},
+            {"I8", Precision::INT8},
+            {"H", Precision::FP16},
+            {"B", Precision::BF16},
+            {"S", Precision::FP32},
+            {"D", Precision::FP64},
+            {"X", Precision::TF32},
+            {"C", Precision::FP32},
+        }};
+        for (const Rule& r : kCodes)
+            if (part.starts_with(r.first)) {
+                result = r.second;
+                return;
+            }
+        if (part[0] == 'Z') result = Precision::FP64;
+    });
+    return result;
+}
+
+} // namespace
+
+Precision precisionOfKernelName(std::string_view name) {
+    // cuDNN's generated attention kernels write "f16" for both fp16 and bf16 runs (a bf16 run of
+    // the gpt12 trace is ..._wgmma_f16_...): their name cannot tell.
+    if (name.find("cudnn_generated_fort_native_sdpa") != std::string_view::npos)
+        return Precision::Unknown;
+    Precision result = Precision::Unknown;
+    bool bareS1688 = false;
+    forEachIdentifier(name, [&](std::string_view ident) {
+        const Precision type = lookup(kCppTypes, ident);
+        if (type != Precision::Unknown) {
+            result = narrower(result, type);
+            return;
+        }
+        if (ident.starts_with("nvjet_")) {
+            result = narrower(result, nvjetPrecision(ident));
+            return;
+        }
+        if (ident.starts_with("Cijk_")) {
+            result = narrower(result, tensilePrecision(ident));
+            return;
+        }
+        forEachPart(ident, [&](std::string_view part) {
+            Precision p = lookup(kTypeParts, part);
+            if (p == Precision::Unknown) p = lookup(kCppTypes, part);
+            if (p == Precision::Unknown) p = runTogetherTypes(part);
+            if (p == Precision::Unknown && part.find("tf32") != std::string_view::npos)
+                p = Precision::TF32; // s1688tf32gemm: fp32 data through TF32 MMAs
+            if (p == Precision::Unknown)
+                for (const Rule& r : kLegacyPrefixes)
+                    if (part.starts_with(r.first)) {
+                        p = r.second;
+                        break;
+                    }
+            if (part.starts_with("s1688")) bareS1688 = true;
+            result = narrower(result, p);
+        });
+    });
+    // CUTLASS 2 writes the A type after the instruction shape when it differs from the fp32
+    // accumulator (s1688gemm_f16, s16816gemm_bf16; gemm_operation.py extended_name): a 16x8x8 MMA
+    // named with no type reads fp32 data, which on sm_80+ only TF32 Tensor Cores take.
+    if (result == Precision::Unknown && bareS1688) return Precision::TF32;
+    return result;
+}
+
+Precision precisionOfTorchType(std::string_view type, bool matrixOp) {
+    static constexpr std::array<Rule, 15> kTorchTypes = {{
+        {"float", Precision::FP32},
+        {"double", Precision::FP64},
+        {"c10::Half", Precision::FP16},
+        {"c10::BFloat16", Precision::BF16},
+        {"c10::Float8_e4m3fn", Precision::FP8},
+        {"c10::Float8_e5m2", Precision::FP8},
+        {"c10::Float8_e4m3fnuz", Precision::FP8},
+        {"c10::Float8_e5m2fnuz", Precision::FP8},
+        {"c10::Float8_e8m0fnu", Precision::FP8},
+        {"c10::Float4_e2m1fn_x2", Precision::FP4},
+        {"c10::complex<float>", Precision::FP32},
+        {"c10::complex<double>", Precision::FP64},
+        {"c10::complex<c10::Half>", Precision::FP16},
+        {"signed char", Precision::INT8},
+        {"unsigned char", Precision::INT8},
+    }};
+    const Precision p = lookup(kTorchTypes, type);
+    if (p == Precision::INT8 && !matrixOp) return Precision::Unknown;
+    return p;
+}
+
+Precision precisionOfInputTypes(std::string_view list, bool matrixOp) {
+    Precision result = Precision::Unknown;
+    size_t i = 0;
+    while ((i = list.find('"', i)) != std::string_view::npos) {
+        const size_t end = list.find('"', i + 1);
+        if (end == std::string_view::npos) break;
+        result = narrower(result, precisionOfTorchType(list.substr(i + 1, end - i - 1), matrixOp));
+        i = end + 1;
+    }
+    return result;
+}
+
+Precision precisionOfTensorShapes(std::string_view shapes) {
+    // TensorFlow's DataTypeString spellings (tensorflow/core/framework/types.cc).
+    static constexpr std::array<Rule, 8> kTfTypes = {{
+        {"half", Precision::FP16},
+        {"bfloat16", Precision::BF16},
+        {"float", Precision::FP32},
+        {"double", Precision::FP64},
+        {"float8_e4m3fn", Precision::FP8},
+        {"float8_e5m2", Precision::FP8},
+        {"float8_e4m3fnuz", Precision::FP8},
+        {"float8_e5m2fnuz", Precision::FP8},
+    }};
+    Precision result = Precision::Unknown;
+    forEachIdentifier(shapes, [&](std::string_view ident) {
+        result = narrower(result, lookup(kTfTypes, ident));
+    });
+    return result;
 }
 
 } // namespace stepscope

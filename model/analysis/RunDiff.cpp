@@ -9,8 +9,8 @@
 #include <unordered_map>
 
 #include "model/NumberFormat.h"
+#include "model/analysis/KernelFacts.h"
 #include "model/analysis/OpName.h"
-#include "model/analysis/TensorCore.h"
 
 namespace stepscope {
 
@@ -261,7 +261,7 @@ bool collect(const Profile& p, const HostPair& hosts, const std::vector<Window>&
              bool isBase, RowSet& ops, RowSet& kernels, const Progress* progress) {
     const uint32_t host = isBase ? hosts.base : hosts.candidate;
     OpCatalog catalog(p);
-    std::vector<int8_t> tensorCore(p.metadata().size(), -1);
+    KernelFacts facts(p);
     // Row of each catalog op and of each (kernel name, launch configuration) met: the string key
     // is built once per op or kernel, not per event.
     std::vector<uint32_t> opRowOf;
@@ -322,8 +322,7 @@ bool collect(const Profile& p, const HostPair& hosts, const std::vector<Window>&
                 opSide.totalPs += dur;
                 opSide.perStepUs[w->pair] += us;
                 if (!kernel) continue;
-                int8_t& tc = tensorCore[p.metadataOf(e)];
-                if (tc < 0) tc = kernelUsesTensorCore(p.name(e), plane.device.vendor) ? 1 : 0;
+                const bool tc = facts.of(e).tensorCore == TensorCoreUse::Uses;
                 const size_t r = ops.indexOf(opRow);
                 ops.kernelPs_[r][side] += dur;
                 if (tc) ops.tensorCorePs_[r][side] += dur;

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "model/DeviceDetails.h"
+#include "model/analysis/KernelFacts.h"
 #include "model/analysis/OpName.h"
 
 namespace stepscope {
@@ -141,7 +142,6 @@ class StatKeys {
 public:
     explicit StatKeys(const Profile& p)
         : p_(p)
-        , tensorShapes_(p.strings().find("tensor_shapes"))
         , stepName_(p.strings().find("step_name"))
         , stepNum_(p.strings().find("step_num"))
         , stageName_(p.strings().find("input_pipeline_stage_name")) {}
@@ -158,7 +158,6 @@ public:
         const auto s = get(e, key);
         return s && s->isText() ? p_.str(s->asString()) : std::string_view{};
     }
-    std::string_view tensorShapes(EventIndex e) const { return text(e, tensorShapes_); }
     std::string_view stepName(EventIndex e) const { return text(e, stepName_); }
     bool hasStageName(EventIndex e) const { return !text(e, stageName_).empty(); }
     std::optional<int64_t> stepNum(EventIndex e) const {
@@ -169,7 +168,7 @@ public:
 
 private:
     const Profile& p_;
-    StringId tensorShapes_, stepName_, stepNum_, stageName_;
+    StringId stepName_, stepNum_, stageName_;
 };
 
 // XProf's event type for a copy direction; nothing for memsets and unknown directions.
@@ -187,16 +186,13 @@ std::optional<StepEventType> copyEventType(CopyKind kind) {
     }
 }
 
-bool isDeviceCompute(StepEventType t) {
-    return t == StepEventType::DeviceCompute16 || t == StepEventType::DeviceCompute32;
-}
-
-// XProf's ClassifyGpuEvent. Departure: CUPTI names its copies "MemcpyH2D", "MemcpyD2H",
-// "MemcpyD2D", "MemcpyP2P" and Kineto "Memcpy HtoD (Pageable -> Device)", "Memcpy DtoD (...)",
+// XProf's ClassifyGpuEvent, up to its compute case: a copy or collective by name, or nothing for
+// device compute. Departure: CUPTI names its copies "MemcpyH2D", "MemcpyD2H", "MemcpyD2D",
+// "MemcpyP2P" and Kineto "Memcpy HtoD (Pageable -> Device)", "Memcpy DtoD (...)",
 // "Memcpy PtoP (...)", which XProf's ParseTfOpFullname test (a "MemcpyHToD" prefix) misses, so
 // XProf counts GPU copies as 32-bit compute; Stepscope classifies them by those spellings too (and
 // by the memcpy_details "kind:" field, see NameFacts::gpu).
-StepEventType classifyGpuEvent(std::string_view name, std::string_view tensorShapes) {
+std::optional<StepEventType> classifyGpuTransfer(std::string_view name) {
     switch (parseTfOpFullname(name).category) {
     case OpCategory::MemcpyHToD:
         return StepEventType::HostToDevice;
@@ -210,12 +206,7 @@ StepEventType classifyGpuEvent(std::string_view name, std::string_view tensorSha
     if (startsWith(name, "Memcpy"))
         if (const auto copy = copyEventType(copyKindFromName(name.substr(6)))) return *copy;
     if (startsWithIgnoreCase(name, "nccl")) return StepEventType::DeviceCollectives;
-    // ClassifyGpuCompute: precision from the tensor shapes, else from the name.
-    if (tensorShapes.empty())
-        return contains(name, "half") || contains(name, "fp16") ? StepEventType::DeviceCompute16
-                                                                : StepEventType::DeviceCompute32;
-    return contains(tensorShapes, "half") ? StepEventType::DeviceCompute16
-                                          : StepEventType::DeviceCompute32;
+    return std::nullopt;
 }
 
 // What a host event's name alone says for XProf's ClassifyCpuEvent.
@@ -248,31 +239,35 @@ class NameFacts {
 public:
     explicit NameFacts(const Profile& p)
         : p_(p)
+        , kernels_(p)
         , gpu_(p.metadata().size(), kUnset)
         , host_(p.metadata().size(), kUnset) {}
 
-    StepEventType gpu(EventIndex e, std::string_view tensorShapes) {
-        StepEventType t;
-        if (!tensorShapes.empty()) {
-            t = classifyGpuEvent(p_.name(e), tensorShapes);
-        } else {
-            uint8_t& v = gpu_[p_.metadataOf(e)];
-            if (v == kUnset) v = uint8_t(classifyGpuEvent(p_.name(e), {}));
-            t = StepEventType(v);
+    // XProf's ClassifyGpuEvent. Its compute case (ClassifyGpuCompute: 16-bit when the tensor
+    // shapes, else the name, say "half" or "fp16") becomes: 16-bit when the kernel's precision
+    // (KernelFacts: HLO, op input types, kernel name, tensor shapes) is narrower than 32 bits,
+    // else 32-bit, unknown precision included, as XProf counts whatever is not half.
+    StepEventType gpu(EventIndex e) {
+        uint8_t& v = gpu_[p_.metadataOf(e)];
+        if (v == kUnset) {
+            const auto transfer = classifyGpuTransfer(p_.name(e));
+            v = transfer ? uint8_t(*transfer) : kCompute;
         }
+        if (v != kCompute) return StepEventType(v);
         // A copy whose name does not say its direction: the memcpy_details "kind:" field (the
         // Kineto importer writes one for every copy).
-        if (isDeviceCompute(t) && !p_.memcpys().empty())
+        if (!p_.memcpys().empty())
             if (const MemcpyDetails* m = p_.memcpys().find(e))
                 if (const auto copy = copyEventType(m->kind)) return *copy;
-        return t;
+        return isBelow32Bit(kernels_.of(e).precision) ? StepEventType::DeviceCompute16
+                                                      : StepEventType::DeviceCompute32;
     }
     bool explicitMarker(EventIndex e) { return host(e) & kMarker; }
     bool realCompute(EventIndex e) { return host(e) & kReal; }
     HostName name(EventIndex e) { return HostName(host(e) >> 2); }
 
 private:
-    static constexpr uint8_t kUnset = 0xFF, kMarker = 1, kReal = 2;
+    static constexpr uint8_t kUnset = 0xFF, kCompute = 0xFE, kMarker = 1, kReal = 2;
     uint8_t host(EventIndex e) {
         uint8_t& v = host_[p_.metadataOf(e)];
         if (v == kUnset) {
@@ -283,6 +278,7 @@ private:
         return v;
     }
     const Profile& p_;
+    KernelFacts kernels_;
     std::vector<uint8_t> gpu_, host_;
 };
 
@@ -416,7 +412,7 @@ StepMap groupedSteps(const Profile& p, const StatKeys& keys, NameFacts& names,
                         auto [it, fresh] = markers.try_emplace(g, s);
                         if (!fresh && s.duration() > it->second.duration()) it->second = s;
                     } else if (c.at(e)) {
-                        events[g].push_back({names.gpu(e, keys.tensorShapes(e)), s});
+                        events[g].push_back({names.gpu(e), s});
                     }
                 }
             }
@@ -560,7 +556,7 @@ void collectStepEvents(const Profile& p, const StatKeys& keys, NameFacts& names,
                     const Span s{p.start(e), p.end(e)};
                     const std::string_view name = p.name(e);
                     if (stream) {
-                        d.events.push_back({names.gpu(e, keys.tensorShapes(e)), s});
+                        d.events.push_back({names.gpu(e), s});
                         continue;
                     }
                     if (!step.includes(s) || (s.begin == step.begin && s.end == step.end)) continue;

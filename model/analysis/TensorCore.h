@@ -1,16 +1,25 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <string_view>
+
+#include "model/analysis/Precision.h"
 
 namespace stepscope {
 
-// The TensorFlow Profiler's (XProf's) public Tensor Core rules, as in its kernel-stats utilities
-// (tensorflow/core/profiler/utils/kernel_stats_utils.cc, now openxla/xprof
-// xprof/utils/kernel_stats_utils.cc and xprof/utils/cuda_type_utils.cc).
+// Whether a kernel ran on Tensor Cores (NVIDIA) or Matrix Cores (AMD MFMA/WMMA), with three
+// answers: a kernel the profile cannot place is Unknown, never "does not".
+enum class TensorCoreUse : uint8_t { Uses, DoesNot, Unknown };
+std::string_view tensorCoreUseName(TensorCoreUse u); // "yes", "no", "unknown"
+// The value of a Yes / No / Unknown table cell (a Double column of ColumnFormat::Bool): 1, 0, or
+// NaN, which the table shows as "Unknown" and CSV leaves empty.
+double tensorCoreCell(TensorCoreUse u);
 
-// A kernel uses Tensor Cores when its name contains any of these (cuBLAS/cuDNN/CUTLASS naming:
-// volta_h884gemm..., turing_fp16_s1688cudnn_fp16..., sm80_xmma_gemm_...).
+// The TensorFlow Profiler's (XProf's) Tensor Core kernel-name patterns, kept as the first rule of
+// the table below (openxla/xprof xprof/utils/kernel_stats_utils.cc kTensorCoreKernelNamePatterns,
+// itself NVIDIA PyProf's pyprof/prof/tc.py list plus i16832): a name containing one uses Tensor
+// Cores. They stop at Ampere; the table adds the families that came after.
 inline constexpr std::array<std::string_view, 19> kTensorCoreKernelNamePatterns = {
     "16816",
     "c1688",
@@ -33,21 +42,30 @@ inline constexpr std::array<std::string_view, 19> kTensorCoreKernelNamePatterns 
     "xmma_warp_specialized_implicit_gemm",
 };
 
-// Stepscope's extension for Hopper-era naming that XProf's list predates: CUTLASS 3 kernels
-// (cutlass3x_sm90_tensorop_gemm_...), kernels named after the warpgroup MMA instruction
-// (..._wgmma_...), and cuBLAS 12's nvjet_* GEMMs all run on Tensor Cores. Without these an H100
-// profile would report its GEMMs as not using Tensor Cores.
-inline constexpr std::array<std::string_view, 3> kHopperTensorCoreKernelNamePatterns = {
-    "tensorop",
-    "wgmma",
-    "nvjet_",
-};
-
-// Whether a kernel uses Tensor Cores (either list above). The name patterns are NVIDIA's; as in
-// current XProf they are not applied to kernels of AMD devices (device_vendor "AMD"), whose names
-// follow other conventions (XProf keeps a separate Matrix Core list for them, which Stepscope does
-// not have). An empty vendor (TF 2.x-era profiles do not record one) counts as NVIDIA.
-bool kernelUsesTensorCore(std::string_view kernelName, std::string_view deviceVendor);
+// What a kernel's name (and, for the few families whose name alone cannot tell, its precision)
+// says, from one table of kernel families, Volta to Blackwell and AMD. The rules, each with its
+// source, are in TensorCore.cpp; the README lists them. First match wins:
+//   uses     XProf's patterns above (NVIDIA); cuBLASLt nvjet_* GEMMs (wgmma kernels: Hopper and
+//            Blackwell cuBLAS); CUTLASS op classes tensorop / wmma_tensorop / sptensorop /
+//            bstensorop and OpClass*TensorOp (CUTLASS library.py OpcodeClass); warpgroup and
+//            Blackwell MMA tokens wgmma, tcgen05; cuDNN implicit-GEMM convolutions
+//            sm90_xmma_fprop_/dgrad_/wgrad_...; FlashAttention 2 and 3 (flash_fwd/flash_bwd,
+//            FlashAttn...Sm90); PyTorch's mem-efficient attention fmha_cutlassF/B except fp32 on
+//            sm50/70/75 (SIMT there: gemm_kernel_utils.h DefaultGemmType); Inductor's Triton
+//            GEMM templates triton_tem_* when the precision is below 32 bits or tf32; AMD Tensile
+//            and hipBLASLt Cijk_ kernels with an MI (MFMA instruction) field, Composable Kernel
+//            xdl/xdlops and wmma, MIOpen igemm gtcx/gtcw, any mfma;
+//   does not CUTLASS simt kernels and OpClassSimt; legacy SIMT GEMMs (sgemm, dgemm, scudnn);
+//            cuBLAS level-1/2 kernels (gemv, dot, scal, axpy, gemmSN, splitKreduce); PyTorch's
+//            own at::native:: kernels; Inductor's pointwise/reduction/foreach/scan Triton kernels
+//            (triton_poi_/red_/per_/for_/spl_); XLA's loop and input fusions (loop_*, input_*,
+//            wrapped_*); NCCL kernels; Eigen and TensorFlow's own kernels; Tensile Cijk_ kernels
+//            without an MI field; Composable Kernel dl/dlops; MIOpen gtc/gtcm;
+//   unknown  everything else (user kernels, cuDNN helpers, XLA's Triton GEMM fusions by name).
+// NVIDIA rules are not applied to AMD devices nor AMD rules to NVIDIA ones; an empty vendor
+// (TF 2.x-era profiles and Kineto traces without device properties) takes both.
+TensorCoreUse kernelTensorCoreUse(std::string_view kernelName, std::string_view deviceVendor,
+                                  Precision precision = Precision::Unknown);
 
 // Whether an op is Tensor Core eligible, from its op NAME (not type). XProf's rule
 // (IsOpTensorCoreEligible in xprof/utils/kernel_stats_utils.cc):

@@ -1,6 +1,6 @@
 #include "model/analysis/TfOpStats.h"
 
-#include "model/analysis/TensorCore.h"
+#include "model/analysis/KernelFacts.h"
 
 #include <algorithm>
 #include <cmath>
@@ -100,23 +100,6 @@ private:
     std::vector<int64_t> childPs_;     // time of child ops, per op event
 };
 
-// Tensor Core use of a kernel, cached per metadata.
-class TensorCoreCache {
-public:
-    explicit TensorCoreCache(const Profile& p)
-        : p_(p)
-        , known_(p.metadata().size(), -1) {}
-    bool usesTensorCore(EventIndex e, std::string_view vendor) {
-        int8_t& k = known_[p_.metadataOf(e)];
-        if (k < 0) k = kernelUsesTensorCore(p_.name(e), vendor) ? 1 : 0;
-        return k == 1;
-    }
-
-private:
-    const Profile& p_;
-    std::vector<int8_t> known_;
-};
-
 } // namespace
 
 TfOpStats computeTfOpStats(const Profile& p, const Progress* progress) {
@@ -125,7 +108,7 @@ TfOpStats computeTfOpStats(const Profile& p, const Progress* progress) {
     RowSink hostRows(OpSide::Host, result.rows);
     RowSink deviceRows(OpSide::Device, result.rows);
     TrackChildren children;
-    TensorCoreCache tensorCores(p);
+    KernelFacts facts(p);
     std::vector<uint32_t> opOf;
     SideCursor<StringId> frameworkOps(p.frameworkOps());
     SideCursor<StringId> hloOps(p.hloOps());
@@ -204,9 +187,11 @@ TfOpStats computeTfOpStats(const Profile& p, const Progress* progress) {
                 else
                     ++it->second;
                 if (kernels.at(e)) {
+                    const KernelFact f = facts.of(e);
                     row.kernelPs += dur;
-                    if (tensorCores.usesTensorCore(e, plane.device.vendor))
-                        row.tensorCoreKernelPs += dur;
+                    row.precisionPs[size_t(f.precision)] += dur;
+                    if (f.tensorCore == TensorCoreUse::Uses) row.tensorCoreKernelPs += dur;
+                    if (f.tensorCore == TensorCoreUse::DoesNot) row.noTensorCoreKernelPs += dur;
                 }
             }
             if (host) {
@@ -237,6 +222,17 @@ TfOpStats computeTfOpStats(const Profile& p, const Progress* progress) {
 namespace {
 constexpr std::string_view kIdle = "IDLE";
 
+std::string precisionText(const TfOpStatsRow& r) {
+    if (r.kernelPs <= 0) return {};
+    size_t top = 0;
+    for (size_t i = 1; i < kPrecisionCount; ++i)
+        if (r.precisionPs[i] > r.precisionPs[top]) top = i;
+    std::string text(precisionName(Precision(top)));
+    const double share = 100.0 * double(r.precisionPs[top]) / double(r.kernelPs);
+    if (share < 99) text += " (" + std::to_string(int(share + 0.5)) + "%)";
+    return text;
+}
+
 std::string_view sideName(OpSide side) {
     return side == OpSide::Device ? "Device" : "Host";
 }
@@ -260,9 +256,13 @@ Table tfOpStatsTable(const TfOpStats& stats, bool includeIdle) {
                     "Share of the total self-time on the same side (host or device)");
     table.addColumn("Cumulative total self-time (%)", T::Double, ColumnFormat::Percent,
                     "Running sum of the self-time share, within one side, in this order");
-    if (stats.hasGpu)
+    if (stats.hasGpu) {
         table.addColumn("TensorCore utilization (%)", T::Double, ColumnFormat::Percent,
                         "Share of the op's kernel time in kernels that use Tensor Cores");
+        table.addColumn("Precision", T::Text, ColumnFormat::Plain,
+                        "The precision of most of the op's kernel time, with its share when "
+                        "others hold more than 1%");
+    }
 
     const double nan = Table::missing();
     for (OpSide side : {OpSide::Device, OpSide::Host}) {
@@ -305,10 +305,12 @@ Table tfOpStatsTable(const TfOpStats& stats, bool includeIdle) {
                 totalSelf ? 100.0 * double(r->selfPs) / double(totalSelf) : 0.0,
                 totalSelf ? 100.0 * double(cumulative) / double(totalSelf) : 0.0,
             };
-            if (stats.hasGpu)
+            if (stats.hasGpu) {
                 cells.emplace_back(r->kernelPs > 0
                                        ? 100.0 * double(r->tensorCoreKernelPs) / double(r->kernelPs)
                                        : nan);
+                cells.emplace_back(precisionText(*r));
+            }
             table.addRow(std::move(cells));
         }
     }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -10,6 +11,7 @@
 #include "model/Table.h"
 #include "model/analysis/OpName.h"
 #include "model/analysis/PieSlice.h"
+#include "model/analysis/Precision.h"
 
 namespace stepscope {
 
@@ -48,6 +50,9 @@ namespace stepscope {
 //   included.
 // - TensorCore utilization (device rows, GPU profiles only): the share of the op's kernel time
 //   spent in kernels that use Tensor Cores (XProf's "GPU TensorCore utilization"); empty for ops
+//   that ran no kernel. Tensor Core use and precision of each kernel: KernelFacts.
+// - Precision (device rows, GPU profiles only): the precision holding most of the op's kernel
+//   time, with its share when other precisions hold more than 1% ("bf16 (62%)"); empty for ops
 //   that ran no kernel.
 enum class OpSide : uint8_t { Device, Host };
 
@@ -57,9 +62,11 @@ struct TfOpStatsRow {
     uint64_t occurrences = 0;
     int64_t totalPs = 0;
     int64_t selfPs = 0;
-    int64_t kernelPs = 0;           // device: time of its events that are kernels
-    int64_t tensorCoreKernelPs = 0; // device: of which in kernels that use Tensor Cores
-    EventIndex longest = kNoIndex;  // the op's longest event (the earliest of equals)
+    int64_t kernelPs = 0;             // device: time of its events that are kernels
+    int64_t tensorCoreKernelPs = 0;   // device: of which in kernels that use Tensor Cores
+    EventIndex longest = kNoIndex;    // the op's longest event (the earliest of equals)
+    int64_t noTensorCoreKernelPs = 0; // device: kernel time known NOT to use Tensor Cores
+    std::array<int64_t, kPrecisionCount> precisionPs{}; // device: kernel time by Precision
 };
 
 struct TfOpStats {

@@ -96,7 +96,7 @@ TorchOverview computeTorchOverview(const TorchTrace& t) {
                 if (k.type != TorchEventType::Kernel) continue;
                 anyOpKernel = true;
                 auto& [tc, all] = tensorCore[k.deviceId];
-                if (k.tensorCore) tc += k.end - k.start;
+                if (k.tensorCore == TensorCoreUse::Uses) tc += k.end - k.start;
                 all += k.end - k.start;
             }
         opKernelPs += ownKernelPs(t, op);

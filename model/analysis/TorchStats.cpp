@@ -126,7 +126,7 @@ TorchStats computeTorchStats(const std::vector<TorchTrace>& traces, const Profil
             if (!std::isnan(d.blocksPerSm)) r.blocksPerSm += d.blocksPerSm * double(dur);
             if (!std::isnan(d.occupancy)) r.occupancyPercent += d.occupancy * double(dur);
             kernelPs += dur;
-            if (d.tensorCore) tensorCorePs += dur;
+            if (d.tensorCore == TensorCoreUse::Uses) tensorCorePs += dur;
         }
     }
     for (TorchKernelOpRow& r : s.kernelsByOp) {
@@ -202,7 +202,9 @@ Table torchKernelOpTable(const TorchStats& stats) {
     t.addColumn("Block", T::Text);
     t.addColumn("Register Per Thread", T::Int);
     t.addColumn("Shared Memory (bytes)", T::Int);
-    t.addColumn("Kernel Uses Tensor Cores", T::Int, ColumnFormat::Bool);
+    t.addColumn("Kernel Uses Tensor Cores", T::Double, ColumnFormat::Bool,
+                "Stepscope's kernel-family table (the plugin's list stops at Ampere); Unknown "
+                "where nothing tells");
     t.addColumn("Op is Tensor Cores eligible", T::Int, ColumnFormat::Bool);
     t.addColumn("Calls", T::Int);
     t.addColumn("Total Duration (µs)", T::Double, ColumnFormat::Microseconds);
@@ -218,7 +220,7 @@ Table torchKernelOpTable(const TorchStats& stats) {
             return v < 0 ? Table::Cell(Table::missing()) : Table::Cell(v);
         };
         t.addRow({r.name, r.op, r.grid, r.block, orMissing(r.registers), orMissing(r.sharedMemory),
-                  int64_t(r.tensorCore ? 1 : 0), int64_t(r.opTensorCoreEligible ? 1 : 0),
+                  tensorCoreCell(r.tensorCore), int64_t(r.opTensorCoreEligible ? 1 : 0),
                   int64_t(r.calls), us(r.totalPs), us(r.totalPs) / double(r.calls), us(r.maxPs),
                   us(r.minPs), r.anyBlocksPerSm ? r.blocksPerSm : Table::missing(),
                   r.anyOccupancy ? r.occupancyPercent : Table::missing()});
@@ -230,7 +232,9 @@ Table torchKernelTable(const TorchStats& stats) {
     using T = Table::Type;
     Table t;
     t.addColumn("Name", T::Text);
-    t.addColumn("Tensor Cores Used", T::Int, ColumnFormat::Bool);
+    t.addColumn("Tensor Cores Used", T::Double, ColumnFormat::Bool,
+                "Stepscope's kernel-family table (the plugin's list stops at Ampere); Unknown "
+                "where nothing tells");
     t.addColumn("Calls", T::Int);
     t.addColumn("Total Duration (µs)", T::Double, ColumnFormat::Microseconds);
     t.addColumn("Mean Duration (µs)", T::Double, ColumnFormat::Microseconds);
@@ -241,7 +245,7 @@ Table torchKernelTable(const TorchStats& stats) {
     t.addColumn("Mean Est. Achieved Occupancy (%)", T::Double, ColumnFormat::Percent,
                 "Duration-weighted; kernels without the arg count as 0 (as the plugin)");
     for (const TorchKernelRow& r : stats.kernels)
-        t.addRow({r.name, int64_t(r.tensorCore ? 1 : 0), int64_t(r.calls), us(r.totalPs),
+        t.addRow({r.name, tensorCoreCell(r.tensorCore), int64_t(r.calls), us(r.totalPs),
                   us(r.totalPs) / double(r.calls), us(r.maxPs), us(r.minPs), r.blocksPerSm,
                   r.occupancyPercent});
     return t;

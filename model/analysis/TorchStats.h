@@ -36,7 +36,8 @@ struct TorchKernelOpRow {
     // counts those kernels as 0 in the weighted sum).
     double blocksPerSm = 0, occupancyPercent = 0;
     bool anyBlocksPerSm = false, anyOccupancy = false;
-    bool tensorCore = false, opTensorCoreEligible = false;
+    TensorCoreUse tensorCore = TensorCoreUse::Unknown;
+    bool opTensorCoreEligible = false;
 };
 
 // Every kernel grouped by name: kernel_parser.py (kernel_stat).
@@ -45,7 +46,7 @@ struct TorchKernelRow {
     uint64_t calls = 0;
     int64_t totalPs = 0, minPs = 0, maxPs = 0;
     double blocksPerSm = 0, occupancyPercent = 0; // duration-weighted, missing args as 0
-    bool tensorCore = false;
+    TensorCoreUse tensorCore = TensorCoreUse::Unknown;
 };
 
 struct TorchStats {

@@ -1,5 +1,7 @@
 #include "model/analysis/TorchTrace.h"
 
+#include "model/analysis/KernelFacts.h"
+
 #include <algorithm>
 #include <cctype>
 #include <limits>
@@ -126,6 +128,7 @@ class Builder {
 public:
     Builder(const Profile& p, uint32_t host, TorchTrace& t)
         : p_(p)
+        , facts_(p)
         , keys_(p.strings())
         , t_(t) {
         t_.host = host;
@@ -148,6 +151,7 @@ private:
     void updateDeviceSteps();
 
     const Profile& p_;
+    KernelFacts facts_;
     Keys keys_;
     TorchTrace& t_;
     std::vector<uint32_t> trackOrder_;                        // threads in the order first met
@@ -266,7 +270,7 @@ void Builder::readDevice(uint32_t track) {
         d.type = type;
         d.deviceId = a.device;
         d.externalId = a.externalId;
-        d.tensorCore = torchKernelUsesTensorCores(p_.str(d.name));
+        if (type == TorchEventType::Kernel) d.tensorCore = facts_.of(e).tensorCore;
         if (type == TorchEventType::Kernel) {
             d.blocksPerSm = a.blocksPerSm;
             d.occupancy = a.occupancy;
@@ -372,7 +376,7 @@ void Builder::fillRuntime(uint32_t runtime, uint32_t node) {
         dev.opTensorCoreEligible = t_.nodes[node].tensorCoreEligible;
         const int64_t dur = dev.end - dev.start;
         r.devicePs += dur;
-        if (dev.tensorCore) r.tensorCorePs += dur;
+        if (dev.tensorCore == TensorCoreUse::Uses) r.tensorCorePs += dur;
     }
 }
 
@@ -687,31 +691,6 @@ TorchTrace buildTorchTrace(const Profile& profile, uint32_t host) {
     TorchTrace t;
     Builder(profile, host, t).run();
     return t;
-}
-
-bool torchKernelUsesTensorCores(std::string_view kernelName) {
-    // tb_plugin/torch_tb_profiler/profiler/tensor_core.py TC_Allowlist.
-    static constexpr std::string_view kPatterns[] = {"h884",
-                                                     "s884",
-                                                     "h1688",
-                                                     "s1688",
-                                                     "hmma",
-                                                     "i8816",
-                                                     "16816",
-                                                     "dgrad_1x1_stride_2x2",
-                                                     "first_layer_wgrad_kernel",
-                                                     "conv1x1",
-                                                     "conv2d_c1_k1",
-                                                     "direct_group",
-                                                     "xmma_implicit_gemm",
-                                                     "xmma_sparse_conv",
-                                                     "xmma_warp_specialized_implicit_gemm",
-                                                     "xmma_gemm",
-                                                     "xmma_sparse_gemm",
-                                                     "c1688"};
-    for (std::string_view p : kPatterns)
-        if (kernelName.find(p) != std::string_view::npos) return true;
-    return false;
 }
 
 bool torchOpIsTensorCoreEligible(std::string_view opName) {

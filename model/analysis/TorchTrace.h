@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/Profile.h"
+#include "model/analysis/TensorCore.h"
 #include "model/analysis/TorchRanges.h"
 
 namespace stepscope {
@@ -36,7 +37,9 @@ namespace stepscope {
 //   runtimes of other threads overlapping) counts once (departure: the plugin subtracts every
 //   duration, and can go negative); device total = the device time (kernels, copies,
 //   memsets) of its runtimes and its children's; device self = that of its own runtimes;
-//   Tensor Core time likewise, from kernels whose names match the plugin's TC_Allowlist;
+//   Tensor Core time likewise, from kernels that use Tensor Cores by Stepscope's table
+//   (KernelFacts; departure: the plugin's TC_Allowlist, NVIDIA PyProf's list of 2020, matches no
+//   Hopper or Blackwell kernel);
 // - steps: the ProfilerStep#N ranges, extended to the device work their launches caused
 //   (event_parser.py update_device_steps: start = max(previous step's end, host start), end =
 //   max(host end, last device end of the step's launches); trailing steps without device work,
@@ -89,7 +92,9 @@ struct TorchDeviceNode {
     std::string grid, block;                                       // as written; empty if absent
     int64_t registers = -1, sharedMemory = -1;
     int64_t externalId = kTorchNoExternalId;
-    bool tensorCore = false;    // the name matches TC_Allowlist
+    // Stepscope's table (KernelFacts), not the plugin's TC_Allowlist, which stops at Ampere: it
+    // calls every nvjet, sm90_xmma_fprop and cuDNN wgmma kernel a non-Tensor Core kernel.
+    TensorCoreUse tensorCore = TensorCoreUse::Unknown;
     uint32_t node = kTorchNone; // the tree node whose runtime launched it
     bool opTensorCoreEligible = false;
     bool matchedToStep = false;
@@ -159,9 +164,6 @@ size_t extendStepsToDeviceWork(std::vector<TorchRange>& steps, std::vector<Torch
                                const std::vector<TorchRange>& work,
                                std::vector<bool>* tied = nullptr);
 
-// The plugin's TC_Allowlist (tb_plugin/.../profiler/tensor_core.py): a kernel uses Tensor Cores
-// when its name contains one of these.
-bool torchKernelUsesTensorCores(std::string_view kernelName);
 // The plugin's TC_OP_Allowlist: operators that are Tensor Core eligible (exact names).
 bool torchOpIsTensorCoreEligible(std::string_view opName);
 

@@ -290,6 +290,7 @@ enum class Role : uint8_t {
     KernelDetails, // "kernel_details" (our own export)
     MemcpyDetails, // "memcpy_details"
     TfOp,          // "tf_op" (our own export)
+    InputType,     // "Input type" of a cpu_op: its inputs' dtypes
     MemDeviceType, // "Device Type" of a [memory] event
     MemDeviceId,   // "Device Id"
     MemAddr,       // "Addr"
@@ -333,6 +334,12 @@ bool isOpCategory(std::string_view cat) {
     return cat == "cpu_op" || cat == "Operator";
 }
 
+// cudaGraphLaunch (also with a _v10000 suffix), cuGraphLaunch, hipGraphLaunch: a launch that
+// replays a captured graph, whose kernels are not the work of the op it happened in.
+bool isGraphLaunch(std::string_view name) {
+    return name.find("GraphLaunch") != std::string_view::npos;
+}
+
 struct Arg {
     uint32_t key = 0; // builder stat key index
     Role role = Role::Plain;
@@ -358,7 +365,8 @@ struct DeviceEvent {
     bool hasTfOp = false;
     uint64_t correlation = 0;
     uint32_t argBegin = 0, argEnd = 0;
-    StringId details = 0; // kernel_details or memcpy_details made from the args (0: none)
+    StringId details = 0;    // kernel_details or memcpy_details made from the args
+    bool hasDetails = false; // (a kernel without launch geometry has an empty kernel_details)
 };
 
 // A stat of a device event, kept until the device's tracks exist.
@@ -400,7 +408,8 @@ struct MemoryRecord {
 struct OpSpan {
     int64_t start, end;
     StringId name;
-    int32_t externalId; // 0: none (or beyond int32: Kineto counts them from 1)
+    int32_t externalId;  // 0: none (or beyond int32: Kineto counts them from 1)
+    StringId inputTypes; // its "Input type" list as written (0: none)
 };
 // A time on a host thread whose enclosing op is wanted: a launch (by its correlation id) or a
 // [memory] event (by its index in the memory records).
@@ -411,6 +420,15 @@ struct Launch {
     bool runtime = false;    // a runtime event (the PyTorch plugin's launches, for the steps)
     int32_t externalId = 0;  // 0: none (or beyond int32)
     uint32_t durationNs = 0; // of a runtime event, capped at ~4.3 s
+    bool graph = false;      // a CUDA/HIP graph launch: its kernels are not its op's own work
+};
+
+// The op a launch (by correlation id) happened in: its name, and its "Input type" unless the
+// launch replays a graph.
+struct LaunchOp {
+    uint64_t correlation;
+    StringId op;
+    StringId inputTypes;
 };
 
 struct HostThread {
@@ -531,7 +549,8 @@ private:
     void finishDevices();
     void finishMemory();
     void finishHostNames();
-    StringId opOfLaunch(uint64_t correlation) const;
+    const LaunchOp* opOfLaunch(uint64_t correlation) const;
+    void setOp(const Launch& l, size_t slot, const OpSpan* op);
 
     const char* json_;
     size_t size_;
@@ -614,7 +633,8 @@ private:
         }
     };
     std::unordered_map<DetailsKey, StringId, DetailsKeyHash> details_;
-    StringId deviceDetails(const DeviceEvent& d, bool hasKernelDetails, bool hasMemcpyDetails);
+    bool deviceDetails(const DeviceEvent& d, bool hasKernelDetails, bool hasMemcpyDetails,
+                       StringId& details);
     std::vector<MemoryRecord> memory_;
     struct Step {
         int64_t start, end;
@@ -633,9 +653,9 @@ private:
     std::unordered_map<std::pair<int64_t, int64_t>, std::string, IdHash> threadNames_;
     std::map<int64_t, std::vector<StatValue>> deviceProps_;
     std::vector<StatValue> hostStats_;
-    // (correlation, enclosing op name), by correlation once finishHostNames is done; the first
-    // found for a correlation is kept.
-    std::vector<std::pair<uint64_t, StringId>> launchOps_;
+    // The op of each launch, by correlation once finishHostNames is done; the first found for a
+    // correlation is kept.
+    std::vector<LaunchOp> launchOps_;
     mutable size_t launchHint_ = 0; // where opOfLaunch found the last one
     std::vector<Arg> args_;
     std::vector<statcodec::Entry> stats_; // an event's stats, added to the builder at once
@@ -690,6 +710,7 @@ uint32_t Importer::key(std::string_view raw, Role* role, od::field* field) {
             {"kernel_details", Role::KernelDetails},
             {"memcpy_details", Role::MemcpyDetails},
             {"tf_op", Role::TfOp},
+            {"Input type", Role::InputType},
             {"Device Type", Role::MemDeviceType},
             {"Device Id", Role::MemDeviceId},
             {"Addr", Role::MemAddr},
@@ -940,9 +961,11 @@ void Importer::addHostEvent(uint32_t thread, int64_t start, int64_t duration, St
     uint64_t correlation = 0;
     bool hasCorrelation = false;
     int64_t externalId = 0;
+    StringId inputTypes = 0;
     stats_.clear();
     for (const Arg& a : args) {
         stats_.push_back({a.raw, a.key, a.type});
+        if (a.role == Role::InputType && a.type == StatType::Str) inputTypes = StringId(a.raw);
         if (a.role == Role::Correlation && a.type != StatType::Double && a.type != StatType::Str) {
             correlation = a.raw;
             hasCorrelation = true;
@@ -954,12 +977,13 @@ void Importer::addHostEvent(uint32_t thread, int64_t start, int64_t duration, St
     const int32_t shortId = externalId > 0 && externalId <= std::numeric_limits<int32_t>::max()
                                 ? int32_t(externalId)
                                 : 0;
-    if (category.op) t.ops.push_back({start, start + duration, name, shortId});
+    if (category.op) t.ops.push_back({start, start + duration, name, shortId, inputTypes});
+    const std::string_view nameText = b_.strings().get(name);
     if (hasCorrelation)
         t.launches.push_back(
             {start, correlation, false, category.runtime, shortId,
-             uint32_t(std::min<int64_t>(duration / 1000, std::numeric_limits<uint32_t>::max()))});
-    const std::string_view nameText = b_.strings().get(name);
+             uint32_t(std::min<int64_t>(duration / 1000, std::numeric_limits<uint32_t>::max())),
+             isGraphLaunch(nameText)});
     if (nameText.starts_with("ProfilerStep#")) {
         int64_t number = -1;
         const std::string_view digits = nameText.substr(13);
@@ -1118,7 +1142,7 @@ void Importer::event(od::object obj, const char* at) {
             deviceArgs_.push_back({a.raw, a.key, a.type});
         }
         d.argEnd = uint32_t(deviceArgs_.size());
-        d.details = deviceDetails(d, hasKernelDetails, hasMemcpyDetails);
+        d.hasDetails = deviceDetails(d, hasKernelDetails, hasMemcpyDetails, d.details);
         if (kind == Kind::Derived) {
             // An exported derived line: its tid is the line id, whatever stream its events name.
             d.device = pid.value;
@@ -1398,8 +1422,8 @@ void Importer::finishHostNames() {
     struct ById {
         uint32_t plane;
         Launch launch;
-        StringId innermost; // the fallback: the innermost op open on its thread (0: none)
-        size_t slot;        // its entry in launchOps_ (a launch) or memory_ (a [memory] event)
+        const OpSpan* innermost; // the fallback: the innermost op open on its thread (or none)
+        size_t slot;             // its entry in launchOps_ (a launch) or memory_ (a [memory] event)
     };
     std::vector<ById> byId;
     // Ops by start, an enclosing op before the ops it holds.
@@ -1413,26 +1437,24 @@ void Importer::finishHostNames() {
                 if (l.runtime && !l.memory)
                     stepLaunches_.push_back(
                         {l.start, l.start + int64_t(l.durationNs) * 1000, l.correlation});
-        // The launch's op, or where it is looked up by id: its slot holds 0 until then.
-        auto found = [&](const Launch& l, StringId op, StringId innermost) {
+        // The launch's op, or where it is looked up by id: its slot holds no op until then.
+        auto found = [&](const Launch& l, const OpSpan* op, const OpSpan* innermost) {
             const bool later = !op && l.externalId != 0;
             if (!op && !later && !innermost) return;
-            size_t slot = l.correlation;
-            if (l.memory) {
-                memory_[slot].op = op;
-            } else {
+            size_t slot = l.correlation; // a [memory] event's index in memory_
+            if (!l.memory) {
                 slot = launchOps_.size();
-                launchOps_.emplace_back(l.correlation, op);
+                launchOps_.push_back({l.correlation, 0, 0});
             }
             if (later)
                 byId.push_back({t.plane, l, innermost, slot});
-            else if (!op)
-                (l.memory ? memory_[slot].op : launchOps_[slot].second) = innermost;
+            else
+                setOp(l, slot, op ? op : innermost);
         };
         if (t.ops.empty()) {
             // Only ops of other threads can hold these launches: by External id.
             for (const Launch& l : t.launches)
-                if (!l.memory && l.externalId != 0) found(l, 0, 0);
+                if (!l.memory && l.externalId != 0) found(l, nullptr, nullptr);
             std::vector<Launch>().swap(t.launches);
             continue;
         }
@@ -1461,7 +1483,7 @@ void Importer::finishHostNames() {
                     break;
                 }
             }
-            found(l, holder ? holder->name : 0, innermost ? innermost->name : 0);
+            found(l, holder, innermost);
         }
         std::vector<Launch>().swap(t.launches);
     }
@@ -1489,28 +1511,31 @@ void Importer::finishHostNames() {
                          [](const auto& a, const auto& b) { return a.first < b.first; });
         for (const ById& b : byId) {
             // The first op of the launch's process with its External id that encloses it.
-            StringId op = b.innermost;
+            const OpSpan* op = b.innermost;
             const int64_t end = b.launch.start + int64_t(b.launch.durationNs) * 1000;
             for (auto it =
                      std::lower_bound(ops.begin(), ops.end(), keyOf(b.plane, b.launch.externalId),
                                       [](const auto&a, uint64_t k) { return a.first < k; });
                  it != ops.end() && it->first == keyOf(b.plane, b.launch.externalId); ++it)
                 if (it->second->start <= b.launch.start && end <= it->second->end) {
-                    op = it->second->name;
+                    op = it->second;
                     break;
                 }
-            (b.launch.memory ? memory_[b.slot].op : launchOps_[b.slot].second) = op;
+            setOp(b.launch, b.slot, op);
         }
     }
     for (HostThread& t : threads_) std::vector<OpSpan>().swap(t.ops);
     // Launches whose op none is are dropped; the first found for a correlation id is kept.
     launchOps_.erase(std::remove_if(launchOps_.begin(), launchOps_.end(),
-                                    [](const auto& l) { return l.second == 0; }),
+                                    [](const LaunchOp& l) { return l.op == 0; }),
                      launchOps_.end());
-    std::stable_sort(launchOps_.begin(), launchOps_.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::stable_sort(
+        launchOps_.begin(), launchOps_.end(),
+        [](const LaunchOp& a, const LaunchOp& b) { return a.correlation < b.correlation; });
     launchOps_.erase(std::unique(launchOps_.begin(), launchOps_.end(),
-                                 [](const auto& a, const auto& b) { return a.first == b.first; }),
+                                 [](const LaunchOp& a, const LaunchOp& b) {
+                                     return a.correlation == b.correlation;
+                                 }),
                      launchOps_.end());
     // Plane and thread names from the M events.
     for (HostProcess& p : processes_) {
@@ -1552,25 +1577,37 @@ void Importer::finishHostNames() {
 
 // Device work comes mostly in the order of its correlation ids: the search starts where the last
 // one ended.
-StringId Importer::opOfLaunch(uint64_t correlation) const {
+const LaunchOp* Importer::opOfLaunch(uint64_t correlation) const {
     const size_t n = launchOps_.size();
     for (size_t i = launchHint_; i < n && i < launchHint_ + 2; ++i)
-        if (launchOps_[i].first == correlation) return launchOps_[launchHint_ = i].second;
-    const auto it = std::lower_bound(
-        launchOps_.begin(), launchOps_.end(), correlation,
-        [](const std::pair<uint64_t, StringId>& a, uint64_t c) { return a.first < c; });
-    if (it == launchOps_.end() || it->first != correlation) return 0;
+        if (launchOps_[i].correlation == correlation) return &launchOps_[launchHint_ = i];
+    const auto it =
+        std::lower_bound(launchOps_.begin(), launchOps_.end(), correlation,
+                         [](const LaunchOp& a, uint64_t c) { return a.correlation < c; });
+    if (it == launchOps_.end() || it->correlation != correlation) return nullptr;
     launchHint_ = size_t(it - launchOps_.begin());
-    return it->second;
+    return &*it;
+}
+
+// Records the op a launch or [memory] event happened in (none: nothing to record).
+void Importer::setOp(const Launch& l, size_t slot, const OpSpan* op) {
+    if (l.memory) {
+        memory_[slot].op = op ? op->name : 0;
+        return;
+    }
+    launchOps_[slot].op = op ? op->name : 0;
+    launchOps_[slot].inputTypes = op && !l.graph ? op->inputTypes : 0;
 }
 
 // The kernel_details of a kernel (from grid, block, registers per thread, shared memory) or the
-// memcpy_details of a copy or memset, unless the event brought its own: 0 for other events.
-StringId Importer::deviceDetails(const DeviceEvent& d, bool hasKernelDetails,
-                                 bool hasMemcpyDetails) {
+// memcpy_details of a copy or memset, unless the event brought its own; false for other events.
+// A kernel without launch geometry (ROCm traces) gets the fields it has, or an empty text: it is
+// still a kernel (Profile::kernels()), whose geometry is not recorded.
+bool Importer::deviceDetails(const DeviceEvent& d, bool hasKernelDetails, bool hasMemcpyDetails,
+                             StringId& details) {
     const bool kernel = d.kind == Kind::Kernel && !hasKernelDetails;
     const bool copy = (d.kind == Kind::Memcpy || d.kind == Kind::Memset) && !hasMemcpyDetails;
-    if (!kernel && !copy) return 0;
+    if (!kernel && !copy) return false;
     std::array<uint32_t, 3> grid{1, 1, 1}, block{1, 1, 1};
     bool hasGrid = false, hasBlock = false;
     int64_t regs = -1, shared = -1, bytes = -1;
@@ -1583,31 +1620,37 @@ StringId Importer::deviceDetails(const DeviceEvent& d, bool hasKernelDetails,
             if (a.role == Role::Bytes) bytes = int64_t(a.raw);
         }
     }
-    if (kernel && !(hasGrid && hasBlock)) return 0;
+    const bool geometry = hasGrid && hasBlock;
     const CopyKind ck =
         d.kind == Kind::Memcpy ? copyKindFromName(b_.strings().get(d.name)) : CopyKind::Memset;
-    const DetailsKey k = kernel ? DetailsKey{{0, regs, shared, grid[0], grid[1], grid[2], block[0],
-                                              int64_t(block[1]) << 32 | block[2]}}
-                                : DetailsKey{{1, int64_t(ck), bytes, d.device, 0, 0, 0, 0}};
+    const DetailsKey k = kernel
+                             ? DetailsKey{{geometry ? 0 : 2, regs, shared, grid[0], grid[1],
+                                           grid[2], block[0], int64_t(block[1]) << 32 | block[2]}}
+                             : DetailsKey{{1, int64_t(ck), bytes, d.device, 0, 0, 0, 0}};
     const auto it = details_.find(k);
-    if (it != details_.end()) return it->second;
+    if (it != details_.end()) {
+        details = it->second;
+        return true;
+    }
     std::string text;
     if (kernel) {
         // The TF 2020 spelling (regs, shm, grid, block): Kineto's "shared memory" is the
         // kernel's static plus dynamic shared memory in one number.
-        if (regs >= 0) text += "regs:" + std::to_string(regs) + " ";
-        if (shared >= 0) text += "shm:" + std::to_string(shared) + " ";
-        text += "grid:" + std::to_string(grid[0]) + "," + std::to_string(grid[1]) + "," +
-                std::to_string(grid[2]) + " block:" + std::to_string(block[0]) + "," +
-                std::to_string(block[1]) + "," + std::to_string(block[2]);
+        if (regs >= 0) text += "regs:" + std::to_string(regs);
+        if (shared >= 0) text += (text.empty() ? "shm:" : " shm:") + std::to_string(shared);
+        if (geometry)
+            text += (text.empty() ? "grid:" : " grid:") + std::to_string(grid[0]) + "," +
+                    std::to_string(grid[1]) + "," + std::to_string(grid[2]) +
+                    " block:" + std::to_string(block[0]) + "," + std::to_string(block[1]) + "," +
+                    std::to_string(block[2]);
     } else {
         text = "kind:" + std::string(copyKindName(ck));
         if (bytes >= 0) text += " size:" + std::to_string(bytes);
         text += " dest:" + std::to_string(d.device);
     }
-    const StringId id = b_.intern(text);
-    details_.emplace(k, id);
-    return id;
+    details = b_.intern(text);
+    details_.emplace(k, details);
+    return true;
 }
 
 void Importer::finishDevices() {
@@ -1714,6 +1757,7 @@ void Importer::finishDevices() {
     const uint32_t kernelDetailsKey = key("kernel_details", &role);
     const uint32_t memcpyDetailsKey = key("memcpy_details", &role);
     const uint32_t tfOpKey = key("tf_op", &role);
+    const uint32_t inputTypesKey = b_.statKey(b_.intern("op_input_types"));
     b_.reserveEvents(b_.eventCount() + deviceEvents_.size() + steps_.size() * planes.size());
     lastLine = {0, 0, -1};
     uint32_t lastTrack = 0, lastPlane = 0;
@@ -1728,19 +1772,22 @@ void Importer::finishDevices() {
         b_.addEvent(lastTrack, d.start, d.duration, metadataOf(lastPlane, d.name, d.cat));
         stats_.clear();
         for (uint32_t i = d.argBegin; i < d.argEnd; ++i) stats_.push_back(deviceArgs_[i]);
-        if (d.details)
+        if (d.hasDetails)
             stats_.push_back({d.details,
                               d.kind == Kind::Kernel ? kernelDetailsKey : memcpyDetailsKey,
                               StatType::Str});
         if (d.hasCorrelation && !d.hasTfOp && lineKind == 0) {
-            const StringId op = opOfLaunch(d.correlation);
-            if (op) stats_.push_back({op, tfOpKey, StatType::Str});
+            if (const LaunchOp* op = opOfLaunch(d.correlation)) {
+                stats_.push_back({op->op, tfOpKey, StatType::Str});
+                if (op->inputTypes)
+                    stats_.push_back({op->inputTypes, inputTypesKey, StatType::Str});
+            }
         }
         b_.addEventStats(stats_.data(), stats_.size());
     }
     std::vector<DeviceEvent>().swap(deviceEvents_);
     deviceArgs_.clear();
-    std::vector<std::pair<uint64_t, StringId>>().swap(launchOps_);
+    std::vector<LaunchOp>().swap(launchOps_);
     // Steps: XProf keeps a "Steps" line on each device plane; PyTorch marks steps on the host
     // with ProfilerStep#N ranges, which are copied there.
     if (!steps_.empty()) {

@@ -19,6 +19,7 @@
 #include "model/analysis/MemoryProfile.h"
 #include "model/analysis/TfDataType.h"
 #include "tests/fixtures/FixtureXSpace.h"
+#include "tests/fixtures/TableRows.h"
 #include "ui/widgets/DataTableView.h"
 #include "views/memory_profile/MemoryProfileView.h"
 #include "views/memory_profile/MemoryTimelineChart.h"
@@ -164,17 +165,7 @@ std::shared_ptr<const Profile> load(const FixtureSpace& space) {
     return r.profile;
 }
 
-// Column lookup by name, so that tests read like the table.
-struct Rows {
-    const Table& t;
-    size_t col(const char* name) const {
-        const int c = t.columnIndex(name);
-        if (c < 0) qFatal("no column %s", name);
-        return size_t(c);
-    }
-    std::string text(size_t r, const char* name) const { return t.text(r, col(name)); }
-    double num(size_t r, const char* name) const { return t.number(r, col(name)); }
-};
+using Rows = TableRows;
 
 // The event at `time` named `name` on a host thread.
 EventIndex eventAt(const Profile& p, int64_t time, std::string_view name) {

@@ -19,13 +19,14 @@
 #include <qcustomplot.h>
 #include <simdjson.h>
 #include <tuple>
-#include <zlib.h>
 
 #include "capture/CuptiConverter.h"
 #include "capture/RecordFile.h"
 #include "model/ProfileLoader.h"
 #include "model/analysis/MemoryProfile.h"
 #include "tests/fixtures/FixtureXSpace.h"
+#include "tests/fixtures/GzipFile.h"
+#include "tests/fixtures/TableRows.h"
 #include "views/memory_profile/MemoryProfileView.h"
 #include "views/memory_profile/MemoryTimelineChart.h"
 
@@ -38,30 +39,9 @@ namespace {
 constexpr int64_t us = 1000000; // ps
 const std::string kRealData = STEPSCOPE_REALDATA;
 
-// Column lookup by name, so that tests read like the table.
-struct Rows {
-    const Table& t;
-    size_t col(const char* name) const {
-        const int c = t.columnIndex(name);
-        if (c < 0) qFatal("no column %s", name);
-        return size_t(c);
-    }
-    std::string text(size_t r, const char* name) const { return t.text(r, col(name)); }
-    double num(size_t r, const char* name) const { return t.number(r, col(name)); }
-};
+using Rows = TableRows;
 
 // ---- an independent reader of real Kineto traces (zlib and simdjson's DOM, not the importer)
-
-std::string gunzipFile(const std::string& path) {
-    gzFile f = gzopen(path.c_str(), "rb");
-    if (!f) qFatal("cannot open %s", path.c_str());
-    std::string out;
-    char buf[1 << 16];
-    int n;
-    while ((n = gzread(f, buf, sizeof buf)) > 0) out.append(buf, size_t(n));
-    gzclose(f);
-    return out;
-}
 
 // One PyTorch allocator ("Device Type", "Device Id") as its [memory] events describe it.
 struct KinetoAllocator {

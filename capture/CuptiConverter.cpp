@@ -341,34 +341,6 @@ std::vector<uint8_t> convertToXSpace(const ConversionInput& input) {
             if (!overheadLine) overheadLine = &host.addLine(-1, "CUPTI overhead", baseWallNs);
             overheadLine->addEvent(hostNames.event("CUPTI overhead: " + o->kind), ps(o->startNs),
                                    durPs(o->startNs, o->endNs));
-        } else if (const auto* m = std::get_if<MemoryRecord>(&r)) {
-            if (!memoryLine) memoryLine = &host.addLine(-2, "CUDA memory", baseWallNs);
-            DeviceMemory& dm = memory[m->deviceId];
-            uint64_t bytes = m->bytes;
-            if (m->allocation) {
-                dm.live[m->address] = bytes;
-                dm.inUse += int64_t(bytes);
-            } else {
-                const auto it = dm.live.find(m->address);
-                if (it != dm.live.end()) {
-                    if (bytes == 0) bytes = it->second;
-                    dm.live.erase(it);
-                }
-                dm.inUse = std::max<int64_t>(0, dm.inUse - int64_t(bytes));
-            }
-            dm.peak = std::max(dm.peak, dm.inUse);
-            text = "GPU_" + std::to_string(m->deviceId) + "_cuda";
-            const WireStat stats[] = {
-                WireStat::str(hostNames.stat("allocator_name"), text),
-                WireStat::int64(hostNames.stat("bytes_allocated"), dm.inUse),
-                WireStat::int64(hostNames.stat("peak_bytes_in_use"), dm.peak),
-                WireStat::int64(hostNames.stat("allocation_bytes"), int64_t(bytes)),
-                WireStat::int64(hostNames.stat("requested_bytes"), int64_t(bytes)),
-                WireStat::uint64(hostNames.stat("addr"), m->address),
-                WireStat::uint64(corrKey, m->correlationId)};
-            memoryLine->addEvent(
-                hostNames.event(m->allocation ? "MemoryAllocation" : "MemoryDeallocation"),
-                ps(m->timestampNs), 0, stats);
         } else if (const auto* k = std::get_if<KernelRecord>(&r)) {
             PlaneNames& names = deviceNames.at(k->deviceId);
             text = "regs:" + std::to_string(k->registersPerThread) +
@@ -409,6 +381,44 @@ std::vector<uint8_t> convertToXSpace(const ConversionInput& input) {
                 ->addEvent(names.event("Memset"), ps(s->startNs), durPs(s->startNs, s->endNs),
                            stats);
         }
+    }
+    // Memory in time order: CUPTI delivers its buffers out of order, and bytes_allocated is what
+    // is in use after each allocation or free in time.
+    std::vector<const MemoryRecord*> memoryRecords;
+    for (const Record& r : records)
+        if (const auto* m = std::get_if<MemoryRecord>(&r)) memoryRecords.push_back(m);
+    std::stable_sort(memoryRecords.begin(), memoryRecords.end(),
+                     [](const MemoryRecord* a, const MemoryRecord* b) {
+                         return a->timestampNs < b->timestampNs;
+                     });
+    for (const MemoryRecord* m : memoryRecords) {
+        if (!memoryLine) memoryLine = &host.addLine(-2, "CUDA memory", baseWallNs);
+        DeviceMemory& dm = memory[m->deviceId];
+        uint64_t bytes = m->bytes;
+        if (m->allocation) {
+            dm.live[m->address] = bytes;
+            dm.inUse += int64_t(bytes);
+        } else {
+            const auto it = dm.live.find(m->address);
+            if (it != dm.live.end()) {
+                if (bytes == 0) bytes = it->second;
+                dm.live.erase(it);
+            }
+            dm.inUse = std::max<int64_t>(0, dm.inUse - int64_t(bytes));
+        }
+        dm.peak = std::max(dm.peak, dm.inUse);
+        text = "GPU_" + std::to_string(m->deviceId) + "_cuda";
+        const WireStat stats[] = {
+            WireStat::str(hostNames.stat("allocator_name"), text),
+            WireStat::int64(hostNames.stat("bytes_allocated"), dm.inUse),
+            WireStat::int64(hostNames.stat("peak_bytes_in_use"), dm.peak),
+            WireStat::int64(hostNames.stat("allocation_bytes"), int64_t(bytes)),
+            WireStat::int64(hostNames.stat("requested_bytes"), int64_t(bytes)),
+            WireStat::uint64(hostNames.stat("addr"), m->address),
+            WireStat::uint64(corrKey, m->correlationId)};
+        memoryLine->addEvent(
+            hostNames.event(m->allocation ? "MemoryAllocation" : "MemoryDeallocation"),
+            ps(m->timestampNs), 0, stats);
     }
     return space.finish();
 }

@@ -6,7 +6,8 @@
 //     driver API calls (stat `correlation_id`) and NVTX ranges; a line "CUDA memory" with
 //     `MemoryAllocation` / `MemoryDeallocation` events carrying the allocator stats the memory
 //     profile reads (allocator_name "GPU_<id>_cuda", bytes_allocated = bytes in use after the
-//     event, peak_bytes_in_use, allocation_bytes, requested_bytes, addr); a line "CUPTI overhead".
+//     event, counted in time order, peak_bytes_in_use, allocation_bytes, requested_bytes, addr); a
+//     line "CUPTI overhead".
 //   - "/device:GPU:<id>" per device, with the device properties as plane stats (clock_rate in
 //     kHz, core_count = SMs, memory_size, memory_bandwidth in bytes/s, compute_cap_major/minor,
 //     device_vendor "Nvidia") and a line per stream, "Stream #<id>(<kinds>)" (Kernel,

@@ -87,7 +87,7 @@ private slots:
             {{"kernel_stats"}, csvOf(computeKernelStats(*loaded.profile).table)},
             {{"tf_stats"}, csvOf(tfOpStatsTable(ops, false))},
             {{"tf_stats", "--include-idle"}, csvOf(tfOpStatsTable(ops, true))},
-            {{"memory_profile"}, csvOf(memory.series.at(0).breakdown)},
+            {{"memory_profile"}, csvOf(memory.defaultShown()->breakdown)}, // the page's series
             {{"memory_profile", "--memory-id", "GPU_1_bfc"},
              csvOf(memory.find("GPU_1_bfc")->breakdown)},
         };

@@ -11,6 +11,7 @@
 #include "model/analysis/KernelStats.h"
 #include "model/analysis/TensorCore.h"
 #include "tests/fixtures/ProtoXSpace.h"
+#include "tests/fixtures/TableRows.h"
 
 using namespace stepscope;
 
@@ -22,23 +23,14 @@ StatValue strStat(ProfileBuilder& b, const char* key, std::string_view value) {
     return {b.intern(key), StatType::Str, b.intern(value)};
 }
 
-// Column lookup by name, so tests read like the table.
-struct Rows {
-    const Table& t;
-    size_t col(const char* name) const {
-        const int c = t.columnIndex(name);
-        if (c < 0) qFatal("no column %s", name);
-        return size_t(c);
-    }
-    const std::string& text(size_t r, const char* name) const { return t.text(r, col(name)); }
-    double num(size_t r, const char* name) const { return t.number(r, col(name)); }
-    // The row of a kernel name (+ op name); -1 if absent.
-    int find(const std::string& kernel, const std::string& op) const {
-        for (size_t r = 0; r < t.rowCount(); ++r)
-            if (text(r, "Kernel name") == kernel && text(r, "Op name") == op) return int(r);
-        return -1;
-    }
-};
+using Rows = fixtures::TableRows;
+
+// The row of a kernel name (+ op name); -1 if absent.
+int findKernel(const Rows& rows, const std::string& kernel, const std::string& op) {
+    for (size_t r = 0; r < rows.t.rowCount(); ++r)
+        if (rows.text(r, "Kernel name") == kernel && rows.text(r, "Op name") == op) return int(r);
+    return -1;
+}
 
 constexpr const char* kDetails = "regs:32 static_shared:0 dynamic_shared:0 grid:1,1,1 "
                                  "block:128,1,1 occ_pct:50";
@@ -338,8 +330,8 @@ private slots:
         auto p = f.b.finish();
         const KernelStats s = computeKernelStats(*p);
         const Rows rows{s.table};
-        const int tc = rows.find("volta_h884gemm_128x128_ldg8_nn", "m/dense/MatMul");
-        const int noTc = rows.find("volta_sgemm_128x64_nn", "m/dense/MatMul");
+        const int tc = findKernel(rows, "volta_h884gemm_128x128_ldg8_nn", "m/dense/MatMul");
+        const int noTc = findKernel(rows, "volta_sgemm_128x64_nn", "m/dense/MatMul");
         QVERIFY(tc >= 0 && noTc >= 0);
         QCOMPARE(rows.num(size_t(tc), "Op is TensorCore eligible"), 1.0);
         QCOMPARE(rows.num(size_t(tc), "Kernel uses TensorCore"), 1.0);

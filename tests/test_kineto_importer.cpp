@@ -24,8 +24,10 @@
 #include "model/kineto/KinetoImporter.h"
 #include "tests/fixtures/ChromeTraceTexts.h"
 #include "tests/fixtures/CompareProfiles.h"
+#include "tests/fixtures/GzipFile.h"
 
 using namespace stepscope;
+using fixtures::gunzipFile;
 namespace fs = std::filesystem;
 
 namespace {
@@ -48,16 +50,6 @@ std::string gzipOf(std::string_view text) {
     deflate(&z, Z_FINISH);
     out.resize(z.total_out);
     deflateEnd(&z);
-    return out;
-}
-
-std::string gunzipFile(const std::string& path) {
-    gzFile f = gzopen(path.c_str(), "rb");
-    std::string out;
-    char buf[1 << 16];
-    int n;
-    while ((n = gzread(f, buf, sizeof buf)) > 0) out.append(buf, size_t(n));
-    gzclose(f);
     return out;
 }
 

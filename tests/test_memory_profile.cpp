@@ -1,7 +1,8 @@
 // The memory profile: XProf's definitions on fixtures whose peak, peak time, live set and
 // fragmentation were worked out by hand (and XProf's own unit-test fixture with its expected
 // values); bad allocator data; the min/max downsampler against brute force; facts about the real
-// profiles counted with protobuf's generated classes; the page as a user drives it.
+// profiles counted with protobuf's generated classes; the page as a user drives it. How each
+// source format (PyTorch, CUPTI) reaches it: test_memory_sources.
 #include <QtTest>
 
 #include <QComboBox>
@@ -18,6 +19,7 @@
 #include "model/analysis/MemoryProfile.h"
 #include "model/analysis/TfDataType.h"
 #include "tests/fixtures/FixtureXSpace.h"
+#include "tests/fixtures/TableRows.h"
 #include "ui/widgets/DataTableView.h"
 #include "views/memory_profile/MemoryProfileView.h"
 #include "views/memory_profile/MemoryTimelineChart.h"
@@ -163,17 +165,7 @@ std::shared_ptr<const Profile> load(const FixtureSpace& space) {
     return r.profile;
 }
 
-// Column lookup by name, so that tests read like the table.
-struct Rows {
-    const Table& t;
-    size_t col(const char* name) const {
-        const int c = t.columnIndex(name);
-        if (c < 0) qFatal("no column %s", name);
-        return size_t(c);
-    }
-    std::string text(size_t r, const char* name) const { return t.text(r, col(name)); }
-    double num(size_t r, const char* name) const { return t.number(r, col(name)); }
-};
+using Rows = TableRows;
 
 // The event at `time` named `name` on a host thread.
 EventIndex eventAt(const Profile& p, int64_t time, std::string_view name) {
@@ -288,8 +280,13 @@ private slots:
         QCOMPARE(m.series[2].memoryId, std::string("gpu_host_bfc"));
         QVERIFY(!m.find("GPU_9_bfc"));
 
+        // The page opens on the device allocator with the largest peak ("3", a device_ordinal,
+        // peaks at 64 bytes).
+        QCOMPARE(m.defaultShown()->memoryId, std::string("GPU_0_bfc"));
+
         const MemorySeries& s = m.series[1];
         QCOMPARE(s.label, std::string("GPU_0_bfc")); // one host: no host prefix
+        QVERIFY(!s.stepsFromProfile);                // its records carry group ids
         const MemorySummary& sum = s.summary;
         QCOMPARE(sum.allocations, uint64_t(8));   // e1 e2 e4 e5 e7 e8 e10 e12
         QCOMPARE(sum.deallocations, uint64_t(6)); // e3 e6 e9 e11 e13 e14
@@ -739,7 +736,10 @@ private slots:
         QCOMPARE(selector->count(), 3);
         QCOMPARE(selector->itemText(0), QString("3"));
         QCOMPARE(selector->itemText(1), QString("GPU_0_bfc"));
-        QCOMPARE(view.currentMemoryId(), QString("3")); // the first, as XProf
+        // The device allocator with the largest peak (XProf opens on the first, "3").
+        QCOMPARE(view.currentMemoryId(), QString("GPU_0_bfc"));
+        QVERIFY(view.selectMemoryId("3"));
+        QCOMPARE(view.currentMemoryId(), QString("3"));
         QVERIFY(!view.selectMemoryId("nope"));
         QVERIFY(view.selectMemoryId("GPU_0_bfc"));
         QVERIFY(view.summaryText().contains("Peak memory usage: 6.45 KiB"));

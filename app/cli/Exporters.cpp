@@ -49,7 +49,8 @@ const std::vector<Exporter>& exporters() {
                      "Memory profile of one allocator: the allocations live at the peak (CSV); "
                      "summary, timeline and breakdown (JSON)",
                      {{"memory-id", true,
-                       "the memory id (allocator) to export; default the first, as the page"}},
+                       "the memory id (allocator) to export; default the page's (the device "
+                       "allocator with the highest peak)"}},
                      memoryProfileCsv,
                      memoryProfileJson});
         e.push_back(

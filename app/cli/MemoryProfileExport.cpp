@@ -13,7 +13,7 @@ namespace {
 // The series the options ask for; nullptr when the profile has no allocator events.
 const MemorySeries* selectedSeries(const MemoryProfile& memory, const ExportOptions& options) {
     const auto it = options.find("memory-id");
-    if (it == options.end()) return memory.series.empty() ? nullptr : &memory.series.front();
+    if (it == options.end()) return memory.defaultShown();
     if (const MemorySeries* s = memory.find(it->second)) return s;
     std::string known;
     for (const MemorySeries& s : memory.series) known += (known.empty() ? "" : ", ") + s.label;
@@ -23,12 +23,17 @@ const MemorySeries* selectedSeries(const MemoryProfile& memory, const ExportOpti
         ")");
 }
 
-void bytesOrNull(JsonWriter& json, std::string_view key, int64_t bytes) {
+// A size (kNotRecorded) or step (kNoStep) the profile does not have is null.
+void valueOrNull(JsonWriter& json, std::string_view key, int64_t value, int64_t none) {
     json.key(key);
-    if (bytes == kNotRecorded)
+    if (value == none)
         json.null();
     else
-        json.value(bytes);
+        json.value(value);
+}
+
+void bytesOrNull(JsonWriter& json, std::string_view key, int64_t bytes) {
+    valueOrNull(json, key, bytes, kNotRecorded);
 }
 
 void writeSummary(JsonWriter& json, const MemorySeries& s) {
@@ -44,7 +49,8 @@ void writeSummary(JsonWriter& json, const MemorySeries& s) {
     bytesOrNull(json, "heap_allocation_bytes", m.heapAtPeak);
     bytesOrNull(json, "free_memory_bytes", m.freeAtPeak);
     json.field("fragmentation_percent", m.fragmentationAtPeak * 100); // NaN writes null
-    json.field("peak_step", m.peakStepId);
+    valueOrNull(json, "peak_step", m.peakStepId, kNoStep);
+    json.field("steps_from_profile", s.stepsFromProfile);
     json.field("steps_may_be_incomplete", m.incompleteSteps);
     json.field("deallocations_without_allocation", uint64_t(s.unmatchedDeallocations));
     json.field("allocations_at_an_allocated_address", uint64_t(s.repeatedAllocations));
@@ -66,7 +72,7 @@ void writeTimeline(JsonWriter& json, const MemoryProfile& memory, const MemorySe
         bytesOrNull(json, "allocation_bytes", r.allocationBytes);
         json.field("address", r.address);
         json.field("op", memory.str(r.tfOp));
-        json.field("step", r.stepId);
+        valueOrNull(json, "step", r.stepId, kNoStep);
         json.field("region_type", memory.str(r.regionType));
         json.key("data_type");
         if (r.dataType < 0)
@@ -100,6 +106,7 @@ std::string memoryProfileJson(const Profile& profile, const ExportOptions& optio
     json.key("memory_ids").beginArray();
     for (const MemorySeries& m : memory.series) json.value(m.label);
     json.endArray();
+    json.field("impossible_values", memory.invalidValues);
     if (s) {
         writeSummary(json, *s);
         writeTimeline(json, memory, *s);

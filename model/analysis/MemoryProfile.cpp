@@ -1,12 +1,15 @@
 #include "model/analysis/MemoryProfile.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <map>
+#include <span>
 #include <tuple>
 #include <unordered_map>
 
 #include "model/NumberFormat.h"
+#include "model/analysis/StepAnalysis.h"
 #include "model/analysis/TfDataType.h"
 
 namespace stepscope {
@@ -42,12 +45,32 @@ const Plane& planeOf(const Profile& profile, EventIndex e) {
     return profile.planes()[profile.tracks()[profile.trackOf(e)].plane];
 }
 
-// XProf's memory id for an event without allocator_name: index_on_host, else device_ordinal.
-std::string numericMemoryId(const Profile& profile, EventIndex e) {
-    for (const char* key : {"index_on_host", "device_ordinal"})
-        if (const auto s = profile.findStat(e, key); s && s->isNumber())
-            return std::to_string(s->asInt());
-    return kNoMemoryId;
+struct MemoryId {
+    std::string id;
+    bool onDevice = false;
+};
+
+// XProf's memory id for an event without allocator_name: index_on_host, else device_ordinal (a
+// device's memory).
+MemoryId numericMemoryId(const Profile& profile, EventIndex e) {
+    if (const auto s = profile.findStat(e, "index_on_host"); s && s->isNumber())
+        return {std::to_string(s->asInt()), false};
+    if (const auto s = profile.findStat(e, "device_ordinal"); s && s->isNumber())
+        return {std::to_string(s->asInt()), true};
+    return {kNoMemoryId, false};
+}
+
+bool hasStepIds(const std::vector<AllocationRecord>& records) {
+    return std::any_of(records.begin(), records.end(),
+                       [](const AllocationRecord& r) { return r.stepId != kNoStep; });
+}
+
+// The overview's steps as time ranges (see memoryProfileInput).
+std::vector<MemoryStep> profileSteps(const Profile& profile, const Progress* progress) {
+    std::vector<MemoryStep> steps;
+    for (const StepRecord& s : analyzeSteps(profile, {}, progress).steps)
+        steps.push_back({s.host, s.number, s.beginPs, s.beginPs + s.durationPs});
+    return steps;
 }
 
 // Numbers that merge breakdown rows compare as XProf's proto fields do: a missing value is 0.
@@ -75,11 +98,34 @@ std::string dataTypeText(int32_t dataType) {
 void repairSteps(std::vector<AllocationRecord>& records) {
     int64_t lastValid = -1;
     for (AllocationRecord& r : records) {
-        if (r.stepId == -1)
+        if (r.stepId == kNoStep)
             r.stepId = lastValid + 1;
         else
             lastValid = r.stepId;
     }
+}
+
+// Stepscope's steps by time: each record (in time order) takes the last of `steps` (one host's,
+// sorted by begin) that begins at or before it, if that step has not ended.
+void stepsByTime(std::vector<AllocationRecord>& records, std::span<const MemoryStep> steps) {
+    size_t next = 0; // the first step that begins after the record
+    for (AllocationRecord& r : records) {
+        while (next < steps.size() && steps[next].beginPs <= r.timePs) ++next;
+        r.stepId = next > 0 && r.timePs < steps[next - 1].endPs ? steps[next - 1].number : kNoStep;
+    }
+}
+
+// MemoryProfile::defaultSeries: device series first, then the largest peak, then list order.
+size_t defaultSeriesOf(const std::vector<MemorySeries>& series) {
+    size_t best = 0;
+    for (size_t i = 1; i < series.size(); ++i) {
+        const MemorySeries& a = series[i];
+        const MemorySeries& b = series[best];
+        if (std::pair(a.onDevice, a.summary.peakBytesInUse) >
+            std::pair(b.onDevice, b.summary.peakBytesInUse))
+            best = i;
+    }
+    return best;
 }
 
 // XProf's UpdateDeallocation: a free takes the metadata of the allocation at its address, which
@@ -125,6 +171,8 @@ void summarize(MemorySeries& s) {
         // (independent of line order).
         sum.peakBytesUsageLifetime = std::max(sum.peakBytesUsageLifetime, r.peakBytesInUse);
         if (r.freeMemoryBytes > 0) s.hasFreeMemory = true;
+        if (r.stackReservedBytes != kNotRecorded) s.hasStack = true;
+        if (!std::isnan(r.fragmentation)) s.hasFragmentation = true;
     }
     const AllocationRecord& p = s.records[sum.peakRecord];
     sum.peakTimePs = p.timePs;
@@ -139,8 +187,9 @@ void summarize(MemorySeries& s) {
     // XProf's GetPeakMemoryStep: the step of the last event whose stack + heap equals the peak.
     // Visiting in time order, that is the peak event itself.
     sum.peakStepId = p.stepId;
-    // The frontend's warning: the last event's step (after repair) is below 1.
-    sum.incompleteSteps = s.records.back().stepId < 1;
+    // The frontend's warning: the last event's step (after repair) is below 1. Steps taken from
+    // the profile are the overview's, whatever their numbers; records outside them have none.
+    sum.incompleteSteps = !s.stepsFromProfile && s.records.back().stepId < 1;
 }
 
 // XProf's ProcessActiveAllocations and InsertSpecialAllocations, then the merge of equal rows.
@@ -152,7 +201,8 @@ void buildBreakdown(MemorySeries& s, const std::vector<std::string>& strings) {
     for (size_t i = 0; i < s.records.size(); ++i) {
         const AllocationRecord& r = s.records[i];
         if (r.timePs > sum.peakTimePs) break;
-        if (r.stepId != sum.peakStepId) continue;
+        // A peak outside every step has no step to walk: every record up to it counts.
+        if (sum.peakStepId != kNoStep && r.stepId != sum.peakStepId) continue;
         if (r.isAllocation()) {
             live[r.address] = i;
             unmapped -= orZero(r.allocationBytes);
@@ -219,6 +269,15 @@ std::string bytesText(int64_t bytes) {
 
 } // namespace
 
+bool isDeviceAllocator(std::string_view allocatorName) {
+    std::string lower(allocatorName);
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
+    const bool gpu = lower.find("gpu") != std::string::npos;
+    const bool host = lower.find("host") != std::string::npos;
+    return (gpu && !host) || lower.starts_with("device_type_");
+}
+
 Table memoryBreakdownHeader() {
     Table t;
     t.addColumn("Op name", Table::Type::Text);
@@ -242,9 +301,9 @@ MemoryProfileInput memoryProfileInput(const Profile& profile, const Progress* pr
     // (host << 32 | allocator string id) -> series; numeric ids are looked up by text.
     std::unordered_map<uint64_t, size_t> byAllocator;
     std::map<std::pair<uint32_t, std::string>, size_t> byId;
-    auto seriesFor = [&](uint32_t host, const std::string& id) {
-        const auto [it, inserted] = byId.try_emplace({host, id}, in.series.size());
-        if (inserted) in.series.push_back({id, host, {}});
+    auto seriesFor = [&](uint32_t host, const MemoryId& id) {
+        const auto [it, inserted] = byId.try_emplace({host, id.id}, in.series.size());
+        if (inserted) in.series.push_back({id.id, host, {}, id.onDevice});
         return it->second;
     };
 
@@ -263,9 +322,13 @@ MemoryProfileInput memoryProfileInput(const Profile& profile, const Progress* pr
         if (allocator != 0) {
             const uint64_t key = uint64_t(host) << 32 | allocator;
             auto it = byAllocator.find(key);
-            if (it == byAllocator.end())
-                it = byAllocator.emplace(key, seriesFor(host, std::string(profile.str(allocator))))
-                         .first;
+            if (it == byAllocator.end()) {
+                const std::string_view name = profile.str(allocator);
+                it =
+                    byAllocator
+                        .emplace(key, seriesFor(host, {std::string(name), isDeviceAllocator(name)}))
+                        .first;
+            }
             series = it->second;
         } else {
             series = seriesFor(host, numericMemoryId(profile, e));
@@ -308,6 +371,11 @@ MemoryProfileInput memoryProfileInput(const Profile& profile, const Progress* pr
         r.tensorShape = remap(m.shape);
         in.series[series].records.push_back(r);
     }
+    if (std::any_of(in.series.begin(), in.series.end(),
+                    [](const MemorySeriesInput& s) { return !hasStepIds(s.records); })) {
+        in.steps = profileSteps(profile, progress);
+        if (progress && progress->cancelled()) return {};
+    }
     return in;
 }
 
@@ -315,6 +383,9 @@ MemoryProfile computeMemoryProfile(MemoryProfileInput input, const Progress* pro
     MemoryProfile out;
     out.invalidValues = input.invalidValues;
     const bool manyHosts = input.hostNames.size() > 1;
+    std::sort(input.steps.begin(), input.steps.end(), [](const MemoryStep& a, const MemoryStep& b) {
+        return std::tie(a.host, a.beginPs) < std::tie(b.host, b.beginPs);
+    });
     std::sort(input.series.begin(), input.series.end(),
               [](const MemorySeriesInput& a, const MemorySeriesInput& b) {
                   return std::tie(a.host, a.memoryId) < std::tie(b.host, b.memoryId);
@@ -329,6 +400,7 @@ MemoryProfile computeMemoryProfile(MemoryProfileInput input, const Progress* pro
         MemorySeries s;
         s.memoryId = std::move(in.memoryId);
         s.host = in.host;
+        s.onDevice = in.onDevice;
         s.label = manyHosts && in.host < input.hostNames.size()
                       ? input.hostNames[in.host] + "/" + s.memoryId
                       : s.memoryId;
@@ -338,13 +410,21 @@ MemoryProfile computeMemoryProfile(MemoryProfileInput input, const Progress* pro
         };
         if (!std::is_sorted(s.records.begin(), s.records.end(), byTime))
             std::stable_sort(s.records.begin(), s.records.end(), byTime);
-        repairSteps(s.records);
+        const auto hostSteps = std::equal_range(
+            input.steps.begin(), input.steps.end(), MemoryStep{in.host},
+            [](const MemoryStep& a, const MemoryStep& b) { return a.host < b.host; });
+        s.stepsFromProfile = hostSteps.first != hostSteps.second && !hasStepIds(s.records);
+        if (s.stepsFromProfile)
+            stepsByTime(s.records, std::span(hostSteps.first, hostSteps.second));
+        else
+            repairSteps(s.records);
         repairDeallocations(s);
         summarize(s);
         buildBreakdown(s, input.strings);
         out.series.push_back(std::move(s));
     }
     out.strings = std::move(input.strings);
+    out.defaultSeries = defaultSeriesOf(out.series);
     return out;
 }
 
@@ -359,6 +439,10 @@ bool hasMemoryProfile(const Profile& profile) {
     for (EventIndex e : events.events())
         if (planeOf(profile, e).kind == PlaneKind::Host) return true;
     return false;
+}
+
+const MemorySeries* MemoryProfile::defaultShown() const {
+    return defaultSeries < series.size() ? &series[defaultSeries] : nullptr;
 }
 
 const MemorySeries* MemoryProfile::find(std::string_view labelOrId) const {
@@ -379,7 +463,7 @@ memoryRecordDetails(const MemoryProfile& profile, const MemorySeries& series, si
     if (r.allocationBytes != kNotRecorded)
         d.emplace_back("Allocation size", bytesText(r.allocationBytes));
     if (r.tfOp) d.emplace_back("Op", profile.str(r.tfOp));
-    d.emplace_back("Step", std::to_string(r.stepId));
+    if (r.stepId != kNoStep) d.emplace_back("Step", std::to_string(r.stepId));
     if (r.regionType) d.emplace_back("Region type", profile.str(r.regionType));
     // As XProf's tooltip: DT_INVALID is no data type.
     if (r.dataType > 0) d.emplace_back("Data type", tfDataTypeName(r.dataType));

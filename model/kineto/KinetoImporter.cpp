@@ -1850,13 +1850,20 @@ void Importer::extendSteps() {
 // [memory] instants as the memory profile reads allocator events (see MemoryProfile.h): one
 // allocator per device ("GPU_<id>" for CUDA/HIP, "CPU"), bytes_allocated = "Total Allocated"
 // (or, in 2021 traces that lack it, the running sum of "Bytes" in time order),
-// bytes_available = "Total Reserved" - "Total Allocated", allocation_bytes = |"Bytes"|.
+// bytes_available = "Total Reserved" - "Total Allocated", allocation_bytes = |"Bytes"|. An
+// allocator whose "Total Reserved" is never above 0 records no reserved memory (PyTorch writes 0
+// for its CPU allocator, which caches nothing): its events get no bytes_available, since
+// 0 - allocated would read as a negative (impossible) free size.
 void Importer::finishMemory() {
     if (memory_.empty()) return;
     std::stable_sort(memory_.begin(), memory_.end(),
                      [](const MemoryRecord& a, const MemoryRecord& b) {
                          return a.start != b.start ? a.start < b.start : a.order < b.order;
                      });
+    std::set<std::pair<int64_t, int64_t>> recordsReserved; // (device type, id)
+    for (const MemoryRecord& m : memory_)
+        if (m.hasTotalReserved && m.totalReserved > 0)
+            recordsReserved.insert({m.deviceType, m.deviceId});
     const uint32_t allocatorKey = b_.statKey(b_.intern("allocator_name"));
     const uint32_t allocatedKey = b_.statKey(b_.intern("bytes_allocated"));
     const uint32_t availableKey = b_.statKey(b_.intern("bytes_available"));
@@ -1890,7 +1897,8 @@ void Importer::finishMemory() {
         sum += m.bytes;
         const int64_t allocated = m.hasTotalAllocated ? m.totalAllocated : sum;
         b_.addEventStat(allocatedKey, StatType::Int64, uint64_t(allocated));
-        if (m.hasTotalAllocated && m.hasTotalReserved)
+        if (m.hasTotalAllocated && m.hasTotalReserved &&
+            recordsReserved.count({m.deviceType, m.deviceId}))
             b_.addEventStat(availableKey, StatType::Int64,
                             uint64_t(m.totalReserved - m.totalAllocated));
         b_.addEventStat(sizeKey, StatType::Int64, uint64_t(m.bytes < 0 ? -m.bytes : m.bytes));

@@ -222,7 +222,8 @@ void MemoryProfileView::setProfile(std::shared_ptr<const Profile> profile) {
                 const QSignalBlocker block(selector_);
                 for (const MemorySeries& s : memory_->series)
                     selector_->addItem(QString::fromStdString(s.label));
-                selector_->setCurrentIndex(memory_->series.empty() ? -1 : 0);
+                selector_->setCurrentIndex(memory_->series.empty() ? -1
+                                                                   : int(memory_->defaultSeries));
             }
             showSeries();
             ready_ = true;
@@ -256,6 +257,14 @@ QString MemoryProfileView::summaryText() const {
     QStringList lines;
     for (const auto& [name, value] : summaryRows_) lines << name->text() + ": " + value->text();
     return lines.join('\n');
+}
+
+QString MemoryProfileView::warningText() const {
+    return warning_->isHidden() ? QString() : warning_->text();
+}
+
+QString MemoryProfileView::breakdownTitle() const {
+    return breakdownTitle_->text();
 }
 
 void MemoryProfileView::showSeries() {
@@ -318,11 +327,13 @@ void MemoryProfileView::showSeries() {
     // (the full name is elided in the middle and shown whole in the tooltip).
     QTableView* tv = table_->tableView();
     tv->setColumnWidth(0, std::min(tv->columnWidth(0), std::max(240, width() * 2 / 5)));
-    breakdownTitle_->setText(
-        tr("<b>Memory breakdown</b>: allocations live at the peak (step %1, up to %2), "
-           "largest first; identical allocations are merged.")
-            .arg(m.peakStepId)
-            .arg(millis(m.peakTimePs)));
+    const QString step = m.peakStepId == kNoStep ? tr("outside every step: the whole profile")
+                         : s->stepsFromProfile   ? tr("step %1 of the overview").arg(m.peakStepId)
+                                                 : tr("step %1").arg(m.peakStepId);
+    breakdownTitle_->setText(tr("<b>Memory breakdown</b>: allocations live at the peak (%1, up to "
+                                "%2), largest first; identical allocations are merged.")
+                                 .arg(step)
+                                 .arg(millis(m.peakTimePs)));
 }
 
 } // namespace stepscope

@@ -17,11 +17,11 @@ class DataTableView;
 class MemoryTimelineChart;
 
 // "Memory profile", as XProf's page: a memory id selector (one entry per allocator of each loaded
-// host), the summary (allocations, capacity, lifetime peak, the peak in the window with its
-// time, stack, heap, free memory and fragmentation there), the memory timeline
-// (MemoryTimelineChart) and the breakdown of allocations live at the peak. Clicking the
-// timeline, or double-clicking a breakdown row, asks the window to show that allocation event
-// in the trace viewer (showEventRequested).
+// host, opening on MemoryProfile::defaultSeries), the summary (allocations, capacity, lifetime
+// peak, the peak in the window with its time, stack, heap, free memory and fragmentation there),
+// the memory timeline (MemoryTimelineChart) and the breakdown of allocations live at the peak.
+// Clicking the timeline, or double-clicking a breakdown row, asks the window to show that
+// allocation event in the trace viewer (showEventRequested).
 class MemoryProfileView : public ToolView {
     Q_OBJECT
 public:
@@ -38,6 +38,9 @@ public:
     DataTableView* breakdownView() const { return table_; }
     // The summary as shown, one "name: value" line each (for tests and copying).
     QString summaryText() const;
+    // The warning above the summary ("" when none is shown) and the breakdown's title, as shown.
+    QString warningText() const;
+    QString breakdownTitle() const;
 
 private:
     void showSeries();

@@ -51,7 +51,6 @@ MemoryTimelineChart::MemoryTimelineChart(QWidget* parent)
     }
     // Fragmentation under the band lines: it is a side measure, they are the memory.
     fragmentationGraph_ = plot_->addGraph(plot_->xAxis, plot_->yAxis2);
-    fragmentationGraph_->setName(tr("Fragmentation (%)"));
     fragmentationGraph_->setLineStyle(QCPGraph::lsStepLeft);
     fragmentationGraph_->setPen(QPen(kFragmentationColor, 1));
     for (int b : {Free, Heap, Stack}) {
@@ -230,9 +229,17 @@ void MemoryTimelineChart::fitMemoryAxis() {
     plot_->yAxis->setRange(0, top > 0 ? top / unitBytes_ * 1.05 : 1);
     fills_[Free]->setVisible(freeShown());
     lines_[Free]->setVisible(freeShown());
+    // A curve the allocator does not record is not drawn; the legend says so.
+    const auto name = [this](const QString& title, const QString& unit, bool recorded) {
+        return series_ && !recorded ? tr("%1: not recorded").arg(title) : title + unit;
+    };
+    fills_[Stack]->setName(name(tr("Stack"), {}, series_ && series_->hasStack));
+    fills_[Free]->setName(name(tr("Free"), {}, series_ && series_->hasFreeMemory));
+    fragmentationGraph_->setName(
+        name(tr("Fragmentation"), " (%)", series_ && series_->hasFragmentation));
     plot_->legend->clearItems();
     for (QCPGraph* g : {fills_[Stack], fills_[Heap], fills_[Free], fragmentationGraph_})
-        if (g->visible()) g->addToLegend();
+        if (g != fills_[Free] || showFree_) g->addToLegend();
 }
 
 void MemoryTimelineChart::resizeEvent(QResizeEvent* event) {

@@ -17,7 +17,8 @@ namespace stepscope {
 
 // The memory timeline of one memory id (QCustomPlot): stack, heap and free memory stacked as
 // steps (each event's values hold until the next event), in GiB (MiB or KiB when the memory is
-// small), time in ms from the profile start; fragmentation % on the right axis.
+// small), time in ms from the profile start; fragmentation % on the right axis. The legend names
+// each curve, "<curve>: not recorded" where the allocator records none of it.
 //
 // - Wheel zooms time at the cursor, dragging pans, right-click or resetZoom() shows everything.
 // - Each frame draws only what its pixels can show (model/MinMaxDownsample.h): each band is

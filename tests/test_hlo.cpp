@@ -1,0 +1,305 @@
+// HLO protos in XSpaces: the decoder (every field, packed and unpacked repeated ints, bad bytes).
+// HLO protos are written with protobuf's classes of tests/fixtures/hlo_subset.proto, an encoder
+// independent of the decoder. Real profiles: test_hlo_real.cpp.
+#include <QtTest>
+
+#include "model/xspace/HloProto.h"
+#include "tests/fixtures/HloFixtures.h"
+
+using namespace stepscope;
+using namespace stepscope::fixtures;
+
+namespace {
+
+std::span<const uint8_t> span(const std::string& s) {
+    return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+// Instruction names as Qt Test prints them when a comparison fails.
+using Names = QStringList;
+
+std::optional<HloModule> decode(const std::string& bytes, std::string* errorOut = nullptr) {
+    std::string error;
+    std::optional<HloModule> m = decodeHloProto(span(bytes), error);
+    if (errorOut) *errorOut = error;
+    return m;
+}
+
+// Decodes bytes that must fail; returns the error.
+std::string failure(const std::string& bytes) {
+    std::string error;
+    if (decode(bytes, &error)) return "decoded without error";
+    return error;
+}
+
+// A module with one of everything the decoder reads, and fields it skips.
+HloModuleFixture everyFieldModule() {
+    HloModuleFixture m("jit_everything", 4242);
+    m.computation("fused_dot");
+    m.add("lhs", "parameter", testhlo::BF16, {8, 16});
+    m.add("rhs", "parameter", testhlo::BF16, {16, 32});
+    auto& dot = m.add("dot.1", "dot", testhlo::F32, {8, 32}, {"lhs", "rhs"});
+    dot.mutable_dot_dimension_numbers()->add_lhs_contracting_dimensions(1);
+    dot.mutable_dot_dimension_numbers()->add_rhs_contracting_dimensions(0);
+    dot.mutable_dot_dimension_numbers()->add_lhs_batch_dimensions(7);
+    dot.mutable_dot_dimension_numbers()->add_rhs_batch_dimensions(5);
+    dot.mutable_dot_dimension_numbers()->add_rhs_batch_dimensions(6);
+    dot.mutable_precision_config()->add_operand_precision(testhlo::PrecisionConfig::HIGHEST);
+    dot.mutable_precision_config()->add_operand_precision(testhlo::PrecisionConfig::DEFAULT);
+    dot.mutable_precision_config()->set_algorithm(9);
+    m.computation("main");
+    m.entry("main");
+    auto& x = m.add("x", "parameter", testhlo::BF16, {8, 16});
+    x.set_parameter_number(3);
+    x.mutable_shape()->mutable_layout()->add_minor_to_major(1);
+    x.mutable_shape()->mutable_layout()->add_minor_to_major(0);
+    x.mutable_shape()->add_is_dynamic_dimension(false);
+    m.add("w", "parameter", testhlo::BF16, {16, 32});
+    auto& f = m.fusion("gemm_fusion_dot.1", testhlo::F32, "fused_dot", {"x", "w"}, "kCustom");
+    f.set_backend_config(R"({"fusion_backend_config":{"kind":"__triton_gemm"}})");
+    (*f.mutable_frontend_attributes()->mutable_map())["xla.pdl_launch"] = "true";
+    f.mutable_metadata()->set_op_type("dot_general");
+    f.mutable_metadata()->set_op_name("jit(f)/dot_general");
+    f.mutable_metadata()->set_source_file("/src/model.py");
+    f.mutable_metadata()->set_source_line(-3);
+    f.mutable_metadata()->set_size_of_generated_code_in_bytes(1 << 20);
+    auto& cc =
+        m.customCall("custom-call.7", "__cublas$lt$matmul$f8", testhlo::F8E4M3FN, {"x", "w"});
+    // A nested tuple: (f8e4m3fn[64,64], u8[4096], (f16[2], pred[]))
+    auto* inner = cc.mutable_shape()->add_tuple_shapes();
+    inner->set_element_type(testhlo::TUPLE);
+    inner->add_tuple_shapes()->set_element_type(testhlo::F16);
+    inner->mutable_tuple_shapes(0)->add_dimensions(2);
+    inner->add_tuple_shapes()->set_element_type(testhlo::PRED);
+    auto& gte = m.add("get-tuple-element.2", "get-tuple-element", testhlo::F8E4M3FN, {64, 64},
+                      {"custom-call.7"});
+    gte.set_tuple_index(0);
+    m.add("tuple.3", "tuple", testhlo::TUPLE, {}, {"gemm_fusion_dot.1", "get-tuple-element.2"});
+    m.schedule("main",
+               {"w", "x", "custom-call.7", "gemm_fusion_dot.1", "get-tuple-element.2", "tuple.3"});
+    m.proto.mutable_hlo_module()->set_is_dynamic(true);
+    m.proto.set_buffer_assignment(std::string("\x0a\x03\x08\x01\x10", 5));
+    return m;
+}
+
+} // namespace
+
+class TestHlo : public QObject {
+    Q_OBJECT
+private slots:
+    // ---- the decoder
+
+    void decodesEveryField() {
+        const HloModuleFixture f = everyFieldModule();
+        std::string error;
+        const std::optional<HloModule> m = decode(f.bytes(), &error);
+        QVERIFY2(m, error.c_str());
+        QVERIFY(error.empty());
+        QCOMPARE(m->name, std::string("jit_everything"));
+        QCOMPARE(m->id, int64_t(4242));
+        QCOMPARE(m->entryComputationName, std::string("main"));
+        QCOMPARE(m->entryComputationId, f.computationId("main"));
+        QCOMPARE(m->computations.size(), size_t(2));
+        const HloComputation& fused = m->computations[0];
+        QCOMPARE(fused.name, std::string("fused_dot"));
+        QCOMPARE(fused.id, f.computationId("fused_dot"));
+        QCOMPARE(fused.rootId, f.instructionId("dot.1"));
+        QCOMPARE(m->entryComputation(), &m->computations[1]);
+
+        const HloInstruction* dot = m->instructionNamed("dot.1");
+        QVERIFY(dot);
+        QCOMPARE(m->instruction(f.instructionId("dot.1")), dot);
+        QCOMPARE(m->computationOf(*dot), &fused);
+        QCOMPARE(dot->opcode, std::string("dot"));
+        QCOMPARE(dot->shape.elementType, HloElementType::F32);
+        QCOMPARE(dot->shape.dimensions, (std::vector<int64_t>{8, 32}));
+        QCOMPARE(dot->operandIds,
+                 (std::vector<int64_t>{f.instructionId("lhs"), f.instructionId("rhs")}));
+        QCOMPARE(dot->dotDimensions.lhsContracting, std::vector<int64_t>{1});
+        QCOMPARE(dot->dotDimensions.rhsContracting, std::vector<int64_t>{0});
+        QCOMPARE(dot->dotDimensions.lhsBatch, std::vector<int64_t>{7});
+        QCOMPARE(dot->dotDimensions.rhsBatch, (std::vector<int64_t>{5, 6}));
+        QCOMPARE(dot->operandPrecision, (std::vector<int32_t>{2, 0}));
+
+        const HloInstruction* fusion = m->instructionNamed("gemm_fusion_dot.1");
+        QVERIFY(fusion);
+        QCOMPARE(fusion->fusionKind, std::string("kCustom"));
+        QCOMPARE(fusion->calledComputationIds, std::vector<int64_t>{f.computationId("fused_dot")});
+        QCOMPARE(fusion->metadata.opType, std::string("dot_general"));
+        QCOMPARE(fusion->metadata.opName, std::string("jit(f)/dot_general"));
+        QCOMPARE(fusion->metadata.sourceFile, std::string("/src/model.py"));
+        QCOMPARE(fusion->metadata.sourceLine, -3);
+        QVERIFY(fusion->customCallTarget.empty());
+
+        const HloInstruction* x = m->instructionNamed("x");
+        QCOMPARE(x->shape.dimensions, (std::vector<int64_t>{8, 16})); // layout skipped
+        QCOMPARE(x->shape.elementType, HloElementType::BF16);
+
+        const HloInstruction* cc = m->instructionNamed("custom-call.7");
+        QCOMPARE(cc->customCallTarget, std::string("__cublas$lt$matmul$f8"));
+        QCOMPARE(cc->shape.elementType, HloElementType::Tuple);
+        QCOMPARE(cc->shape.tupleShapes.size(), size_t(3));
+        QCOMPARE(cc->shape.tupleShapes[0].elementType, HloElementType::F8E4M3FN);
+        QCOMPARE(cc->shape.tupleShapes[1].elementType, HloElementType::U8);
+        QCOMPARE(cc->shape.tupleShapes[1].dimensions, std::vector<int64_t>{4096});
+        QStringList leaves;
+        cc->shape.forEachLeaf([&](const HloShape& s) {
+            leaves.push_back(QString::fromStdString(std::string(elementTypeName(s.elementType))));
+        });
+        QCOMPARE(leaves, (Names{"f8e4m3fn", "u8", "f16", "pred"}));
+        QCOMPARE(cc->shape.tupleShapes[2].tupleShapes[0].dimensions, std::vector<int64_t>{2});
+
+        QCOMPARE(m->schedule.size(), size_t(1));
+        const HloSequence* seq = m->sequence(f.computationId("main"));
+        QVERIFY(seq);
+        Names order;
+        for (int64_t id : seq->instructionIds)
+            order.push_back(QString::fromStdString(m->instruction(id)->name));
+        QCOMPARE(order, (Names{"w", "x", "custom-call.7", "gemm_fusion_dot.1",
+                               "get-tuple-element.2", "tuple.3"}));
+        QVERIFY(!m->sequence(f.computationId("fused_dot")));
+        QVERIFY(!m->instructionNamed("nope"));
+        QVERIFY(!m->instruction(1)); // a computation id, not an instruction's
+        QVERIFY(!m->computation(1001));
+    }
+
+    void acceptsPackedAndUnpackedRepeatedInts() {
+        testhlo::UnpackedHloProto u;
+        auto* module = u.mutable_hlo_module();
+        module->set_name("unpacked");
+        auto* c = module->add_computations();
+        c->set_id(1);
+        auto* h = c->add_instructions();
+        h->set_name("dot.9");
+        h->set_id(77);
+        for (int64_t v : {int64_t(5), int64_t(-1), int64_t(1) << 40}) h->add_operand_ids(v);
+        h->add_called_computation_ids(1);
+        h->mutable_shape()->set_element_type(testhlo::F16);
+        for (int64_t v : {3, 0, 9}) h->mutable_shape()->add_dimensions(v);
+        h->mutable_dot_dimension_numbers()->add_lhs_contracting_dimensions(2);
+        h->mutable_dot_dimension_numbers()->add_rhs_batch_dimensions(4);
+        h->mutable_precision_config()->add_operand_precision(testhlo::PrecisionConfig::HIGH);
+        (*module->mutable_schedule()->mutable_sequences())[1].add_instruction_ids(77);
+        const std::string unpackedBytes = u.SerializeAsString();
+        // The same content written packed must decode alike; the encodings differ.
+        testhlo::HloProto packed;
+        QVERIFY(packed.ParseFromString(unpackedBytes));
+        const std::string packedBytes = packed.SerializeAsString();
+        QVERIFY(packedBytes != unpackedBytes);
+        for (const std::string& bytes : {unpackedBytes, packedBytes}) {
+            std::string error;
+            const std::optional<HloModule> m = decode(bytes, &error);
+            QVERIFY2(m, error.c_str());
+            const HloInstruction* d = m->instructionNamed("dot.9");
+            QCOMPARE(d->operandIds, (std::vector<int64_t>{5, -1, int64_t(1) << 40}));
+            QCOMPARE(d->calledComputationIds, std::vector<int64_t>{1});
+            QCOMPARE(d->shape.dimensions, (std::vector<int64_t>{3, 0, 9}));
+            QCOMPARE(d->dotDimensions.lhsContracting, std::vector<int64_t>{2});
+            QCOMPARE(d->dotDimensions.rhsBatch, std::vector<int64_t>{4});
+            QCOMPARE(d->operandPrecision, std::vector<int32_t>{1});
+            QCOMPARE(m->schedule.at(0).instructionIds, std::vector<int64_t>{77});
+        }
+        // Both forms of one field in one message append, as protobuf parses them.
+        const std::string mixed = std::string("\x0a\x0c\x1a\x0a\x12\x08", 6) +
+                                  std::string("\xa2\x02\x02\x01\x02", 5) + // operand_ids [1,2]
+                                  std::string("\xa0\x02\x03", 3);          // operand_ids 3
+        const std::optional<HloModule> m = decode(mixed);
+        QVERIFY(m);
+        QCOMPARE(m->computations.at(0).instructions.at(0).operandIds,
+                 (std::vector<int64_t>{1, 2, 3}));
+    }
+
+    void everyTruncationIsAnError() {
+        HloModuleFixture f = everyFieldModule();
+        f.proto.clear_buffer_assignment(); // hlo_module is then HloProto's only field
+        const std::string bytes = f.bytes();
+        QVERIFY(bytes.size() > 300);
+        QVERIFY(decode(bytes));
+        // Every strict prefix cuts hlo_module short.
+        for (size_t n = 0; n < bytes.size(); ++n) {
+            const std::string error = failure(bytes.substr(0, n));
+            if (n == 0)
+                QCOMPARE(error, std::string("the HloProto holds no hlo_module (field 1)"));
+            else
+                QVERIFY2(error.starts_with("at byte "), (std::to_string(n) + ": " + error).c_str());
+        }
+        QCOMPARE(failure(bytes.substr(0, 2)),
+                 std::string("at byte 2: truncated varint in HloProto.hlo_module"));
+    }
+
+    void wrongWireTypeNamesTheFieldAndByte() {
+        // hlo_module { name: varint 5 }: a string field written as a number.
+        const std::string bytes("\x0a\x02\x08\x05", 4);
+        QCOMPARE(failure(bytes),
+                 std::string("at byte 3: HloModuleProto.name has wire type 0, expected 2"));
+        // hlo_module { computations { instructions { id: "x" } } }: id as a string.
+        const std::string id("\x0a\x07\x1a\x05\x12\x03\x9a\x02\x00", 9);
+        QCOMPARE(failure(id),
+                 std::string("at byte 8: HloInstructionProto.id has wire type 2, expected 0"));
+        // A group (wire type 3) in an unknown field, which protobuf 3 never writes.
+        QCOMPARE(failure(std::string("\x0a\x02\x7b\x0c", 4)),
+                 std::string("at byte 3: unsupported wire type 3 in HloModuleProto"));
+        // Field number 0.
+        QVERIFY(failure(std::string("\x0a\x02\x00\x01", 4)).find("field number 0") !=
+                std::string::npos);
+    }
+
+    void lengthPastTheEndIsRefused() {
+        // hlo_module claims 1000 bytes; 3 follow.
+        QCOMPARE(failure(std::string("\x0a\xe8\x07\x0a\x01x", 6)),
+                 std::string("at byte 3: length 1000 of HloProto.hlo_module runs past the end of "
+                             "its message (truncated or corrupt)"));
+        // An instruction's operand_ids claims 2^60 bytes: refused before anything is allocated.
+        std::string huge("\x0a\x12\x1a\x10\x12\x0e\xa2\x02", 8);
+        huge += std::string("\x80\x80\x80\x80\x80\x80\x80\x80\x10", 9);
+        huge += std::string("\x01\x02\x03", 3);
+        const std::string error = failure(huge);
+        QVERIFY2(error.find("length 1152921504606846976 of HloInstructionProto.operand_ids runs "
+                            "past the end") != std::string::npos,
+                 error.c_str());
+        // A name's length runs past its computation, though not past the whole input.
+        const std::string name("\x0a\x06\x1a\x02\x0a\x05xyz\x00\x00", 11);
+        QVERIFY(failure(name).find("HloComputationProto.name runs past the end") !=
+                std::string::npos);
+    }
+
+    void deepShapeNestingIsRefused() {
+        testhlo::HloProto p;
+        auto* h = p.mutable_hlo_module()->add_computations()->add_instructions();
+        h->set_name("deep");
+        testhlo::ShapeProto* s = h->mutable_shape();
+        for (int i = 0; i < 200; ++i) {
+            s->set_element_type(testhlo::TUPLE);
+            s = s->add_tuple_shapes();
+        }
+        s->set_element_type(testhlo::F32);
+        const std::string error = failure(p.SerializeAsString());
+        QVERIFY2(error.find("shape nested too deeply") != std::string::npos, error.c_str());
+        // 64 levels are fine.
+        testhlo::HloProto ok;
+        s = ok.mutable_hlo_module()->add_computations()->add_instructions()->mutable_shape();
+        for (int i = 0; i < kMaxShapeDepth; ++i) {
+            s->set_element_type(testhlo::TUPLE);
+            s = s->add_tuple_shapes();
+        }
+        s->set_element_type(testhlo::BF16);
+        const std::optional<HloModule> m = decode(ok.SerializeAsString());
+        QVERIFY(m);
+        int leaves = 0;
+        m->computations[0].instructions[0].shape.forEachLeaf([&](const HloShape& leaf) {
+            QCOMPARE(leaf.elementType, HloElementType::BF16);
+            ++leaves;
+        });
+        QCOMPARE(leaves, 1);
+    }
+
+    void foreignBytesAreRefused() {
+        QVERIFY(failure("not a protobuf at all, just text").starts_with("at byte "));
+        QCOMPARE(failure(std::string("\x1a\x00", 2)),
+                 std::string("the HloProto holds no hlo_module (field 1)"));
+        QCOMPARE(elementTypeName(HloElementType(99)), std::string_view("unknown"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHlo)
+#include "test_hlo.moc"

@@ -1,8 +1,10 @@
-// HLO protos in XSpaces: the decoder (every field, packed and unpacked repeated ints, bad bytes).
-// HLO protos are written with protobuf's classes of tests/fixtures/hlo_subset.proto, an encoder
-// independent of the decoder. Real profiles: test_hlo_real.cpp.
+// HLO protos in XSpaces: the decoder (every field, packed and unpacked repeated ints, bad bytes)
+// and the precision rules. HLO protos are written with protobuf's classes of
+// tests/fixtures/hlo_subset.proto, an encoder independent of the decoder. Real profiles:
+// test_hlo_real.cpp.
 #include <QtTest>
 
+#include "model/analysis/HloPrecision.h"
 #include "model/xspace/HloProto.h"
 #include "tests/fixtures/HloFixtures.h"
 
@@ -298,6 +300,118 @@ private slots:
         QCOMPARE(failure(std::string("\x1a\x00", 2)),
                  std::string("the HloProto holds no hlo_module (field 1)"));
         QCOMPARE(elementTypeName(HloElementType(99)), std::string_view("unknown"));
+    }
+
+    // ---- precision
+
+    void precisionOfElementTypes() {
+        using T = HloElementType;
+        const std::pair<T, Precision> floats[] = {
+            {T::F16, Precision::FP16},       {T::BF16, Precision::BF16},
+            {T::F32, Precision::FP32},       {T::F64, Precision::FP64},
+            {T::F8E5M2, Precision::FP8},     {T::F8E4M3, Precision::FP8},
+            {T::F8E4M3FN, Precision::FP8},   {T::F8E4M3B11FNUZ, Precision::FP8},
+            {T::F8E3M4, Precision::FP8},     {T::F8E5M2FNUZ, Precision::FP8},
+            {T::F8E4M3FNUZ, Precision::FP8}, {T::F8E8M0FNU, Precision::FP8},
+            {T::F4E2M1FN, Precision::FP4},   {T::C64, Precision::FP32},
+            {T::C128, Precision::FP64}};
+        for (const auto& [type, precision] : floats)
+            for (bool matrix : {false, true})
+                QCOMPARE(precisionOfElementType(type, matrix), std::optional(precision));
+        for (T t : {T::S8, T::U8}) {
+            QCOMPARE(precisionOfElementType(t, true), std::optional(Precision::INT8));
+            QCOMPARE(precisionOfElementType(t, false), std::nullopt);
+        }
+        for (T t : {T::Pred, T::S4, T::S16, T::S32, T::S64, T::U32, T::U64, T::Tuple, T::Token,
+                    T::OpaqueType, T::Invalid, T(99)})
+            for (bool matrix : {false, true})
+                QCOMPARE(precisionOfElementType(t, matrix), std::nullopt);
+    }
+
+    void matrixOps() {
+        for (const char* t : {"__cublas$gemm", "__cublas$lt$matmul", "__cublas$lt$matmul$f8",
+                              "__cudnn$convForward", "__cudnn$convBackwardInput",
+                              "__cudnn$convBackwardFilter", "__cudnn$convBiasActivationForward",
+                              "__cudnn$fmhaSoftmax", "__cudnn$fhmaScaleBiasMaskSoftmax"})
+            QVERIFY2(isMatrixLibraryCall(t), t);
+        for (const char* t : {"__cudnn$convReorderFilter", "__cudnn$convReorderFilterAndBias",
+                              "__cublas$triangularSolve", "__cub$DeviceRadixSort", "", "Sharding"})
+            QVERIFY2(!isMatrixLibraryCall(t), t);
+    }
+
+    void precisionRules() {
+        using testhlo::BF16;
+        using testhlo::F32;
+        HloModuleFixture m("jit_p", 1);
+        m.computation("fused_gemm");
+        m.add("a", "parameter", testhlo::F8E4M3FN, {4, 4});
+        m.add("a.cvt", "convert", BF16, {4, 4}, {"a"});
+        m.add("b", "parameter", BF16, {4, 4});
+        m.add("dot.0", "dot", F32, {4, 4}, {"a.cvt", "b"});
+        m.computation("fused_outer"); // a fusion whose dot sits one fusion deeper
+        m.add("o", "parameter", F32, {4, 4});
+        m.fusion("inner_fusion", F32, "fused_gemm", {"o"});
+        m.computation("fused_add");
+        m.add("x", "parameter", F32, {4, 4});
+        m.add("add.0", "add", F32, {4, 4}, {"x", "x"});
+        m.computation("main");
+        m.entry("main");
+        m.add("f32", "parameter", F32, {4, 4});
+        m.add("bf16", "parameter", BF16, {4, 4});
+        m.add("s8", "parameter", testhlo::S8, {4, 4});
+        m.add("s32", "parameter", testhlo::S32, {4, 4});
+        m.add("f8", "parameter", testhlo::F8E5M2, {4, 4});
+        m.add("f4", "parameter", testhlo::F4E2M1FN, {4, 4});
+        m.add("f64", "parameter", testhlo::F64, {4, 4});
+        m.add("scale", "parameter", F32, {});
+        m.add("dot_bf16", "dot", F32, {4, 4}, {"bf16", "bf16"});
+        m.add("dot_int8", "dot", testhlo::S32, {4, 4}, {"s8", "s8"});
+        m.add("dot_s32", "dot", testhlo::S32, {4, 4}, {"s32", "s32"});
+        m.add("dot_f64", "dot", testhlo::F64, {4, 4}, {"f64", "f64"});
+        m.add("dot_to_bf16", "dot", BF16, {4, 4}, {"f32", "f32"});
+        m.add("conv", "convolution", F32, {4, 4}, {"f32", "f32"});
+        m.fusion("gemm_fusion", F32, "fused_gemm", {"f8", "bf16"}, "kCustom");
+        m.fusion("outer_fusion", F32, "fused_outer", {"f32"});
+        m.fusion("loop_add_fusion", F32, "fused_add", {"f32"});
+        m.customCall("cublas_bf16", "__cublas$lt$matmul", F32, {"bf16", "bf16"});
+        m.customCall("cublas_f8", "__cublas$lt$matmul$f8", BF16, {"f8", "f8", "scale", "scale"});
+        m.customCall("cublas_f4", "__cublas$lt$matmul", BF16, {"f4", "f4"});
+        m.customCall("sort", "__cub$DeviceRadixSort", F32, {"s32"});
+        m.add("convert_down", "convert", BF16, {4, 4}, {"f32"});
+        m.add("compare", "compare", testhlo::PRED, {4, 4}, {"f32", "f32"});
+        m.add("int_add", "add", testhlo::S32, {4, 4}, {"s32", "s32"});
+        m.add("int8_add", "add", testhlo::S8, {4, 4}, {"s8", "s8"});
+        testhlo::ShapeProto* out =
+            m.add("tuple_out", "fusion", testhlo::TUPLE, {}, {"f32"}).mutable_shape();
+        out->add_tuple_shapes()->set_element_type(testhlo::F16);
+        out->add_tuple_shapes()->set_element_type(testhlo::PRED);
+        const std::optional<HloModule> d = decode(m.bytes());
+        QVERIFY(d);
+        const auto check = [&](const char* name, Precision p, bool matrix) {
+            const HloInstruction* h = d->instructionNamed(name);
+            QVERIFY2(h, name);
+            QCOMPARE(instructionPrecision(*d, *h), p);
+            QCOMPARE(isMatrixInstruction(*d, *h), matrix);
+        };
+        check("dot_bf16", Precision::BF16, true); // the f32 result does not count
+        check("dot_int8", Precision::INT8, true);
+        check("dot_s32", Precision::Unknown, true); // wide integers never count
+        check("dot_f64", Precision::FP64, true);
+        check("dot_to_bf16", Precision::FP32, true); // nor does a bf16 result of f32 inputs
+        check("conv", Precision::FP32, true);        // f32 stays FP32: the HLO cannot tell TF32
+        check("gemm_fusion", Precision::BF16, true); // the dot's operands, inside the fusion
+        check("outer_fusion", Precision::BF16, true);
+        check("loop_add_fusion", Precision::FP32, false);
+        check("cublas_bf16", Precision::BF16, true);
+        check("cublas_f8", Precision::FP8, true); // f32 scales do not widen it
+        check("cublas_f4", Precision::FP4, true);
+        check("sort", Precision::FP32, false); // not a matrix op: its f32 result counts
+        check("convert_down", Precision::BF16, false);
+        check("compare", Precision::FP32, false); // pred never counts
+        check("int_add", Precision::Unknown, false);
+        check("int8_add", Precision::Unknown, false); // int8 counts for matrix ops only
+        check("tuple_out", Precision::FP16, false);   // tuple leaves count
+        check("a", Precision::FP8, false);
     }
 };
 

@@ -1,9 +1,10 @@
-// HLO protos in XSpaces: the decoder (every field, packed and unpacked repeated ints, bad bytes)
-// and the precision rules. HLO protos are written with protobuf's classes of
-// tests/fixtures/hlo_subset.proto, an encoder independent of the decoder. Real profiles:
-// test_hlo_real.cpp.
+// HLO protos in XSpaces: the decoder (every field, packed and unpacked repeated ints, bad bytes),
+// the command buffer alignment rules and the precision rules. HLO protos are written with
+// protobuf's classes of tests/fixtures/hlo_subset.proto, an encoder independent of the decoder.
+// Real profiles: test_hlo_real.cpp.
 #include <QtTest>
 
+#include "model/analysis/CommandBufferAlignment.h"
 #include "model/analysis/HloPrecision.h"
 #include "model/xspace/HloProto.h"
 #include "tests/fixtures/HloFixtures.h"
@@ -83,6 +84,56 @@ HloModuleFixture everyFieldModule() {
     m.proto.set_buffer_assignment(std::string("\x0a\x03\x08\x01\x10", 5));
     return m;
 }
+
+// A scheduled entry computation of the instructions `names`: "p…" parameters, "gte…"
+// get-tuple-elements, "cc…" cuBLAS custom-calls, names holding "fusion" fusions (of one fused
+// computation, or of another, unlike it, when the name holds "_b_"), anything else the opcode
+// before its first '.'.
+struct ScheduleFixture {
+    HloModuleFixture module{"jit_f", 1};
+    std::optional<HloModule> decoded;
+    std::optional<CommandBufferSchedule> schedule;
+
+    // `unscheduled`: instructions of the computation that its schedule leaves out (a fusion
+    // whose kernel another one reuses, say, run by another computation).
+    explicit ScheduleFixture(const std::vector<std::string>& names,
+                             const std::vector<std::string>& unscheduled = {}) {
+        module.computation("fused");
+        module.add("param_0", "parameter", testhlo::F32, {4});
+        module.computation("fused_b");
+        module.add("param_0.b", "parameter", testhlo::F32, {4});
+        module.add("negate.b", "negate", testhlo::F32, {4}, {"param_0.b"});
+        module.computation("main");
+        module.entry("main");
+        std::vector<std::string> all = names;
+        all.insert(all.end(), unscheduled.begin(), unscheduled.end());
+        for (const std::string& n : all) {
+            if (n.starts_with("p"))
+                module.add(n, "parameter", testhlo::F32, {4});
+            else if (n.starts_with("gte"))
+                module.add(n, "get-tuple-element", testhlo::F32, {4});
+            else if (n.starts_with("cc"))
+                module.customCall(n, "__cublas$lt$matmul", testhlo::BF16, {});
+            else if (n.find("fusion") != std::string::npos)
+                module.fusion(n, testhlo::F32,
+                              n.find("_b_") != std::string::npos ? "fused_b" : "fused");
+            else
+                module.add(n, n.substr(0, n.find('.')), testhlo::F32, {4});
+        }
+        module.schedule("main", names);
+        decoded = decode(module.bytes());
+        schedule.emplace(*decoded, *decoded->sequence(module.computationId("main")));
+    }
+
+    // The instruction each event was given, "-" for none.
+    QStringList align(const std::vector<std::string_view>& events) const {
+        QStringList out;
+        for (int32_t at : schedule->align(events))
+            out.push_back(at < 0 ? "-"
+                                 : QString::fromStdString(schedule->instruction(size_t(at))->name));
+        return out;
+    }
+};
 
 } // namespace
 
@@ -300,6 +351,119 @@ private slots:
         QCOMPARE(failure(std::string("\x1a\x00", 2)),
                  std::string("the HloProto holds no hlo_module (field 1)"));
         QCOMPARE(elementTypeName(HloElementType(99)), std::string_view("unknown"));
+    }
+
+    // ---- command buffer alignment
+
+    void kernelNamesAndDeviceWork() {
+        QCOMPARE(kernelNameOf("loop_add_fusion.1"), std::string("loop_add_fusion_1"));
+        QCOMPARE(kernelNameOf("gemm_fusion_dot_general.12"),
+                 std::string("gemm_fusion_dot_general_12"));
+        QCOMPARE(kernelNameOf("custom-call.3"), std::string("custom_call_3"));
+        QCOMPARE(kernelNameOf("a$b"), std::string("a$b"));
+        QCOMPARE(kernelNameOf("3d.conv"), std::string("_3d_conv"));
+        QCOMPARE(kernelNameOf(""), std::string("__unnamed"));
+        QCOMPARE(kernelNameOf("."), std::string("__"));
+        QCOMPARE(kernelNameOf("$"), std::string("$_"));
+        HloInstruction h;
+        for (const char* op : {"fusion", "custom-call", "copy", "all-reduce-start", "while",
+                               "async-start", "sort"}) {
+            h.opcode = op;
+            QVERIFY2(emitsDeviceWork(h), op);
+        }
+        for (const char* op : {"parameter", "constant", "get-tuple-element", "tuple", "bitcast",
+                               "after-all", "add-dependency", "opt-barrier", "domain",
+                               "all-reduce-done", "copy-done", "async-done", "async-update"}) {
+            h.opcode = op;
+            QVERIFY2(!emitsDeviceWork(h), op);
+        }
+        QVERIFY(isMemsetName("Memset 0"));
+        QVERIFY(!isMemsetName("memset_fusion"));
+    }
+
+    void fusionsAlignByName() {
+        const ScheduleFixture f(
+            {"p0", "loop_a_fusion", "gte.1", "loop_b_fusion.1", "input_c_fusion.2", "tuple.1"});
+        QCOMPARE(f.schedule->size(), size_t(3)); // parameter, gte and tuple run nothing
+        QCOMPARE(f.align({"loop_a_fusion", "loop_b_fusion_1", "input_c_fusion_2"}),
+                 (Names{"loop_a_fusion", "loop_b_fusion.1", "input_c_fusion.2"}));
+        // A fusion that recorded nothing is skipped over.
+        QCOMPARE(f.align({"loop_a_fusion", "input_c_fusion_2"}),
+                 (Names{"loop_a_fusion", "input_c_fusion.2"}));
+        // Names are matched at or after the cursor only: out of order, the later one is lost.
+        QCOMPARE(f.align({"input_c_fusion_2", "loop_a_fusion"}), (Names{"input_c_fusion.2", "-"}));
+    }
+
+    void reusedKernelTakesTheFusionAtTheCursor() {
+        const ScheduleFixture f({"loop_convert_multiply_fusion", "cc.3", "gte.9",
+                                 "loop_convert_multiply_fusion.1", "loop_add_fusion"});
+        QCOMPARE(f.align({"loop_convert_multiply_fusion", "Memset 0", "nvjet_a",
+                          "loop_convert_multiply_fusion", "loop_add_fusion"}),
+                 (Names{"loop_convert_multiply_fusion", "cc.3", "cc.3",
+                        "loop_convert_multiply_fusion.1", "loop_add_fusion"}));
+        // At the cursor is a custom-call, not a fusion: the reused kernel stays unattributed.
+        QCOMPARE(
+            f.align({"loop_convert_multiply_fusion", "loop_convert_multiply_fusion", "nvjet_a"}),
+            (Names{"loop_convert_multiply_fusion", "-", "cc.3"}));
+        // At the cursor is a fusion unlike the one the kernel was compiled for.
+        const ScheduleFixture g({"loop_a_fusion", "loop_b_fusion"});
+        QCOMPARE(g.align({"loop_a_fusion", "loop_a_fusion"}), (Names{"loop_a_fusion", "-"}));
+        QVERIFY(fusedSignature(*g.decoded, *g.decoded->instructionNamed("loop_a_fusion")) !=
+                fusedSignature(*g.decoded, *g.decoded->instructionNamed("loop_b_fusion")));
+        QCOMPARE(fusedSignature(*g.decoded, *g.decoded->instructionNamed("loop_b_fusion")),
+                 std::string("negate f32,4;parameter f32,4;"));
+    }
+
+    void libraryKernelsTakeCustomCallsWithTheirMemsets() {
+        const ScheduleFixture f({"p0", "wrapped_convert", "cc.4", "gte.1", "loop_fusion", "cc.0",
+                                 "all-reduce-start.1", "all-reduce-done.1", "loop_fusion.1"});
+        QCOMPARE(f.align({"wrapped_convert", "Memset 0", "nvjet_sm90_a", "loop_fusion", "Memset 0",
+                          "Memset 0", "nvjet_sm90_b", "ncclDevKernel_AllReduce", "loop_fusion_1"}),
+                 (Names{"wrapped_convert", "cc.4", "cc.4", "loop_fusion", "cc.0", "cc.0", "cc.0",
+                        "all-reduce-start.1", "loop_fusion.1"}));
+        // A memset before a fusion kernel, or at the end, is nobody's.
+        QCOMPARE(f.align({"Memset 0", "wrapped_convert", "Memset 0"}),
+                 (Names{"-", "wrapped_convert", "-"}));
+    }
+
+    void consecutiveCustomCallsTakeOneLibraryKernelEach() {
+        const ScheduleFixture f({"p0", "cc.0", "gte.0", "cc.1", "gte.1", "loop_fusion"});
+        QCOMPARE(f.align({"Memset 0", "nvjet_a", "Memset 0", "nvjet_b", "loop_fusion"}),
+                 (Names{"cc.0", "cc.0", "cc.1", "cc.1", "loop_fusion"}));
+        // The same kernel twice (two GEMMs of one shape) still moves on.
+        QCOMPARE(f.align({"nvjet_a", "nvjet_a"}), (Names{"cc.0", "cc.1"}));
+    }
+
+    void eventsPastTheScheduleStayUnattributed() {
+        const ScheduleFixture f({"p0", "loop_fusion", "cc.0"});
+        QCOMPARE(f.align({"loop_fusion", "nvjet_a", "nvjet_b", "loop_fusion", "other_kernel"}),
+                 (Names{"loop_fusion", "cc.0", "-", "-", "-"}));
+        QCOMPARE(f.align({}), Names());
+    }
+
+    void aLaterCommandBufferStartsMidSchedule() {
+        // Command buffer 1 ran cc.0 and loop_a_fusion, command buffer 2 the rest: its launch
+        // begins with a library kernel before the first kernel that names an instruction.
+        const ScheduleFixture f({"cc.0", "loop_a_fusion", "cc.1", "loop_b_fusion", "cc.2"});
+        QCOMPARE(f.align({"Memset 0", "nvjet_b", "loop_b_fusion", "nvjet_c"}),
+                 (Names{"cc.1", "cc.1", "loop_b_fusion", "cc.2"}));
+        QCOMPARE(f.align({"nvjet_a", "loop_a_fusion", "nvjet_b"}),
+                 (Names{"cc.0", "loop_a_fusion", "cc.1"}));
+        // More library kernels before the anchor than custom-calls before it: start at the top
+        // (and loop_a_fusion, now behind the cursor, is not loop_b_fusion's kernel).
+        QCOMPARE(f.align({"nvjet_x", "nvjet_y", "loop_a_fusion"}), (Names{"cc.0", "cc.1", "-"}));
+        // A reused kernel before the anchor moves the start back over a fusion like it (the
+        // kernel's own fusion is not in this schedule).
+        const ScheduleFixture g({"cc.0", "cc.1", "loop_a_fusion.1", "loop_b_fusion"},
+                                {"loop_a_fusion"});
+        QCOMPARE(g.align({"nvjet_b", "loop_a_fusion", "loop_b_fusion"}),
+                 (Names{"cc.1", "loop_a_fusion.1", "loop_b_fusion"}));
+        // The documented limit: when the anchor itself is a reused kernel whose fusion is in
+        // the schedule, it anchors at that fusion, too early.
+        const ScheduleFixture h(
+            {"cc.0", "loop_a_fusion", "cc.1", "loop_a_fusion.1", "loop_b_fusion"});
+        QCOMPARE(h.align({"nvjet_b", "loop_a_fusion", "loop_b_fusion"}),
+                 (Names{"cc.0", "loop_a_fusion", "loop_b_fusion"}));
     }
 
     // ---- precision

@@ -1,10 +1,12 @@
 // HLO protos in XSpaces: the decoder (every field, packed and unpacked repeated ints, bad bytes),
-// the command buffer alignment rules and the precision rules. HLO protos are written with
-// protobuf's classes of tests/fixtures/hlo_subset.proto, an encoder independent of the decoder.
-// Real profiles: test_hlo_real.cpp.
+// the command buffer alignment rules, the catalog's lookups and attribution, and the precision
+// rules. HLO protos are written with protobuf's classes of tests/fixtures/hlo_subset.proto, an
+// encoder independent of the decoder. Real profiles: test_hlo_real.cpp.
 #include <QtTest>
 
+#include "model/ProfileLoader.h"
 #include "model/analysis/CommandBufferAlignment.h"
+#include "model/analysis/HloCatalog.h"
 #include "model/analysis/HloPrecision.h"
 #include "model/xspace/HloProto.h"
 #include "tests/fixtures/HloFixtures.h"
@@ -13,6 +15,8 @@ using namespace stepscope;
 using namespace stepscope::fixtures;
 
 namespace {
+
+constexpr int64_t us = 1000000;
 
 std::span<const uint8_t> span(const std::string& s) {
     return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
@@ -134,6 +138,28 @@ struct ScheduleFixture {
         return out;
     }
 };
+
+LoadResult load(const FixtureSpace& space) {
+    const std::vector<uint8_t> bytes = space.encode();
+    return loadXSpaceBytes(bytes, "fixture-host");
+}
+
+// The instruction names of a profile's events on device tracks, in event order ("-" for none;
+// with `viaGraph`, "direct" for the events whose hlo_op named their instruction).
+Names attributed(const Profile& p, const HloCatalog& c, bool viaGraph = false) {
+    Names out;
+    for (const Track& t : p.tracks()) {
+        if (!t.deviceOps) continue;
+        for (EventIndex e = t.firstEvent; e < t.firstEvent + t.eventCount; ++e) {
+            const HloOpRef r = c.instructionOf(e);
+            out.push_back(!r ? QString("-")
+                          : viaGraph && !r.viaCommandBuffer
+                              ? QString("direct")
+                              : QString::fromStdString(r.instruction->name));
+        }
+    }
+    return out;
+}
 
 } // namespace
 
@@ -464,6 +490,172 @@ private slots:
             {"cc.0", "loop_a_fusion", "cc.1", "loop_a_fusion.1", "loop_b_fusion"});
         QCOMPARE(h.align({"nvjet_b", "loop_a_fusion", "loop_b_fusion"}),
                  (Names{"cc.0", "loop_a_fusion", "loop_b_fusion"}));
+    }
+
+    // ---- the catalog
+
+    void catalogFindsModulesByProgramIdAndName() {
+        HloModuleFixture a("jit__normal", 11), b("jit__normal", 12), c("jit_step", 13);
+        for (HloModuleFixture* m : {&a, &b, &c}) {
+            m->computation("main");
+            m->add("p", "parameter", testhlo::F32, {2});
+            m->fusion("loop_multiply_fusion", testhlo::F32, "main", {"p"});
+            m->add("while.1", "while", testhlo::F32, {2});
+        }
+        b.add("only_in_b.1", "fusion", testhlo::F32, {2});
+        FixtureSpace space;
+        addHloMetadataPlane(
+            space, 0,
+            {{a.name(), 11, a.bytes()}, {b.name(), 12, b.bytes()}, {c.name(), 13, c.bytes()}});
+        FixtureLine& host = space.addPlane(1, "/host:CPU").addLine(1, "main", 1000);
+        host.add("loop_multiply_fusion", 0, us,
+                 xlaEventStats("loop_multiply_fusion", "jit_step", 13, 1));
+        FixtureLine& s = space.addPlane(2, "/device:GPU:0").addLine(7, "Stream #7(Compute)", 1000);
+        s.add("k_by_program", 0, us, xlaEventStats("only_in_b.1", "jit__normal", 12, 2));
+        s.add("k_wrong_program", 2 * us, us, xlaEventStats("only_in_b.1", "jit__normal", 11, 3));
+        s.add("k_shared_name", 4 * us, us, xlaEventStats("only_in_b.1", "jit__normal", -1, 4));
+        s.add("k_by_name", 6 * us, us, xlaEventStats("loop_multiply_fusion", "jit_step", -1, 5));
+        s.add("k_unknown_program", 8 * us, us,
+              xlaEventStats("loop_multiply_fusion", "jit_step", 99, 6));
+        s.add("k_nested", 10 * us, us,
+              xlaEventStats("while.1::loop_multiply_fusion", "jit_step", 13, 7));
+        s.add("k_no_such_op", 12 * us, us, xlaEventStats("fusion.404", "jit_step", 13, 8));
+        s.add("k_no_hlo_op", 14 * us, us, {FixtureStat::int64("program_id", 13)});
+        const LoadResult r = load(space);
+        QVERIFY2(r.ok(), r.error.c_str());
+        const HloCatalog catalog(*r.profile);
+        QVERIFY(!catalog.empty());
+        QVERIFY(catalog.errors().empty());
+        QCOMPARE(catalog.modules().size(), size_t(3));
+        QCOMPARE(catalog.module(0, 12)->id, int64_t(12));
+        QCOMPARE(catalog.module(0, 11)->instructionNamed("only_in_b.1"), nullptr);
+        QVERIFY(!catalog.module(1, 12)); // another host
+        QVERIFY(!catalog.module(0, 99));
+        QVERIFY(!catalog.moduleNamed(0, "jit__normal")); // two modules share it
+        QCOMPARE(catalog.moduleNamed(0, "jit_step"), catalog.module(0, 13));
+        QCOMPARE(attributed(*r.profile, catalog),
+                 (Names{"only_in_b.1", "-", "-", "loop_multiply_fusion", "loop_multiply_fusion",
+                        "loop_multiply_fusion", "-", "-"}));
+        // The module an event resolves to is the one named by its program id.
+        const EventIndex first = r.profile->tracks()[r.profile->planes()[2].firstTrack].firstEvent;
+        QCOMPARE(catalog.instructionOf(first).module, catalog.module(0, 12));
+        QCOMPARE(catalog.instructionOf(first + 3).module, catalog.module(0, 13));
+        // Host events are not device ops.
+        const EventIndex hostEvent = r.profile->eventsByName("loop_multiply_fusion").at(0);
+        QVERIFY(!catalog.instructionOf(hostEvent));
+        QVERIFY(!catalog.instructionOf(EventIndex(r.profile->eventCount() + 5)));
+    }
+
+    void catalogAlignsCommandBufferLaunches() {
+        FixtureSpace space = commandBufferFixture();
+        // A replay of the same graph (correlation id 11) and one of a module without an HLO
+        // proto (correlation id 12).
+        FixtureLine& stream = space.planes[2].lines[0];
+        int64_t t = 50 * us;
+        for (const char* k : {"loop_convert_fusion", "Memset 0", "nvjet_sm90_tst_fixture",
+                              "loop_add_fusion", "loop_add_fusion"}) {
+            stream.add(k, t, us, xlaEventStats("command_buffer_1", "jit_step", 7, 11, 3));
+            t += us;
+        }
+        stream.add("loop_add_fusion", 60 * us, us,
+                   xlaEventStats("command_buffer_1", "jit_other", 8, 12, 4));
+        const LoadResult r = load(space);
+        QVERIFY2(r.ok(), r.error.c_str());
+        const HloCatalog catalog(*r.profile);
+        const Names launch{"loop_convert_fusion", "custom-call.0", "custom-call.0",
+                           "loop_add_fusion", "loop_add_fusion.1"};
+        Names expected = launch;
+        expected.push_back("direct"); // the kernel outside the graph, named by its hlo_op
+        expected += launch;
+        expected.push_back("-");
+        QCOMPARE(attributed(*r.profile, catalog, true), expected);
+        const EventIndex gemm = r.profile->eventsByName("nvjet_sm90_tst_fixture").at(0);
+        const HloOpRef ref = catalog.instructionOf(gemm);
+        QVERIFY(ref.viaCommandBuffer);
+        QCOMPARE(ref.module->name, std::string("jit_step"));
+        QCOMPARE(catalog.opPath(ref), std::string_view("jit(step)/dot_general"));
+        QCOMPARE(catalog.precision(ref), Precision::BF16);
+        QVERIFY(catalog.isMatrixOp(ref));
+        QCOMPARE(catalog.opPath({}), std::string_view());
+        QCOMPARE(catalog.precision({}), Precision::Unknown);
+    }
+
+    void launchesAreSplitByCorrelationAndTrack() {
+        FixtureSpace space = commandBufferFixture();
+        // Two launches whose kernels interleave on two streams: each stream's run is aligned
+        // on its own (kernels of one correlation id on another track are another launch).
+        FixturePlane& gpu = space.planes[2];
+        FixtureLine& other = gpu.addLine(15, "Stream #15(Compute)", 1000);
+        other.add("nvjet_sm90_tst_fixture", 10 * us, us,
+                  xlaEventStats("command_buffer_1", "jit_step", 7, 9, 3));
+        const LoadResult r = load(space);
+        QVERIFY2(r.ok(), r.error.c_str());
+        const HloCatalog catalog(*r.profile);
+        QCOMPARE(attributed(*r.profile, catalog),
+                 (Names{"loop_convert_fusion", "custom-call.0", "custom-call.0", "loop_add_fusion",
+                        "loop_add_fusion.1", "loop_convert_fusion", "custom-call.0"}));
+    }
+
+    void catalogPicksTheComputationThatAligns() {
+        HloModuleFixture m("jit_loop", 5);
+        m.computation("fused_body");
+        m.add("param_0", "parameter", testhlo::F32, {4});
+        m.computation("fused_main");
+        m.add("param_0.1", "parameter", testhlo::BF16, {4});
+        m.computation("body");
+        m.add("param", "parameter", testhlo::F32, {4});
+        m.fusion("loop_body_fusion", testhlo::F32, "fused_body", {"param"});
+        m.customCall("custom-call.9", "__cublas$gemm", testhlo::F32, {"loop_body_fusion"});
+        m.computation("main");
+        m.entry("main");
+        m.add("p", "parameter", testhlo::F32, {4});
+        m.fusion("loop_main_fusion", testhlo::F32, "fused_main", {"p"});
+        m.add("while.1", "while", testhlo::F32, {4}, {"loop_main_fusion"}, {"body"});
+        m.schedule("main", {"p", "loop_main_fusion", "while.1"});
+        m.schedule("body", {"param", "loop_body_fusion", "custom-call.9"});
+        FixtureSpace space;
+        addHloMetadataPlane(space, 0, {{m.name(), 5, m.bytes()}});
+        FixtureLine& s = space.addPlane(1, "/device:GPU:0").addLine(7, "Stream #7", 1000);
+        s.add("loop_body_fusion", 0, us, xlaEventStats("command_buffer_2", "jit_loop", 5, 1, 2));
+        s.add("gemm_kernel", us, us, xlaEventStats("command_buffer_2", "jit_loop", 5, 1, 2));
+        s.add("loop_main_fusion", 4 * us, us,
+              xlaEventStats("command_buffer_1", "jit_loop", 5, 2, 1));
+        s.add("gemm_kernel", 5 * us, us, xlaEventStats("command_buffer_1", "jit_loop", 5, 2, 1));
+        const LoadResult r = load(space);
+        QVERIFY2(r.ok(), r.error.c_str());
+        const HloCatalog catalog(*r.profile);
+        // The body's schedule explains both events of the first launch; the entry's explains
+        // the second launch (its library kernel takes the while, the entry's only non-fusion).
+        QCOMPARE(attributed(*r.profile, catalog),
+                 (Names{"loop_body_fusion", "custom-call.9", "loop_main_fusion", "while.1"}));
+    }
+
+    void catalogReportsModulesThatFailToDecode() {
+        HloModuleFixture good("jit_good", 1);
+        good.computation("main");
+        good.add("p", "parameter", testhlo::F32);
+        FixtureSpace space;
+        const std::string bad = good.bytes().substr(0, good.bytes().size() - 2);
+        addHloMetadataPlane(space, 0, {{"jit_good", 1, good.bytes()}, {"jit_bad", 2, bad}});
+        space.addPlane(1, "/device:GPU:0").addLine(7, "Stream #7", 1000).add("k", 0, us, {});
+        const LoadResult r = load(space);
+        QVERIFY2(r.ok(), r.error.c_str());
+        const HloCatalog catalog(*r.profile);
+        QCOMPARE(catalog.modules().size(), size_t(1));
+        QCOMPARE(catalog.errors().size(), size_t(1));
+        const std::string& e = catalog.errors()[0];
+        QVERIFY2(e.starts_with("HLO module jit_bad(2): at byte "), e.c_str());
+        QVERIFY2(e.find("runs past the end") != std::string::npos, e.c_str());
+    }
+
+    void profileWithoutHloIsEmpty() {
+        FixtureSpace space = trainingHostFixture();
+        const LoadResult r = load(space);
+        QVERIFY2(r.ok(), r.error.c_str());
+        const HloCatalog catalog(*r.profile);
+        QVERIFY(catalog.empty());
+        QVERIFY(catalog.errors().empty());
+        for (EventIndex e = 0; e < r.profile->eventCount(); ++e) QVERIFY(!catalog.instructionOf(e));
     }
 
     // ---- precision

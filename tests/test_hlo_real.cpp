@@ -1,11 +1,17 @@
-// HLO protos of real profiles: every module decodes as protobuf's own classes read it, and every
-// truncation fails cleanly.
+// HLO protos of real profiles: every module decodes as protobuf's own classes read it, every
+// truncation fails cleanly, and the facts of the H200 JAX profile's command buffer (read
+// independently with the classes of tests/fixtures/hlo_subset.proto) hold.
 #include <QtTest>
 #include <filesystem>
 #include <functional>
+#include <map>
+#include <set>
 
+#include "model/ProfileLoader.h"
+#include "model/analysis/HloCatalog.h"
 #include "model/xspace/HloProto.h"
 #include "tests/fixtures/HloFixtures.h"
+#include "tests/fixtures/ProtoXSpace.h"
 
 using namespace stepscope;
 using namespace stepscope::fixtures;
@@ -86,6 +92,30 @@ std::string differences(const HloModule& m, const testhlo::HloModuleProto& p) {
     return "";
 }
 
+// The share of device-op time whose events have an instruction, and the events without one.
+struct Coverage {
+    double attributedShare = 0;
+    double viaGraphShare = 0;
+    std::map<std::string, size_t> unattributed; // event name -> count
+};
+Coverage coverage(const Profile& p, const HloCatalog& c) {
+    Coverage out;
+    int64_t total = 0, attributed = 0, viaGraph = 0;
+    for (const Track& t : p.tracks()) {
+        if (!t.deviceOps) continue;
+        for (EventIndex e = t.firstEvent; e < t.firstEvent + t.eventCount; ++e) {
+            total += p.duration(e);
+            const HloOpRef r = c.instructionOf(e);
+            if (!r) ++out.unattributed[std::string(p.name(e))];
+            attributed += r ? p.duration(e) : 0;
+            viaGraph += r.viaCommandBuffer ? p.duration(e) : 0;
+        }
+    }
+    out.attributedShare = double(attributed) / double(total);
+    out.viaGraphShare = double(viaGraph) / double(total);
+    return out;
+}
+
 } // namespace
 
 class TestHloReal : public QObject {
@@ -145,6 +175,158 @@ private slots:
         for (size_t n = 0; n <= small.size(); ++n) check(small, n);
         const std::string& big = blobs[largest].bytes;
         for (size_t k = 0; k <= 400; ++k) check(big, big.size() * k / 400);
+    }
+
+    void realJaxCommandBufferKernels() {
+        if (!std::filesystem::exists(kJaxH200)) QSKIP("../shared/realdata not found");
+        const LoadResult r = loadPath(kJaxH200);
+        QVERIFY2(r.ok(), r.error.c_str());
+        const Profile& p = *r.profile;
+        QElapsedTimer timer;
+        timer.start();
+        const HloCatalog catalog(p);
+        qInfo("HloCatalog of the H200 JAX profile: %.2f ms", double(timer.nsecsElapsed()) / 1e6);
+        QVERIFY(catalog.errors().empty());
+        QCOMPARE(catalog.modules().size(), size_t(13));
+
+        // Read independently with protobuf's classes: jit_train_step's entry computation, its
+        // instructions that run something, in schedule order.
+        testhlo::HloModuleProto trainStep;
+        for (const HloBlob& b : readHloBlobs(kJaxH200))
+            if (b.name == "jit_train_step(7961)") {
+                testhlo::HloProto proto;
+                QVERIFY(proto.ParseFromString(b.bytes));
+                trainStep = proto.hlo_module();
+            }
+        QCOMPARE(trainStep.id(), int64_t(7961));
+        std::map<int64_t, const testhlo::HloInstructionProto*> byId;
+        for (const auto& c : trainStep.computations())
+            for (const auto& h : c.instructions()) byId[h.id()] = &h;
+        std::vector<std::string> runs, customCalls;
+        for (int64_t id : trainStep.schedule()
+                              .sequences()
+                              .at(trainStep.entry_computation_id())
+                              .instruction_ids()) {
+            const std::string& op = byId.at(id)->opcode();
+            if (op == "parameter" || op == "get-tuple-element" || op == "bitcast" ||
+                op == "tuple" || op == "constant")
+                continue;
+            runs.push_back(byId.at(id)->name());
+            if (op == "custom-call") customCalls.push_back(byId.at(id)->name());
+        }
+        QCOMPARE(runs.size(), size_t(23));
+        QCOMPARE(customCalls.size(), size_t(5));
+
+        // In this profile a graph node index below 23 is the position in `runs` of the fusion
+        // that ran; the k-th custom-call ran as nodes 23 + 2k (its memset) and 24 + 2k (cuBLAS).
+        uint64_t graphKernels = 0;
+        // launch -> its loop_convert_multiply_fusion kernels
+        std::map<uint64_t, std::vector<EventIndex>> reused;
+        for (const Track& t : p.tracks()) {
+            if (!t.deviceOps) continue;
+            for (EventIndex e = t.firstEvent; e < t.firstEvent + t.eventCount; ++e) {
+                const std::optional<StatValue> node = p.findStat(e, "cuda_graph_node_id");
+                if (!node) continue;
+                ++graphKernels;
+                const HloOpRef ref = catalog.instructionOf(e);
+                QVERIFY2(ref && ref.viaCommandBuffer, std::string(p.name(e)).c_str());
+                QCOMPARE(ref.module->name, std::string("jit_train_step"));
+                const uint64_t index = node->asInt() & 0xFFFFFFFFu;
+                const std::string expected =
+                    index < runs.size() ? runs[index] : customCalls.at((index - 23) / 2);
+                QCOMPARE(ref.instruction->name, expected);
+                if (p.name(e) == "loop_convert_multiply_fusion")
+                    reused[*p.correlationIds().find(e)].push_back(e);
+            }
+        }
+        uint64_t expectedGraphKernels = 0;
+        for (const fixtures::ProtoEvent& e : fixtures::readProtoEvents(kJaxH200))
+            expectedGraphKernels +=
+                e.plane.starts_with("/device:GPU:") && e.ints.count("cuda_graph_id");
+        QCOMPARE(graphKernels, expectedGraphKernels);
+        QCOMPARE(graphKernels, uint64_t(417 * 28 + 24)); // 417 whole launches, one cut short
+
+        // Each launch runs the kernel loop_convert_multiply_fusion twice, the second time for
+        // the identical fusion loop_convert_multiply_fusion.1.
+        QCOMPARE(reused.size(), size_t(418));
+        for (auto& [launch, events] : reused) {
+            // Kernels of one stream overlap (programmatic dependent launch), so event order,
+            // which is by nesting depth first, is not start order.
+            std::sort(events.begin(), events.end(),
+                      [&](EventIndex a, EventIndex b) { return p.start(a) < p.start(b); });
+            QCOMPARE(events.size(), size_t(2));
+            QCOMPARE(catalog.instructionOf(events[0]).instruction->name,
+                     std::string("loop_convert_multiply_fusion"));
+            QCOMPARE(catalog.instructionOf(events[1]).instruction->name,
+                     std::string("loop_convert_multiply_fusion.1"));
+        }
+        const std::vector<EventIndex> gemms =
+            p.eventsByName("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT");
+        QCOMPARE(gemms.size(), size_t(418));
+        for (EventIndex e : gemms) {
+            const HloOpRef ref = catalog.instructionOf(e);
+            QCOMPARE(ref.instruction->name, std::string("custom-call.3"));
+            QCOMPARE(ref.instruction->customCallTarget, std::string("__cublas$lt$matmul"));
+            QCOMPARE(catalog.opPath(ref), std::string_view("jit(train_step)/jvp()/dot_general"));
+            QCOMPARE(catalog.precision(ref), Precision::BF16);
+            QVERIFY(catalog.isMatrixOp(ref));
+        }
+
+        // Every device event but the 417 host-to-device copies (which carry no hlo_op) has its
+        // instruction; the command buffer holds 98% of device time.
+        const Coverage c = coverage(p, catalog);
+        QCOMPARE(c.unattributed, (std::map<std::string, size_t>{{"MemcpyH2D", 417}}));
+        QVERIFY(c.attributedShare > 0.999);
+        QVERIFY(c.viaGraphShare > 0.98);
+        qInfo("H200 JAX: %.4f%% of device time attributed to HLO instructions (%.4f%% through "
+              "command buffer alignment), %.4f%% not",
+              100 * c.attributedShare, 100 * c.viaGraphShare, 100 * (1 - c.attributedShare));
+    }
+
+    void realDirectAttributionMatchesTheHlo() {
+        const std::vector<std::string> files = realXSpaces();
+        if (files.empty()) QSKIP("../shared/realdata not found");
+        for (const std::string& path : files) {
+            const std::vector<HloBlob> blobs = readHloBlobs(path);
+            if (blobs.empty()) continue;
+            // Counted with protobuf's classes: device events whose hlo_op (innermost of a "::"
+            // nest) names an instruction of the module their program_id names.
+            // A module's program id is its program_id stat, or its id where there is none.
+            std::map<int64_t, std::set<std::string>> names;
+            for (const HloBlob& b : blobs) {
+                testhlo::HloProto proto;
+                QVERIFY(proto.ParseFromString(b.bytes));
+                const int64_t id = b.programId >= 0 ? b.programId : proto.hlo_module().id();
+                for (const auto& c : proto.hlo_module().computations())
+                    for (const auto& h : c.instructions()) names[id].insert(h.name());
+            }
+            size_t expected = 0;
+            for (const fixtures::ProtoEvent& e : fixtures::readProtoEvents(path)) {
+                const auto id = int32_t(uint32_t(uint64_t(e.lineId)));
+                const bool derived = id >= int32_t(0xdeadbeefu) && id <= int32_t(0xdeadbeefu) + 289;
+                if (!e.plane.starts_with("/device:GPU:") || derived || !e.text.count("hlo_op") ||
+                    !e.ints.count("program_id"))
+                    continue;
+                std::string op = e.text.at("hlo_op");
+                if (const size_t at = op.rfind("::"); at != std::string::npos)
+                    op = op.substr(at + 2);
+                expected += names[e.ints.at("program_id")].count(op);
+            }
+            const LoadResult r = loadPath(path);
+            QVERIFY2(r.ok(), r.error.c_str());
+            const HloCatalog catalog(*r.profile);
+            QVERIFY2(catalog.errors().empty(), path.c_str());
+            QCOMPARE(catalog.modules().size(), blobs.size());
+            size_t direct = 0;
+            for (EventIndex e = 0; e < r.profile->eventCount(); ++e) {
+                const HloOpRef ref = catalog.instructionOf(e);
+                direct += ref && !ref.viaCommandBuffer;
+            }
+            QVERIFY2(expected > 0, path.c_str());
+            QCOMPARE(direct, expected);
+            qInfo("%s: %.2f%% of device time attributed", path.c_str(),
+                  100 * coverage(*r.profile, catalog).attributedShare);
+        }
     }
 };
 

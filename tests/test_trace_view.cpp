@@ -18,6 +18,8 @@
 #include <QWheelEvent>
 
 #include "model/ProfileBuilder.h"
+#include "model/ProfileLoader.h"
+#include "tests/fixtures/HloFixtures.h"
 #include "ui/widgets/ViewSettings.h"
 #include "views/ToolRegistry.h"
 #include "views/trace/TimelineCanvas.h"
@@ -709,6 +711,41 @@ private slots:
         QCOMPARE(launches.size(), size_t(1));
         emit view->detailsPane()->anchorClicked(QUrl(QStringLiteral("event:%1").arg(launches[0])));
         QCOMPARE(canvas->selectedEvent(), launches[0]);
+    }
+
+    void detailsShowTheHloInstruction() {
+        const std::vector<uint8_t> bytes = fixtures::commandBufferFixture().encode();
+        const LoadResult r = loadXSpaceBytes(bytes, "fixture-host");
+        QVERIFY2(r.ok(), r.error.c_str());
+        const EventIndex gemm = r.profile->eventsByName("nvjet_sm90_tst_fixture").at(0);
+        QSignalSpy built(view.get(), &TraceView::hloCatalogReady);
+        view->setProfile(r.profile);
+        QVERIFY(!view->hloCatalog());
+        // Selected before the catalog is in: the pane fills in when it arrives.
+        view->focusEvent(gemm);
+        QVERIFY(!view->detailsPane()->toPlainText().contains("HLO instruction"));
+        QVERIFY(built.wait(5000) || built.count() == 1);
+        QVERIFY(view->hloCatalog());
+        const QString text = view->detailsPane()->toPlainText();
+        for (const char* row :
+             {"HLO instruction\ncustom-call.0 (custom-call, __cublas$lt$matmul)",
+              "HLO module\njit_step (program id 7)", "Op path\njit(step)/dot_general",
+              "Source\nstep.py:12", "HLO precision\nbf16 (matrix op)",
+              "HLO attribution\nvia command buffer", "the schedule of main",
+              "Graph launch\nCUDA graph 3, correlation id 9, launched by cuGraphLaunch"})
+            QVERIFY2(text.contains(QString::fromUtf8(row)), qPrintable(row + ("\n" + text)));
+        // The kernel run outside the graph is named by its own hlo_op: no alignment, no launch.
+        const EventIndex alone = r.profile->eventsByName("loop_convert_fusion").at(1);
+        view->focusEvent(alone);
+        const QString direct = view->detailsPane()->toPlainText();
+        QVERIFY2(direct.contains("HLO instruction\nloop_convert_fusion (fusion, kLoop)"),
+                 qPrintable(direct));
+        QVERIFY(direct.contains("HLO precision\nbf16"));
+        QVERIFY(!direct.contains("HLO attribution"));
+        QVERIFY(!direct.contains("Graph launch"));
+        // Another profile drops the catalog at once.
+        view->setProfile(fx.profile);
+        QVERIFY(!view->hloCatalog());
     }
 
     void clickOnSectionHeaderFolds() {

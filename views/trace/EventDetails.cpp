@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include "views/trace/TimeAxis.h"
 
@@ -30,6 +31,48 @@ std::string bytesText(uint64_t b) {
 bool isKernelDetailsKey(std::string_view key) {
     return key == "kernel_details";
 }
+
+// The HLO instruction rows of a device event, if the catalog knows its instruction.
+void addHloFields(EventIndex e, const HloCatalog& hlo, std::vector<DetailField>& fields) {
+    const HloOpRef ref = hlo.instructionOf(e);
+    if (!ref) return;
+    const HloInstruction& h = *ref.instruction;
+    std::string what = h.opcode;
+    if (!h.fusionKind.empty()) what += ", " + h.fusionKind;
+    if (!h.customCallTarget.empty()) what += ", " + h.customCallTarget;
+    fields.push_back({"HLO instruction", h.name + " (" + what + ")"});
+    fields.push_back(
+        {"HLO module", ref.module->name + " (program id " + std::to_string(ref.module->id) + ")"});
+    if (!h.metadata.opName.empty()) fields.push_back({"Op path", h.metadata.opName});
+    if (!h.metadata.sourceFile.empty())
+        fields.push_back(
+            {"Source", h.metadata.sourceFile + (h.metadata.sourceLine > 0
+                                                    ? ":" + std::to_string(h.metadata.sourceLine)
+                                                    : std::string())});
+    if (const Precision p = hlo.precision(ref); p != Precision::Unknown)
+        fields.push_back({"HLO precision", std::string(precisionName(p)) +
+                                               (hlo.isMatrixOp(ref) ? " (matrix op)" : "")});
+    if (ref.viaCommandBuffer) {
+        const HloComputation* c = ref.module->computationOf(h);
+        fields.push_back({"HLO attribution",
+                          "via command buffer: its hlo_op names no instruction, so the launch's "
+                          "kernels were aligned with the schedule" +
+                              (c ? " of " + c->name : std::string())});
+    }
+}
+
+// The CUDA graph launch a device event ran in, where it carries cuda_graph_id.
+void addGraphLaunchField(const Profile& profile, EventIndex e, std::vector<DetailField>& fields) {
+    const std::optional<StatValue> graph = profile.findStat(e, "cuda_graph_id");
+    if (!graph || !graph->isNumber()) return;
+    std::string text = "CUDA graph " + std::to_string(graph->asInt());
+    if (const uint64_t* corr = profile.correlationIds().find(e))
+        text += ", correlation id " + std::to_string(*corr);
+    const std::vector<EventIndex> launches = profile.launchesOf(e);
+    text += launches.empty() ? ", its host launch is not in the profile"
+                             : ", launched by " + std::string(profile.name(launches.front()));
+    fields.push_back({"Graph launch", text});
+}
 } // namespace
 
 int64_t selfTime(const Profile& profile, EventIndex e) {
@@ -44,7 +87,8 @@ int64_t selfTime(const Profile& profile, EventIndex e) {
     return std::max<int64_t>(0, profile.duration(e) - covered);
 }
 
-EventDetails describeEvent(const Profile& profile, EventIndex e, const std::string& trackLabel) {
+EventDetails describeEvent(const Profile& profile, EventIndex e, const std::string& trackLabel,
+                           const HloCatalog* hlo) {
     EventDetails d;
     const StringPool& pool = profile.strings();
     d.name = std::string(profile.name(e));
@@ -66,6 +110,8 @@ EventDetails describeEvent(const Profile& profile, EventIndex e, const std::stri
         d.fields.push_back({"Framework op", std::string(profile.str(*op))});
     if (const StringId* op = profile.hloOps().find(e))
         d.fields.push_back({"HLO op", std::string(profile.str(*op))});
+    if (hlo) addHloFields(e, *hlo, d.fields);
+    if (profile.tracks()[track].deviceOps) addGraphLaunchField(profile, e, d.fields);
     const KernelDetails* k = profile.kernelDetails(e);
     // TF 2.4 wrote kernel_details on host launch events from uninitialised memory
     // ("regs:687194767361 grid:576,139757090178736,…"); the model keeps geometry for device

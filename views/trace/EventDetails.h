@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "model/Profile.h"
+#include "model/analysis/HloCatalog.h"
 
 namespace stepscope {
 
@@ -30,6 +31,12 @@ struct EventDetails {
 // other, so the parts add up without double counting).
 int64_t selfTime(const Profile& profile, EventIndex e);
 
-EventDetails describeEvent(const Profile& profile, EventIndex e, const std::string& trackLabel);
+// The details of one event. With `hlo` (the profile's HLO catalog), a device event also shows the
+// HLO instruction it ran for: name and opcode, module, op path, source line and precision where
+// the HLO records them, and whether it was found by aligning a command buffer launch. An event
+// with `cuda_graph_id` shows the CUDA graph launch it belongs to: graph id, correlation id and
+// the host launch event (Profile::launchesOf) where the profile recorded it.
+EventDetails describeEvent(const Profile& profile, EventIndex e, const std::string& trackLabel,
+                           const HloCatalog* hlo = nullptr);
 
 } // namespace stepscope

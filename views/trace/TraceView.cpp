@@ -334,9 +334,31 @@ void TraceView::setProfile(std::shared_ptr<const Profile> profile) {
     selectionSummary_->setText(selectionHint());
     syncScrollBar();
     if (profile_ && !search_->text().isEmpty()) startSearch();
+    buildHloCatalog();
     // The layout is built synchronously above; the first paint needs nothing else.
     ready_ = profile_ != nullptr;
     if (ready_) QTimer::singleShot(0, this, [this] { emit ready(); });
+}
+
+// Decoding the HLO protos and aligning command buffer launches takes milliseconds on a typical
+// JAX profile but grows with the events; it runs in a worker like the other analyses.
+void TraceView::buildHloCatalog() {
+    hlo_.reset();
+    if (!profile_) {
+        hloJob_.cancel();
+        return;
+    }
+    hloJob_.start(
+        profile_,
+        [](const Profile& profile, const Progress* progress) {
+            return HloCatalog(profile, progress);
+        },
+        [this](std::shared_ptr<const HloCatalog> catalog) {
+            hlo_ = std::move(catalog);
+            if (canvas_->selectedEvent() != kNoIndex) showDetails(canvas_->selectedEvent());
+            emit hloCatalogReady();
+        },
+        [](const QString&) {}); // the pane then shows the event without its HLO instruction
 }
 
 void TraceView::focusEvent(EventIndex event) {
@@ -443,7 +465,8 @@ void TraceView::showDetails(EventIndex e) {
         return;
     }
     const uint32_t track = profile_->trackOf(e);
-    const EventDetails d = describeEvent(*profile_, e, canvas_->layout()->trackLabel(track));
+    const EventDetails d =
+        describeEvent(*profile_, e, canvas_->layout()->trackLabel(track), hlo_.get());
     QString h;
     // Long template names: the first lines, with a link that shows the rest.
     QString name = QString::fromStdString(d.name);

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "model/Table.h"
+#include "model/analysis/HloCatalog.h"
 #include "views/AnalysisJob.h"
 #include "views/ToolView.h"
 #include "views/trace/EventSearch.h"
@@ -40,6 +41,9 @@ public:
     bool isReady() const override { return ready_; }
 
     TimelineCanvas* canvas() const { return canvas_; }
+    // The profile's HLO catalog, built in a worker once per profile; null until it is in (the
+    // details pane shows HLO instructions from then on).
+    const HloCatalog* hloCatalog() const { return hlo_.get(); }
     QLineEdit* searchBox() const { return search_; }
     QTextBrowser* detailsPane() const { return details_; }
     QLabel* selectionSummary() const { return selectionSummary_; }
@@ -67,10 +71,12 @@ protected:
 signals:
     void searchFinished();
     void selectionAggregated();
+    void hloCatalogReady();
 
 private:
     void startSearch();
     void cancelSearch();
+    void buildHloCatalog();
     void searchDone(std::shared_ptr<const EventSearchResult> result);
     void showDetails(EventIndex e);
     void aggregate(std::vector<Lane> lanes, TimeRange range);
@@ -111,6 +117,9 @@ private:
     // hold millions of hits. Never null.
     std::shared_ptr<const EventSearchResult> found_ = std::make_shared<EventSearchResult>();
     int currentHit_ = -1;
+
+    AnalysisJob<HloCatalog> hloJob_{this};
+    std::shared_ptr<const HloCatalog> hlo_;
 
     AnalysisJob<Table> aggregateJob_{this};
     bool aggregating_ = false;

@@ -2,14 +2,20 @@
 
 namespace stepscope {
 
-KernelFacts::KernelFacts(const Profile& p)
+KernelFacts::KernelFacts(const Profile& p, const HloCatalog& hlo)
     : profile_(p)
+    , hlo_(hlo)
     , inputTypesKey_(p.strings().find("op_input_types"))
     , shapeKey_(p.strings().find("shape"))
     , namePrecision_(p.metadata().size(), 0)
     , nameTensorCore_(p.metadata().size() * kPrecisionCount, 0) {
     vendor_.reserve(p.tracks().size());
-    for (const Track& t : p.tracks()) vendor_.push_back(p.planes()[t.plane].device.vendor);
+    computeCap_.reserve(p.tracks().size());
+    for (const Track& t : p.tracks()) {
+        const DeviceInfo& d = p.planes()[t.plane].device;
+        vendor_.push_back(d.vendor);
+        computeCap_.push_back(d.computeCapMajor * 10 + d.computeCapMinor);
+    }
 }
 
 Precision KernelFacts::fromInputTypes(StringId types, EventIndex kernel) {
@@ -24,10 +30,28 @@ Precision KernelFacts::fromInputTypes(StringId types, EventIndex kernel) {
     return it->second;
 }
 
+Precision KernelFacts::namePrecision(uint32_t meta) {
+    uint8_t& cached = namePrecision_[meta];
+    if (cached == 0)
+        cached = uint8_t(precisionOfKernelName(profile_.str(profile_.metadata()[meta].name))) + 1;
+    return Precision(cached - 1);
+}
+
 KernelFact KernelFacts::of(EventIndex e) {
     KernelFact f;
+    const uint32_t meta = profile_.metadataOf(e);
+    const uint32_t track = profile_.trackOf(e);
+    const HloOpRef ref = hlo_.empty() ? HloOpRef{} : hlo_.instructionOf(e);
+    if (ref) {
+        f.precision = hlo_.precision(ref);
+        if (f.precision == Precision::FP32 && hlo_.isMatrixOp(ref) &&
+            namePrecision(meta) == Precision::TF32)
+            f.precision = Precision::TF32;
+        if (f.precision != Precision::Unknown) f.source = PrecisionSource::Hlo;
+    }
     StringId types = 0, shape = 0;
-    if (inputTypesKey_ != StringPool::kNotFound || shapeKey_ != StringPool::kNotFound) {
+    if (f.source == PrecisionSource::None &&
+        (inputTypesKey_ != StringPool::kNotFound || shapeKey_ != StringPool::kNotFound)) {
         for (const StatValue& s : profile_.eventStats(e)) {
             if (!s.isText()) continue;
             if (s.key == inputTypesKey_) types = s.asString();
@@ -38,13 +62,8 @@ KernelFact KernelFacts::of(EventIndex e) {
         f.precision = fromInputTypes(types, e);
         if (f.precision != Precision::Unknown) f.source = PrecisionSource::OpInputTypes;
     }
-    const uint32_t meta = profile_.metadataOf(e);
     if (f.source == PrecisionSource::None) {
-        uint8_t& cached = namePrecision_[meta];
-        if (cached == 0)
-            cached =
-                uint8_t(precisionOfKernelName(profile_.str(profile_.metadata()[meta].name))) + 1;
-        f.precision = Precision(cached - 1);
+        f.precision = namePrecision(meta);
         if (f.precision != Precision::Unknown) f.source = PrecisionSource::KernelName;
     }
     if (f.source == PrecisionSource::None && shape != 0) {
@@ -57,10 +76,29 @@ KernelFact KernelFacts::of(EventIndex e) {
     uint8_t& tc = nameTensorCore_[size_t(meta) * kPrecisionCount + size_t(f.precision)];
     if (tc == 0)
         tc = uint8_t(kernelTensorCoreUse(profile_.str(profile_.metadata()[meta].name),
-                                         vendor_[profile_.trackOf(e)], f.precision)) +
+                                         vendor_[track], f.precision)) +
              1;
     f.tensorCore = TensorCoreUse(tc - 1);
+    if (f.tensorCore == TensorCoreUse::Unknown && ref)
+        f.tensorCore = hloTensorCoreUse(ref, track, f.precision);
     return f;
+}
+
+// The HLO rule for kernels whose name says nothing (see the header).
+TensorCoreUse KernelFacts::hloTensorCoreUse(const HloOpRef& ref, uint32_t track,
+                                            Precision precision) const {
+    if (!hlo_.isMatrixOp(ref))
+        // A custom-call that is no known GEMM or convolution library call (a Pallas/Triton
+        // kernel, a cub sort) may use Tensor Cores or not: only XLA's own emitters say "not".
+        return ref.instruction->opcode == "custom-call" ? TensorCoreUse::Unknown
+                                                        : TensorCoreUse::DoesNot;
+    const std::string_view vendor = vendor_[track];
+    const bool nvidia = vendor.empty() || vendor == "Nvidia" || vendor == "NVIDIA";
+    const int cc = computeCap_[track];
+    const bool low = isBelow32Bit(precision) || precision == Precision::TF32;
+    if (nvidia && ((cc >= 80 && low) || (cc >= 70 && precision == Precision::FP16)))
+        return TensorCoreUse::Uses;
+    return TensorCoreUse::Unknown;
 }
 
 } // namespace stepscope

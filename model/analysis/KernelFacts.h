@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "model/Profile.h"
+#include "model/analysis/HloCatalog.h"
 #include "model/analysis/Precision.h"
 #include "model/analysis/TensorCore.h"
 
@@ -20,6 +21,9 @@ struct KernelFact {
 
 // The one place every tool (overview, kernel stats, op stats, the PyTorch tab, the run diff)
 // takes precision and Tensor Core answers from. Evidence, best first (Precision.h):
+//   0. the XLA HLO instruction the kernel ran for (HloCatalog, command buffers included): the
+//      element types of its operands and result (instructionPrecision); an f32 matrix op whose
+//      kernel name says tf32 is TF32 (the HLO cannot tell TF32 from FP32);
 //   1. the kernel's PyTorch op's "Input type" (Kineto traces: the importer writes the list of the
 //      cpu_op that launched the kernel as the kernel's `op_input_types` stat; kernels replayed
 //      from CUDA graphs have none, since the graph-launching op's inputs are not the kernel's);
@@ -28,23 +32,34 @@ struct KernelFact {
 //   3. XProf's tensor-shapes rule on the event's `shape` stat (tsl's xplane_schema: "shape" is
 //      kTensorShapes; ClassifyGpuCompute in xprof/convert/xplane_to_step_events.cc).
 // Tensor Core use: the kernel-name table (kernelTensorCoreUse), which reads the precision for the
-// families whose name cannot tell.
+// families whose name cannot tell; where the name says nothing and the kernel ran for an HLO
+// instruction, an HLO matrix op (dot, convolution, a fusion holding one, a cuBLAS/cuDNN call)
+// in 16 or fewer bits or tf32 uses Tensor Cores on NVIDIA sm_80+ (fp16 from sm_70), as XLA:GPU
+// emits them there (cuBLAS/cuBLASLt, cuDNN, its Triton GEMM fusions), and any other HLO op
+// but a custom-call (elementwise and reduction fusions, copies) does not; another custom-call
+// (a Pallas or Triton kernel, a sort) stays Unknown.
 // Answers are cached per kernel name and per distinct evidence, so a pass over millions of
 // kernels does little string work. Not thread-safe: one per analysis thread.
 class KernelFacts {
 public:
-    explicit KernelFacts(const Profile& profile);
+    // `hlo`: the profile's HLO catalog, made once by the caller (it outlives this object).
+    KernelFacts(const Profile& profile, const HloCatalog& hlo);
 
     KernelFact of(EventIndex kernel);
 
 private:
     Precision fromInputTypes(StringId inputTypes, EventIndex kernel);
 
+    Precision namePrecision(uint32_t meta);
+    TensorCoreUse hloTensorCoreUse(const HloOpRef& ref, uint32_t track, Precision precision) const;
+
     const Profile& profile_;
+    const HloCatalog& hlo_;
     StringId inputTypesKey_, shapeKey_;
     std::vector<uint8_t> namePrecision_;   // per metadata: Precision + 1, 0 = not yet
     std::vector<uint8_t> nameTensorCore_;  // per metadata x precision: TensorCoreUse + 1
     std::vector<std::string_view> vendor_; // per track
+    std::vector<int> computeCap_;          // per track: major * 10 + minor
     std::unordered_map<uint64_t, Precision> inputTypes_; // (types id, op id) -> precision
     std::unordered_map<StringId, Precision> shapes_;
 };

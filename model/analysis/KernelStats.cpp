@@ -52,8 +52,9 @@ std::string dims(const std::array<uint32_t, 3>& d) {
 
 KernelStats computeKernelStats(const Profile& p, const Progress* progress) {
     KernelStats result;
-    OpCatalog catalog(p);
-    KernelFacts facts(p);
+    const HloCatalog hlo(p, progress);
+    OpCatalog catalog(p, &hlo);
+    KernelFacts facts(p, hlo);
     const StringId equationKey = p.strings().find("equation");
     const std::vector<uint32_t>& kernelEvents = p.kernels().events();
 

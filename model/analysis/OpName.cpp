@@ -117,8 +117,9 @@ std::string_view hloOpName(std::string_view hloOp) {
     return sep == std::string_view::npos ? hloOp : hloOp.substr(sep + 2);
 }
 
-OpCatalog::OpCatalog(const Profile& profile)
+OpCatalog::OpCatalog(const Profile& profile, const HloCatalog* hlo)
     : profile_(profile)
+    , hlo_(hlo && !hlo->empty() ? hlo : nullptr)
     , nameKey_(profile.strings().find("name"))
     , stageIdKey_(profile.strings().find("input_pipeline_stage_id"))
     , stageCategoryKey_(profile.strings().find("input_pipeline_stage_category"))
@@ -178,14 +179,25 @@ uint32_t OpCatalog::fromFrameworkOp(StringId id) {
 
 uint32_t OpCatalog::fromOpPath(StringId id) {
     uint32_t& slot = cacheSlot(byOpPath_, id, profile_.strings().size());
-    if (slot == kUnparsed) {
-        const std::string_view path = profile_.str(id);
-        const size_t slash = path.rfind('/');
-        std::string_view type = slash == std::string_view::npos ? path : path.substr(slash + 1);
-        type = type.substr(0, type.find('['));
-        slot = intern(path, type.empty() ? kUnknownOpType : type);
-    }
+    if (slot == kUnparsed) slot = opOfPath(profile_.str(id));
     return slot;
+}
+
+uint32_t OpCatalog::opOfPath(std::string_view path) {
+    const size_t slash = path.rfind('/');
+    std::string_view type = slash == std::string_view::npos ? path : path.substr(slash + 1);
+    type = type.substr(0, type.find('['));
+    return intern(path, type.empty() ? kUnknownOpType : type);
+}
+
+uint32_t OpCatalog::fromInstruction(const HloOpRef& ref) {
+    const auto [it, fresh] = byInstruction_.try_emplace(ref.instruction, 0);
+    if (fresh) {
+        const std::string_view path = hlo_->opPath(ref);
+        const std::string_view name = ref.instruction->name;
+        it->second = !path.empty() ? opOfPath(path) : intern(name, stripInstructionNumber(name));
+    }
+    return it->second;
 }
 
 uint32_t OpCatalog::fromHloOp(StringId id) {
@@ -244,8 +256,11 @@ uint32_t OpCatalog::deviceOp(EventIndex event, StringId frameworkOp, StringId hl
         if (op != kModuleAnnotation) return op;
     }
     // No framework op, or only JAX's module annotation: name the op by its JAX op path, else by
-    // its HLO instruction.
+    // the HLO instruction the catalog attributes it to (command buffers included), else by the
+    // instruction its hlo_op names.
     if (const StringId path = eventStat(event, nameKey_); path != 0) return fromOpPath(path);
+    if (hlo_ && hloOp != 0)
+        if (const HloOpRef ref = hlo_->instructionOf(event)) return fromInstruction(ref);
     if (hloOp != 0) return fromHloOp(hloOp);
     if (frameworkOp == 0) return kNoOp;
     return intern("XlaModule", "XlaModule");

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "model/Profile.h"
+#include "model/analysis/HloCatalog.h"
 
 namespace stepscope {
 
@@ -86,14 +87,19 @@ inline constexpr std::string_view kUnknownOpType = "Unknown";
 // importer writes there from the cpu_op that launched the work, is that op); a framework op that
 // parses to nothing names an op of type "Unknown". JAX writes only the module annotation
 // "XlaModule:" there; for such events Stepscope names the op by the JAX `name` stat (the op path,
-// type = its last component), then by the HLO instruction of `hlo_op` (type = its name without the
-// ".N" instruction number), and only then "XlaModule". (XProf reads the op path and type from the
-// HLO proto's op metadata, which Stepscope does not decode; `name` carries the same path.)
+// type = its last component), then by the HLO instruction the HloCatalog attributes the event
+// to: its op metadata's op_name (the same path `name` carries), else its name (kernels of XLA
+// command buffers carry only `hlo_op: command_buffer_N`; the catalog finds their instruction by
+// the module's schedule, so they count as the op they ran for, as with command buffers off),
+// then by the instruction `hlo_op` names (type = its name without the ".N" instruction number),
+// and only then "XlaModule". XProf reads the op path and type from the HLO proto's op metadata
+// too, but attributes command-buffer kernels to the command buffer (openxla/xprof#3070).
 class OpCatalog {
 public:
     static constexpr uint32_t kNoOp = 0xFFFFFFFFu;
 
-    explicit OpCatalog(const Profile& profile);
+    // `hlo`: the profile's HLO catalog, or null to name device ops without it.
+    OpCatalog(const Profile& profile, const HloCatalog* hlo);
 
     // The op of a host event (rules above), or kNoOp. `tfOp` is its framework-op stat (0 when
     // none); `runtime` says it is a launch or an allocator event.
@@ -114,11 +120,14 @@ private:
     uint32_t fromFrameworkOp(StringId id);
     uint32_t fromOpPath(StringId id);
     uint32_t fromHloOp(StringId id);
+    uint32_t opOfPath(std::string_view path);
+    uint32_t fromInstruction(const HloOpRef& ref);
     uint32_t inputPipelineStage(EventIndex event);
     StringId eventStat(EventIndex event, StringId key) const;
     bool isTorchOp(StringId name) const { return name < torchOps_.size() && torchOps_[name]; }
 
     const Profile& profile_;
+    const HloCatalog* hlo_;
     StringId nameKey_, stageIdKey_, stageCategoryKey_;
     std::vector<OpIdentity> ops_;
     std::vector<uint32_t> byFrameworkOp_; // string id -> op (or a marker), see OpName.cpp
@@ -127,6 +136,7 @@ private:
     std::vector<uint32_t> byHostName_;    // metadata -> op (kNoOp) for host events
     std::vector<uint32_t> unclaimed_;     // metadata -> unclaimed op
     std::vector<bool> torchOps_;          // string id -> names a PyTorch cpu_op
+    std::unordered_map<const HloInstruction*, uint32_t> byInstruction_;
     std::unordered_map<std::string, uint32_t> index_; // name '\0' type -> op
 };
 

@@ -260,8 +260,9 @@ std::string launchConfiguration(const KernelDetails& k) {
 bool collect(const Profile& p, const HostPair& hosts, const std::vector<Window>& windows,
              bool isBase, RowSet& ops, RowSet& kernels, const Progress* progress) {
     const uint32_t host = isBase ? hosts.base : hosts.candidate;
-    OpCatalog catalog(p);
-    KernelFacts facts(p);
+    const HloCatalog hlo(p, progress);
+    OpCatalog catalog(p, &hlo);
+    KernelFacts facts(p, hlo);
     // Row of each catalog op and of each (kernel name, launch configuration) met: the string key
     // is built once per op or kernel, not per event.
     std::vector<uint32_t> opRowOf;

@@ -151,7 +151,8 @@ StackedRuns stackRuns(const Profile& base, const StepRecord& baseStep, const Pro
 }
 
 StackedOpIndex::StackedOpIndex(const Profile& p) {
-    OpCatalog catalog(p);
+    const HloCatalog hlo(p);
+    OpCatalog catalog(p, &hlo);
     for (uint32_t ti = 0; ti < p.tracks().size(); ++ti) {
         const Track& t = p.tracks()[ti];
         const PlaneKind kind = p.planes()[t.plane].kind;

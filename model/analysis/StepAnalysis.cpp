@@ -239,7 +239,8 @@ class NameFacts {
 public:
     explicit NameFacts(const Profile& p)
         : p_(p)
-        , kernels_(p)
+        , hlo_(p)
+        , kernels_(p, hlo_)
         , gpu_(p.metadata().size(), kUnset)
         , host_(p.metadata().size(), kUnset) {}
 
@@ -278,6 +279,7 @@ private:
         return v;
     }
     const Profile& p_;
+    const HloCatalog hlo_;
     KernelFacts kernels_;
     std::vector<uint8_t> gpu_, host_;
 };

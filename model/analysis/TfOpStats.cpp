@@ -104,11 +104,12 @@ private:
 
 TfOpStats computeTfOpStats(const Profile& p, const Progress* progress) {
     TfOpStats result;
-    OpCatalog catalog(p);
+    const HloCatalog hlo(p, progress);
+    OpCatalog catalog(p, &hlo);
     RowSink hostRows(OpSide::Host, result.rows);
     RowSink deviceRows(OpSide::Device, result.rows);
     TrackChildren children;
-    KernelFacts facts(p);
+    KernelFacts facts(p, hlo);
     std::vector<uint32_t> opOf;
     SideCursor<StringId> frameworkOps(p.frameworkOps());
     SideCursor<StringId> hloOps(p.hloOps());
@@ -442,7 +443,7 @@ const TfOpStatsRow* findTfOpStatsRow(const TfOpStats& stats, OpSide side, std::s
     return nullptr;
 }
 
-std::optional<OpIdentity> tfOpOfEvent(const Profile& p, EventIndex e) {
+std::optional<OpIdentity> tfOpOfEvent(const Profile& p, EventIndex e, const HloCatalog* hlo) {
     if (e >= p.eventCount()) return std::nullopt;
     const Track& t = p.tracks()[p.trackOf(e)];
     const Plane& plane = p.planes()[t.plane];
@@ -450,7 +451,7 @@ std::optional<OpIdentity> tfOpOfEvent(const Profile& p, EventIndex e) {
     if (!host && plane.kind != PlaneKind::Gpu && plane.kind != PlaneKind::Tpu) return std::nullopt;
     if (host ? t.derived : !t.deviceOps) return std::nullopt;
     // The same rules as computeTfOpStats, for one event.
-    OpCatalog catalog(p);
+    OpCatalog catalog(p, hlo);
     const StringId* fw = p.frameworkOps().find(e);
     uint32_t op;
     if (host) {

@@ -113,8 +113,10 @@ const TfOpStatsRow* findTfOpStatsRow(const TfOpStats& stats, OpSide side, std::s
 
 // The op whose row an event's time counts in, by the rules above (host events: the op the
 // event is; device op events: their framework op, else their own name as an "Unknown" op);
-// nullopt for events the tool counts nowhere (host runtime events, other lines).
-std::optional<OpIdentity> tfOpOfEvent(const Profile& profile, EventIndex event);
+// nullopt for events the tool counts nowhere (host runtime events, other lines). `hlo`: the
+// profile's HLO catalog (made once by the caller), null where it has none.
+std::optional<OpIdentity> tfOpOfEvent(const Profile& profile, EventIndex event,
+                                      const HloCatalog* hlo);
 
 // Whether the profile has any op the tool would show (for the Tool selector); cheap.
 bool hasTfOpStats(const Profile& profile);

@@ -128,7 +128,8 @@ class Builder {
 public:
     Builder(const Profile& p, uint32_t host, TorchTrace& t)
         : p_(p)
-        , facts_(p)
+        , hlo_(p)
+        , facts_(p, hlo_)
         , keys_(p.strings())
         , t_(t) {
         t_.host = host;
@@ -151,6 +152,7 @@ private:
     void updateDeviceSteps();
 
     const Profile& p_;
+    const HloCatalog hlo_;
     KernelFacts facts_;
     Keys keys_;
     TorchTrace& t_;

@@ -30,7 +30,8 @@ StepLane collectLane(const Profile& p, const StepRecord& step, const std::string
     lane.title = title;
     lane.durationPs = step.durationPs;
     const int64_t begin = step.beginPs, end = step.beginPs + step.durationPs;
-    OpCatalog catalog(p);
+    const HloCatalog hlo(p);
+    OpCatalog catalog(p, &hlo);
     for (const Plane& plane : p.planes()) {
         if (plane.kind != PlaneKind::Gpu) continue;
         for (uint32_t ti = plane.firstTrack; ti < plane.firstTrack + plane.trackCount; ++ti) {

@@ -276,7 +276,7 @@ QMenu* TraceView::contextMenu(QPoint pos) {
         menu->addAction(tr("Zoom to it"), this,
                         [this, e] { canvas_->selectEvent(e, TimelineCanvas::Framing::Context); });
         menu->addSeparator();
-        const std::optional<OpIdentity> op = tfOpOfEvent(*profile_, e);
+        const std::optional<OpIdentity> op = tfOpOfEvent(*profile_, e, hlo_.get());
         QAction* opStats = menu->addAction(
             op ? tr("Show op %1 in op stats").arg(QString::fromStdString(op->name).left(60))
                : tr("Show in op stats"),

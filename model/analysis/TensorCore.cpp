@@ -1,5 +1,6 @@
 #include "model/analysis/TensorCore.h"
 
+#include <cctype>
 #include <limits>
 
 namespace stepscope {
@@ -82,10 +83,20 @@ bool nvidiaDoesNot(std::string_view n) {
     // gemv2T_kernel, gemmSN_NN_kernel, dot_kernel, splitKreduce_kernel).
     if (anyPart(n, [](std::string_view p) {
             return p.starts_with("sgemm") || p.starts_with("dgemm") || p.starts_with("scudnn") ||
-                   p.starts_with("gemv") || p.starts_with("gemmSN") || p == "dot" || p == "scal" ||
-                   p == "axpy" || p.starts_with("splitKreduce");
+                   p.starts_with("gemv") || p.starts_with("gemmSN") ||
+                   p.starts_with("splitKreduce");
         }))
         return true;
+    // Level-1 kernels by their whole identifier: "dot" alone is also a part of XLA's
+    // gemm_fusion_dot_3, a Tensor Core GEMM.
+    size_t i = 0;
+    while (i < n.size()) {
+        const size_t begin = i;
+        while (i < n.size() && (std::isalnum(static_cast<unsigned char>(n[i])) || n[i] == '_')) ++i;
+        const std::string_view ident = n.substr(begin, i - begin);
+        if (ident == "dot_kernel" || ident == "scal_kernel" || ident == "axpy_kernel") return true;
+        if (i == begin) ++i;
+    }
     return has(n, "cudnn::bn_"); // cuDNN batch norm
 }
 

@@ -22,12 +22,13 @@ KernelStatsView::KernelStatsView(QWidget* parent)
     table_->setExportFileName("kernel_stats.csv");
     table_->addColumnFilter("Kernel name", tr("Kernel name"));
     table_->addColumnFilter("Op name", tr("Op name"));
-    // What a user comes for first: names, then counts and times; the launch geometry and the
-    // Tensor Core columns follow (XProf's order puts them between the names, so at 1280 px the
-    // times were off-screen). The CSV keeps XProf's order.
+    // What a user comes for first: names, then counts, total time, Tensor Core use and
+    // precision, then the other times; the launch geometry follows (XProf's order puts it and the
+    // Tensor Core columns between the names, so at 1280 px the times were off-screen). The CSV
+    // keeps XProf's order.
     table_->setLeadingColumns({"Rank", "Kernel name", "Op name", "Occurrences",
-                               "Total duration (µs)", "Avg duration (µs)", "Min duration (µs)",
-                               "Max duration (µs)"});
+                               "Total duration (µs)", kKernelUsesTensorCoreColumn, kPrecisionColumn,
+                               "Avg duration (µs)", "Min duration (µs)", "Max duration (µs)"});
     table_->setRowActionText(tr("Show longest instance in the trace viewer"));
     table_->tableView()->setToolTip(tr("Double-click a row to show its longest instance in the "
                                        "trace viewer"));

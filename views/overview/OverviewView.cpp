@@ -81,6 +81,18 @@ QString pct(double v) {
     return std::isnan(v) ? QObject::tr("n/a") : QString::number(v, 'f', 1) + "%";
 }
 
+// "bf16 72.8% · fp32 27.2%": kernel time by precision, largest first; empty without kernels.
+QString precisionMix(const Overview& o) {
+    const Table t = precisionTable(o);
+    std::vector<size_t> rows(t.rowCount());
+    for (size_t r = 0; r < rows.size(); ++r) rows[r] = r;
+    std::stable_sort(rows.begin(), rows.end(),
+                     [&](size_t a, size_t b) { return t.number(a, 2) > t.number(b, 2); });
+    QStringList parts;
+    for (size_t r : rows) parts << QString::fromStdString(t.text(r, 0)) + " " + pct(t.number(r, 2));
+    return parts.join(QString::fromUtf8(" · "));
+}
+
 // The key under which a profile's step pattern is remembered: its files.
 QString settingsKey(const Profile& p) {
     QStringList files;
@@ -146,6 +158,7 @@ OverviewView::OverviewView(QWidget* parent)
     , recommendations_(new DataTableView(this))
     , gpuTable_(new DataTableView(this))
     , topOps_(new DataTableView(this))
+    , precision_(new DataTableView(this))
     , steps_(new DataTableView(this))
     , environment_(new DataTableView(this)) {
     status_->setWordWrap(true);
@@ -167,6 +180,7 @@ OverviewView::OverviewView(QWidget* parent)
     recommendations_->tableView()->setToolTip(tr("Double-click a row to open its evidence"));
     gpuTable_->setExportFileName("overview_gpu_time.csv");
     topOps_->setExportFileName("overview_top_ops.csv");
+    precision_->setExportFileName("overview_precision.csv");
     steps_->setExportFileName("overview_steps.csv");
     steps_->tableView()->setToolTip(tr("Double-click a step to open it in the trace viewer"));
     environment_->setExportFileName("overview_environment.csv");
@@ -202,6 +216,7 @@ OverviewView::OverviewView(QWidget* parent)
     tabs_->addTab(recommendations_, tr("Recommendations"));
     tabs_->addTab(gpuPage, tr("GPU time"));
     tabs_->addTab(topOps_, tr("Top-10 device ops"));
+    tabs_->addTab(precision_, tr("Precision"));
     tabs_->addTab(steps_, tr("Steps"));
     tabs_->addTab(environment_, tr("Run environment"));
 
@@ -300,7 +315,8 @@ void OverviewView::show() {
         chart_->clear();
         gpuChart_->clear();
         completeness_->hide();
-        for (DataTableView* t : {recommendations_, gpuTable_, topOps_, steps_, environment_})
+        for (DataTableView* t :
+             {recommendations_, gpuTable_, topOps_, precision_, steps_, environment_})
             t->setTable(Table());
         return;
     }
@@ -369,7 +385,13 @@ void OverviewView::show() {
         }
     }
     row(tr("Device compute in 16-bit"), pct(o->compute16Percent),
-        tr("Share of device compute time in 16-bit kernels"));
+        tr("XProf's 16/32-bit split of device compute time in the steps, by each kernel's "
+           "precision: bf16, fp16, fp8, int8 and fp4 count as 16-bit, the rest (fp32, tf32, "
+           "unknown) as 32-bit"));
+    if (const QString mix = precisionMix(*o); !mix.isEmpty())
+        row(tr("Kernel time by precision"), mix,
+            tr("Of all kernel time, by the narrowest type each kernel reads or writes (the "
+               "Precision tab has the table)"));
     row(tr("Ops on host / device"), pct(o->hostOpPercent) + " / " + pct(o->deviceOpPercent),
         tr("Op placement, as XProf: share of op occurrences on each side"));
     if (!std::isnan(o->hostEagerPercent) || !std::isnan(o->deviceEagerPercent))
@@ -471,6 +493,7 @@ void OverviewView::show() {
     recommendations_->setTable(recommendationsTable(all));
     gpuTable_->setTable(gpuTimeTable(o->gpu));
     topOps_->setTable(o->topOps);
+    precision_->setTable(precisionTable(*o));
     steps_->setTable(overviewStepTable(*o));
     environment_->setTable(environmentTable(*o));
 }

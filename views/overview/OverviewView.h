@@ -76,6 +76,7 @@ private:
     DataTableView* recommendations_;
     DataTableView* gpuTable_;
     DataTableView* topOps_;
+    DataTableView* precision_;
     DataTableView* steps_;
     DataTableView* environment_;
 };

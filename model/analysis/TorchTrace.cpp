@@ -29,13 +29,17 @@ bool isDataLoader(std::string_view name) {
            name.starts_with("enumerate(DataPipe)#");
 }
 
-// trace.py EventTypeMap, looked up by the lower-cased category.
+// trace.py EventTypeMap, looked up by the lower-cased category. Departure: "cuda_driver" is a
+// runtime too. The plugin predates it; Kineto records driver-API launches under it, and on
+// Hopper cuBLAS launches its GEMMs with cuLaunchKernelEx (every nvjet kernel of the H200 gpt12
+// trace), which the plugin's reading would leave outside every operator.
 TorchEventType typeOfCategory(std::string_view cat) {
     std::string lower(cat);
     for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
     if (lower == "cpu_op" || lower == "operator") return TorchEventType::Operator;
     if (lower == "runtime" || lower == "cuda_runtime" || lower == "mtia_runtime" ||
-        lower == "glow_runtime" || lower == "xpu_runtime" || lower == "privateuse1_runtime")
+        lower == "glow_runtime" || lower == "xpu_runtime" || lower == "privateuse1_runtime" ||
+        lower == "cuda_driver")
         return TorchEventType::Runtime;
     if (lower == "kernel") return TorchEventType::Kernel;
     if (lower == "memcpy" || lower == "gpu_memcpy") return TorchEventType::Memcpy;

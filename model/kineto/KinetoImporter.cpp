@@ -321,8 +321,11 @@ int lineKindOf(Kind k) {
 }
 
 // The runtime categories of the PyTorch TensorBoard plugin (trace.py EventTypeMap): runtime,
-// cuda_runtime, xpu_runtime, mtia_runtime, glow_runtime, privateuse1_runtime, in any case.
+// cuda_runtime, xpu_runtime, mtia_runtime, glow_runtime, privateuse1_runtime, in any case; and
+// cuda_driver (driver-API launches, such as cuBLAS's cuLaunchKernelEx on Hopper), as TorchTrace
+// reads it.
 bool isRuntimeCategory(std::string_view cat) {
+    if (cat == "cuda_driver") return true;
     if (cat.size() < 7) return false;
     const std::string_view tail = cat.substr(cat.size() - 7);
     for (size_t i = 0; i < 7; ++i)

@@ -7,6 +7,7 @@
 #include "model/ProfileLoader.h"
 #include "model/analysis/CommandBufferAlignment.h"
 #include "model/analysis/HloCatalog.h"
+#include "model/analysis/Overview.h"
 #include "model/analysis/HloPrecision.h"
 #include "model/xspace/HloProto.h"
 #include "tests/fixtures/HloFixtures.h"
@@ -646,6 +647,11 @@ private slots:
         const std::string& e = catalog.errors()[0];
         QVERIFY2(e.starts_with("HLO module jit_bad(2): at byte "), e.c_str());
         QVERIFY2(e.find("runs past the end") != std::string::npos, e.c_str());
+        // The overview says so among what makes the data incomplete.
+        const Overview o = computeOverview(*r.profile);
+        QVERIFY(std::any_of(o.completeness.begin(), o.completeness.end(), [&](const auto& c) {
+            return c.starts_with(e) && c.ends_with("(its kernels are named by hlo_op alone)");
+        }));
     }
 
     void profileWithoutHloIsEmpty() {

@@ -661,6 +661,8 @@ Overview computeOverview(const Profile& p, std::string_view stepPattern, const P
         for (const std::string& w : h.warnings)
             o.completeness.push_back(h.name + ": warning: " + w);
     }
+    for (const std::string& e : ops.hloErrors)
+        o.completeness.push_back(e + " (its kernels are named by hlo_op alone)");
     for (const Plane& pl : p.planes())
         if (pl.kind == PlaneKind::Gpu || pl.kind == PlaneKind::Tpu)
             o.devices.push_back({std::string(p.str(pl.name)), p.hosts()[pl.host].name, pl.device});

@@ -216,6 +216,7 @@ TfOpStats computeTfOpStats(const Profile& p, const Progress* progress) {
     for (TfOpStatsRow& row : result.rows)
         if (row.side == OpSide::Device) row.occurrences = calls[row.op];
     result.ops = catalog.ops();
+    result.hloErrors = hlo.errors();
     if (progress) progress->report("Op stats", 1);
     return result;
 }

@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -77,6 +78,9 @@ struct TfOpStats {
     bool hasHost = false;   // some host op was found
     bool hasDevice = false; // some device op was found
     bool hasGpu = false;    // some device op ran on a GPU (the TensorCore column applies)
+    // HLO modules that could not be decoded (HloCatalog::errors()): their events are named by
+    // hlo_op alone, without op paths or command-buffer attribution.
+    std::vector<std::string> hloErrors;
 };
 
 // Returns an empty result if cancelled.

@@ -8,7 +8,8 @@ KernelFacts::KernelFacts(const Profile& p, const HloCatalog& hlo)
     , inputTypesKey_(p.strings().find("op_input_types"))
     , shapeKey_(p.strings().find("shape"))
     , namePrecision_(p.metadata().size(), 0)
-    , nameTensorCore_(p.metadata().size() * kPrecisionCount, 0) {
+    , nameTensorCore_(p.metadata().size() * kPrecisionCount, 0)
+    , answerOfMetadata_(p.metadata().size(), 0) {
     vendor_.reserve(p.tracks().size());
     computeCap_.reserve(p.tracks().size());
     for (const Track& t : p.tracks()) {
@@ -30,6 +31,12 @@ Precision KernelFacts::fromInputTypes(StringId types, EventIndex kernel) {
     return it->second;
 }
 
+StringId KernelFacts::textStat(EventIndex e, StringId key) const {
+    for (const StatValue& s : profile_.eventStats(e))
+        if (s.key == key && s.isText()) return s.asString();
+    return 0;
+}
+
 Precision KernelFacts::namePrecision(uint32_t meta) {
     uint8_t& cached = namePrecision_[meta];
     if (cached == 0)
@@ -38,9 +45,30 @@ Precision KernelFacts::namePrecision(uint32_t meta) {
 }
 
 KernelFact KernelFacts::of(EventIndex e) {
-    KernelFact f;
     const uint32_t meta = profile_.metadataOf(e);
-    const uint32_t track = profile_.trackOf(e);
+    const uint32_t cached = answerOfMetadata_[meta];
+    if (cached & kAnswered)
+        return {Precision(cached & 0xFF), PrecisionSource((cached >> 8) & 0xFF),
+                TensorCoreUse((cached >> 16) & 0xFF)};
+    const KernelFact f = evidenceOf(e, meta);
+    // Without HLO or op input types in the profile, a kernel whose name decides (or whose events
+    // carry no tensor shapes either) gets the same answer for every event: keep it.
+    if (hlo_.empty() && inputTypesKey_ == StringPool::kNotFound &&
+        (f.source == PrecisionSource::KernelName || shapeKey_ == StringPool::kNotFound))
+        answerOfMetadata_[meta] = kAnswered | uint32_t(f.precision) | uint32_t(f.source) << 8 |
+                                  uint32_t(f.tensorCore) << 16;
+    return f;
+}
+
+KernelFact KernelFacts::evidenceOf(EventIndex e, uint32_t meta) {
+    KernelFact f;
+    // Callers walk events track by track: the track found last is usually the event's.
+    if (e < trackBegin_ || e >= trackEnd_) {
+        track_ = profile_.trackOf(e);
+        trackBegin_ = profile_.tracks()[track_].firstEvent;
+        trackEnd_ = trackBegin_ + profile_.tracks()[track_].eventCount;
+    }
+    const uint32_t track = track_;
     const HloOpRef ref = hlo_.empty() ? HloOpRef{} : hlo_.instructionOf(e);
     if (ref) {
         f.precision = hlo_.precision(ref);
@@ -49,30 +77,23 @@ KernelFact KernelFacts::of(EventIndex e) {
             f.precision = Precision::TF32;
         if (f.precision != Precision::Unknown) f.source = PrecisionSource::Hlo;
     }
-    StringId types = 0, shape = 0;
-    if (f.source == PrecisionSource::None &&
-        (inputTypesKey_ != StringPool::kNotFound || shapeKey_ != StringPool::kNotFound)) {
-        for (const StatValue& s : profile_.eventStats(e)) {
-            if (!s.isText()) continue;
-            if (s.key == inputTypesKey_) types = s.asString();
-            if (s.key == shapeKey_) shape = s.asString();
+    if (f.source == PrecisionSource::None && inputTypesKey_ != StringPool::kNotFound)
+        if (const StringId types = textStat(e, inputTypesKey_); types != 0) {
+            f.precision = fromInputTypes(types, e);
+            if (f.precision != Precision::Unknown) f.source = PrecisionSource::OpInputTypes;
         }
-    }
-    if (types != 0) {
-        f.precision = fromInputTypes(types, e);
-        if (f.precision != Precision::Unknown) f.source = PrecisionSource::OpInputTypes;
-    }
     if (f.source == PrecisionSource::None) {
         f.precision = namePrecision(meta);
         if (f.precision != Precision::Unknown) f.source = PrecisionSource::KernelName;
     }
-    if (f.source == PrecisionSource::None && shape != 0) {
-        auto it = shapes_.find(shape);
-        if (it == shapes_.end())
-            it = shapes_.emplace(shape, precisionOfTensorShapes(profile_.str(shape))).first;
-        f.precision = it->second;
-        if (f.precision != Precision::Unknown) f.source = PrecisionSource::TensorShapes;
-    }
+    if (f.source == PrecisionSource::None && shapeKey_ != StringPool::kNotFound)
+        if (const StringId shape = textStat(e, shapeKey_); shape != 0) {
+            auto it = shapes_.find(shape);
+            if (it == shapes_.end())
+                it = shapes_.emplace(shape, precisionOfTensorShapes(profile_.str(shape))).first;
+            f.precision = it->second;
+            if (f.precision != Precision::Unknown) f.source = PrecisionSource::TensorShapes;
+        }
     uint8_t& tc = nameTensorCore_[size_t(meta) * kPrecisionCount + size_t(f.precision)];
     if (tc == 0)
         tc = uint8_t(kernelTensorCoreUse(profile_.str(profile_.metadata()[meta].name),

@@ -50,7 +50,9 @@ public:
 private:
     Precision fromInputTypes(StringId inputTypes, EventIndex kernel);
 
+    KernelFact evidenceOf(EventIndex kernel, uint32_t meta);
     Precision namePrecision(uint32_t meta);
+    StringId textStat(EventIndex e, StringId key) const;
     TensorCoreUse hloTensorCoreUse(const HloOpRef& ref, uint32_t track, Precision precision) const;
 
     const Profile& profile_;
@@ -60,8 +62,14 @@ private:
     std::vector<uint8_t> nameTensorCore_;  // per metadata x precision: TensorCoreUse + 1
     std::vector<std::string_view> vendor_; // per track
     std::vector<int> computeCap_;          // per track: major * 10 + minor
+    // Per metadata, where no per-event evidence can differ: kAnswered | precision | source << 8 |
+    // tensor core << 16.
+    static constexpr uint32_t kAnswered = 1u << 31;
+    std::vector<uint32_t> answerOfMetadata_;
     std::unordered_map<uint64_t, Precision> inputTypes_; // (types id, op id) -> precision
     std::unordered_map<StringId, Precision> shapes_;
+    uint32_t track_ = 0;
+    EventIndex trackBegin_ = 0, trackEnd_ = 0; // the events of track_
 };
 
 } // namespace stepscope

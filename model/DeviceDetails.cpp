@@ -1,6 +1,8 @@
 #include "model/DeviceDetails.h"
 
+#include <cctype>
 #include <charconv>
+#include <string>
 
 namespace stepscope {
 
@@ -122,6 +124,16 @@ std::string_view copyKindName(CopyKind kind) {
         break;
     }
     return "Unknown";
+}
+
+GpuVendor gpuVendorOf(std::string_view vendor) {
+    std::string lower(vendor);
+    for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (lower.find("nvidia") != std::string::npos) return GpuVendor::Nvidia;
+    if (lower.find("amd") != std::string::npos ||
+        lower.find("advanced micro devices") != std::string::npos)
+        return GpuVendor::Amd;
+    return GpuVendor::Unknown;
 }
 
 } // namespace stepscope

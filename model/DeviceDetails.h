@@ -60,4 +60,10 @@ struct MemcpyDetails {
 CopyKind copyKindFromName(std::string_view name);
 std::string_view copyKindName(CopyKind kind);
 
+// Who made a GPU, from its `device_vendor` as profiles spell it ("Nvidia" from XLA, "NVIDIA" from
+// the Kineto importer, "AMD", "Advanced Micro Devices, Inc."): Unknown where it is empty (TF 2.x
+// era profiles, Kineto traces without deviceProperties) or names neither.
+enum class GpuVendor : uint8_t { Unknown, Nvidia, Amd };
+GpuVendor gpuVendorOf(std::string_view deviceVendor);
+
 } // namespace stepscope

@@ -44,10 +44,16 @@ HloCatalog::HloCatalog(const Profile& profile, const Progress* progress)
     decodeModules(progress);
     if (modules_.empty() || (progress && progress->cancelled())) return;
     attributeEvents(progress);
-    for (const HloOpRef& r : refs_)
-        if (r && !facts_.contains(r.instruction))
-            facts_[r.instruction] = {instructionPrecision(*r.module, *r.instruction),
-                                     isMatrixInstruction(*r.module, *r.instruction)};
+    std::unordered_map<const HloInstruction*, std::pair<Precision, bool>> facts;
+    for (HloOpRef& r : refs_) {
+        if (!r) continue;
+        auto [it, fresh] = facts.try_emplace(r.instruction);
+        if (fresh)
+            it->second = {instructionPrecision(*r.module, *r.instruction),
+                          isMatrixInstruction(*r.module, *r.instruction)};
+        r.precision = it->second.first;
+        r.matrix = it->second.second;
+    }
 }
 
 void HloCatalog::decodeModules(const Progress* progress) {
@@ -108,12 +114,6 @@ void HloCatalog::decodeModules(const Progress* progress) {
 const HloModule* HloCatalog::module(uint32_t host, int64_t programId) const {
     const auto it = byProgram_.find({host, programId});
     return it == byProgram_.end() ? nullptr : modules_[it->second].module.get();
-}
-
-const HloModule* HloCatalog::moduleNamed(uint32_t host, std::string_view name) const {
-    const auto it = byName_.find({host, std::string(name)});
-    if (it == byName_.end() || it->second == kSeveral) return nullptr;
-    return modules_[it->second].module.get();
 }
 
 uint32_t HloCatalog::refIndex(const HloModule* module, const HloInstruction* instruction,
@@ -246,32 +246,35 @@ void HloCatalog::attributeEvents(const Progress* progress) {
     if (progress) progress->report("Attributing command buffer kernels", 1);
 }
 
+HloOpRef HloCatalog::refAt(size_t i) const {
+    return i < refOfHloOp_.size() ? refs_[refOfHloOp_[i]] : HloOpRef{};
+}
+
 HloOpRef HloCatalog::instructionOf(EventIndex event) const {
     const std::vector<uint32_t>& events = profile_->hloOps().events();
     const auto it = std::lower_bound(events.begin(), events.end(), event);
     if (it == events.end() || *it != event) return {};
-    const size_t i = size_t(it - events.begin());
-    return i < refOfHloOp_.size() ? refs_[refOfHloOp_[i]] : HloOpRef{};
+    return refAt(size_t(it - events.begin()));
+}
+
+HloOpRef HloCatalog::Cursor::at(EventIndex event) {
+    const std::vector<uint32_t>& events = catalog_.profile_->hloOps().events();
+    if (next_ > 0 && next_ <= events.size() && events[next_ - 1] >= event) {
+        next_ = size_t(std::lower_bound(events.begin(), events.end(), event) - events.begin());
+    } else {
+        // Forward: a few steps, else a search of what is left.
+        size_t steps = 0;
+        while (next_ < events.size() && events[next_] < event && ++steps < 8) ++next_;
+        if (next_ < events.size() && events[next_] < event)
+            next_ = size_t(std::lower_bound(events.begin() + long(next_), events.end(), event) -
+                           events.begin());
+    }
+    if (next_ >= events.size() || events[next_] != event) return {};
+    return catalog_.refAt(next_++);
 }
 
 std::string_view HloCatalog::opPath(const HloOpRef& ref) const {
     return ref ? std::string_view(ref.instruction->metadata.opName) : std::string_view();
-}
-
-HloCatalog::Facts HloCatalog::factsOf(const HloOpRef& ref) const {
-    if (!ref) return {};
-    const auto it = facts_.find(ref.instruction);
-    if (it != facts_.end()) return it->second;
-    return {instructionPrecision(*ref.module, *ref.instruction),
-            isMatrixInstruction(*ref.module, *ref.instruction)};
-}
-
-Precision HloCatalog::precision(const HloOpRef& ref) const {
-    return factsOf(ref).precision;
-}
-
-bool HloCatalog::isMatrixOp(const HloOpRef& ref) const {
-    return factsOf(ref).matrix;
 }
 
 } // namespace stepscope

@@ -23,6 +23,10 @@ struct HloOpRef {
     // Found by aligning a command buffer launch with the schedule (CommandBufferAlignment.h),
     // not named by the event's hlo_op.
     bool viaCommandBuffer = false;
+    // The instruction's facts, worked out once when the catalog is made (instructionPrecision(),
+    // isMatrixInstruction()).
+    Precision precision = Precision::Unknown;
+    bool matrix = false;
     explicit operator bool() const { return instruction != nullptr; }
 };
 
@@ -64,31 +68,32 @@ public:
     };
     const std::vector<Entry>& modules() const { return modules_; }
     const HloModule* module(uint32_t host, int64_t programId) const;
-    // The module of that name on that host; null when none or several have it.
-    const HloModule* moduleNamed(uint32_t host, std::string_view name) const;
 
     // The instruction a device event ran for; empty when unknown. O(log n) in the events that
     // carry hlo_op.
     HloOpRef instructionOf(EventIndex event) const;
 
+    // instructionOf() for events asked for in increasing order (a pass over a track), at O(1)
+    // amortized; an event before the last one asked for is found by binary search.
+    class Cursor {
+    public:
+        explicit Cursor(const HloCatalog& catalog)
+            : catalog_(catalog) {}
+        HloOpRef at(EventIndex event);
+
+    private:
+        const HloCatalog& catalog_;
+        size_t next_ = 0; // index into hloOps() of the first event not yet passed
+    };
+
     // metadata.op_name, the framework op path ("" when none is recorded).
     std::string_view opPath(const HloOpRef& ref) const;
-    // The precision of the instruction from its element types (instructionPrecision());
-    // Precision::Unknown for an empty ref or when nothing says.
-    Precision precision(const HloOpRef& ref) const;
-    // dot / convolution, a fusion holding one, or a GEMM/convolution library custom-call
-    // (isMatrixInstruction()).
-    bool isMatrixOp(const HloOpRef& ref) const;
 
 private:
-    struct Facts {
-        Precision precision = Precision::Unknown;
-        bool matrix = false;
-    };
+    HloOpRef refAt(size_t hloOpIndex) const;
     void decodeModules(const Progress* progress);
     void attributeEvents(const Progress* progress);
     uint32_t refIndex(const HloModule* module, const HloInstruction* instruction, bool viaGraph);
-    Facts factsOf(const HloOpRef& ref) const;
 
     const Profile* profile_;
     std::vector<Entry> modules_;
@@ -97,8 +102,7 @@ private:
     std::map<std::pair<uint32_t, std::string>, uint32_t> byName_; // kSeveral: more than one
     std::vector<HloOpRef> refs_;       // distinct refs; [0] is the empty one
     std::vector<uint32_t> refOfHloOp_; // per entry of profile.hloOps(): index into refs_
-    std::unordered_map<uintptr_t, uint32_t> refIndex_;       // instruction | viaGraph -> refs_
-    std::unordered_map<const HloInstruction*, Facts> facts_; // of every instruction in refs_
+    std::unordered_map<uintptr_t, uint32_t> refIndex_; // instruction | viaGraph -> refs_
 };
 
 } // namespace stepscope

@@ -5,6 +5,7 @@ namespace stepscope {
 KernelFacts::KernelFacts(const Profile& p, const HloCatalog& hlo)
     : profile_(p)
     , hlo_(hlo)
+    , hloCursor_(hlo)
     , inputTypesKey_(p.strings().find("op_input_types"))
     , shapeKey_(p.strings().find("shape"))
     , namePrecision_(p.metadata().size(), 0)
@@ -19,14 +20,21 @@ KernelFacts::KernelFacts(const Profile& p, const HloCatalog& hlo)
     }
 }
 
+bool opInputTypesDescribeItsKernels(std::string_view op) {
+    return op.find("::") != std::string_view::npos && !op.starts_with("autograd::");
+}
+
 Precision KernelFacts::fromInputTypes(StringId types, EventIndex kernel) {
     const StringId* framework = profile_.frameworkOps().find(kernel);
     const StringId opName = framework ? *framework : 0;
     const uint64_t key = uint64_t(types) << 32 | opName;
     auto it = inputTypes_.find(key);
     if (it == inputTypes_.end()) {
-        const bool matrixOp = opName != 0 && opIsTensorCoreEligible(profile_.str(opName));
-        it = inputTypes_.emplace(key, precisionOfInputTypes(profile_.str(types), matrixOp)).first;
+        const std::string_view op = profile_.str(opName);
+        Precision p = Precision::Unknown;
+        if (opInputTypesDescribeItsKernels(op))
+            p = precisionOfInputTypes(profile_.str(types), opIsTensorCoreEligible(op));
+        it = inputTypes_.emplace(key, p).first;
     }
     return it->second;
 }
@@ -68,14 +76,10 @@ KernelFact KernelFacts::evidenceOf(EventIndex e, uint32_t meta) {
         trackBegin_ = profile_.tracks()[track_].firstEvent;
         trackEnd_ = trackBegin_ + profile_.tracks()[track_].eventCount;
     }
-    const uint32_t track = track_;
-    const HloOpRef ref = hlo_.empty() ? HloOpRef{} : hlo_.instructionOf(e);
-    if (ref) {
-        f.precision = hlo_.precision(ref);
-        if (f.precision == Precision::FP32 && hlo_.isMatrixOp(ref) &&
-            namePrecision(meta) == Precision::TF32)
-            f.precision = Precision::TF32;
-        if (f.precision != Precision::Unknown) f.source = PrecisionSource::Hlo;
+    const HloOpRef ref = hlo_.empty() ? HloOpRef{} : hloCursor_.at(e);
+    if (ref && ref.precision != Precision::Unknown) {
+        f.precision = ref.precision;
+        f.source = PrecisionSource::Hlo;
     }
     if (f.source == PrecisionSource::None && inputTypesKey_ != StringPool::kNotFound)
         if (const StringId types = textStat(e, inputTypesKey_); types != 0) {
@@ -94,30 +98,33 @@ KernelFact KernelFacts::evidenceOf(EventIndex e, uint32_t meta) {
             f.precision = it->second;
             if (f.precision != Precision::Unknown) f.source = PrecisionSource::TensorShapes;
         }
+    // fp32 data that the kernel's name says it multiplies as tf32 is TF32 work, whatever source
+    // said fp32 (an f32 HLO dot, a PyTorch op on float tensors): TF32 is no storage type.
+    if (f.precision == Precision::FP32 && namePrecision(meta) == Precision::TF32)
+        f.precision = Precision::TF32;
     uint8_t& tc = nameTensorCore_[size_t(meta) * kPrecisionCount + size_t(f.precision)];
     if (tc == 0)
         tc = uint8_t(kernelTensorCoreUse(profile_.str(profile_.metadata()[meta].name),
-                                         vendor_[track], f.precision)) +
+                                         vendor_[track_], f.precision)) +
              1;
     f.tensorCore = TensorCoreUse(tc - 1);
     if (f.tensorCore == TensorCoreUse::Unknown && ref)
-        f.tensorCore = hloTensorCoreUse(ref, track, f.precision);
+        f.tensorCore = hloTensorCoreUse(ref, track_, f.precision);
     return f;
 }
 
 // The HLO rule for kernels whose name says nothing (see the header).
 TensorCoreUse KernelFacts::hloTensorCoreUse(const HloOpRef& ref, uint32_t track,
                                             Precision precision) const {
-    if (!hlo_.isMatrixOp(ref))
+    if (!ref.matrix)
         // A custom-call that is no known GEMM or convolution library call (a Pallas/Triton
         // kernel, a cub sort) may use Tensor Cores or not: only XLA's own emitters say "not".
         return ref.instruction->opcode == "custom-call" ? TensorCoreUse::Unknown
                                                         : TensorCoreUse::DoesNot;
-    const std::string_view vendor = vendor_[track];
-    const bool nvidia = vendor.empty() || vendor == "Nvidia" || vendor == "NVIDIA";
+    const GpuVendor vendor = gpuVendorOf(vendor_[track]);
     const int cc = computeCap_[track];
-    const bool low = isBelow32Bit(precision) || precision == Precision::TF32;
-    if (nvidia && ((cc >= 80 && low) || (cc >= 70 && precision == Precision::FP16)))
+    if (vendor != GpuVendor::Amd && ((cc >= 80 && isTensorCorePrecision(precision)) ||
+                                     (cc >= 70 && precision == Precision::FP16)))
         return TensorCoreUse::Uses;
     return TensorCoreUse::Unknown;
 }

@@ -22,15 +22,20 @@ struct KernelFact {
 // The one place every tool (overview, kernel stats, op stats, the PyTorch tab, the run diff)
 // takes precision and Tensor Core answers from. Evidence, best first (Precision.h):
 //   0. the XLA HLO instruction the kernel ran for (HloCatalog, command buffers included): the
-//      element types of its operands and result (instructionPrecision); an f32 matrix op whose
-//      kernel name says tf32 is TF32 (the HLO cannot tell TF32 from FP32);
+//      element types of its operands and result (instructionPrecision);
 //   1. the kernel's PyTorch op's "Input type" (Kineto traces: the importer writes the list of the
 //      cpu_op that launched the kernel as the kernel's `op_input_types` stat; kernels replayed
-//      from CUDA graphs have none, since the graph-launching op's inputs are not the kernel's);
-//      INT8 counts when that op is Tensor Core eligible (a matrix op);
+//      from CUDA graphs have none, since the graph-launching op's inputs are not the kernel's),
+//      where that op is an operator that owns its kernels (opInputTypesDescribeItsKernels: not
+//      CompiledFunction, an autograd.Function or an autograd node, whose inputs are a whole
+//      graph's); INT8 counts when that op is Tensor Core eligible (a matrix op);
 //   2. the kernel's name (precisionOfKernelName);
 //   3. XProf's tensor-shapes rule on the event's `shape` stat (tsl's xplane_schema: "shape" is
-//      kTensorShapes; ClassifyGpuCompute in xprof/convert/xplane_to_step_events.cc).
+//      kTensorShapes; ClassifyGpuCompute in xprof/convert/xplane_to_step_events.cc). Departure:
+//      XProf reads the shapes first and the name only without them; here they come last, as
+//      the weakest evidence.
+// Whatever the source, fp32 work whose kernel name says tf32 is TF32 (no tensor is stored as
+// tf32, so no source but the name can say it).
 // Tensor Core use: the kernel-name table (kernelTensorCoreUse), which reads the precision for the
 // families whose name cannot tell; where the name says nothing and the kernel ran for an HLO
 // instruction, an HLO matrix op (dot, convolution, a fusion holding one, a cuBLAS/cuDNN call)
@@ -40,6 +45,13 @@ struct KernelFact {
 // (a Pallas or Triton kernel, a sort) stays Unknown.
 // Answers are cached per kernel name and per distinct evidence, so a pass over millions of
 // kernels does little string work. Not thread-safe: one per analysis thread.
+// Whether a PyTorch op's "Input type" describes the kernels it launches: an operator of a
+// namespace (aten::mm, c10d::allreduce_, torchao::..., a custom op) and not an autograd node
+// (autograd::engine::evaluate_function: ...). Composite ops without a namespace
+// (CompiledFunction, CompiledFunctionBackward, a Python autograd.Function) take a whole graph's
+// inputs: fp32 parameters of a bf16 autocast run, say.
+bool opInputTypesDescribeItsKernels(std::string_view op);
+
 class KernelFacts {
 public:
     // `hlo`: the profile's HLO catalog, made once by the caller (it outlives this object).
@@ -57,6 +69,7 @@ private:
 
     const Profile& profile_;
     const HloCatalog& hlo_;
+    HloCatalog::Cursor hloCursor_;
     StringId inputTypesKey_, shapeKey_;
     std::vector<uint8_t> namePrecision_;   // per metadata: Precision + 1, 0 = not yet
     std::vector<uint8_t> nameTensorCore_;  // per metadata x precision: TensorCoreUse + 1

@@ -1,5 +1,7 @@
 #include "model/analysis/Precision.h"
 
+#include "model/analysis/KernelNameTokens.h"
+
 #include <array>
 #include <utility>
 
@@ -49,32 +51,6 @@ namespace {
 
 using Rule = std::pair<std::string_view, Precision>;
 
-bool isIdentChar(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-// Calls f(identifier) for every run of [A-Za-z0-9_] in text.
-template <typename F> void forEachIdentifier(std::string_view text, F&& f) {
-    size_t i = 0;
-    while (i < text.size()) {
-        while (i < text.size() && !isIdentChar(text[i])) ++i;
-        const size_t begin = i;
-        while (i < text.size() && isIdentChar(text[i])) ++i;
-        if (i > begin) f(text.substr(begin, i - begin));
-    }
-}
-
-// Calls f(part) for every '_'-separated non-empty part of an identifier.
-template <typename F> void forEachPart(std::string_view ident, F&& f) {
-    size_t i = 0;
-    while (i <= ident.size()) {
-        size_t j = ident.find('_', i);
-        if (j == std::string_view::npos) j = ident.size();
-        if (j > i) f(ident.substr(i, j - i));
-        i = j + 1;
-    }
-}
-
 template <size_t N> Precision lookup(const std::array<Rule, N>& rules, std::string_view word) {
     for (const Rule& r : rules)
         if (r.first == word) return r.second;
@@ -84,7 +60,7 @@ template <size_t N> Precision lookup(const std::array<Rule, N>& rules, std::stri
 // Whole C++ type names in demangled kernel names: PyTorch (c10::), CUDA (__half, __nv_*),
 // CUTLASS (cutlass::half_t ..., NVIDIA/cutlass python/cutlass_library/library.py DataTypeTag),
 // Eigen (Eigen::half), Composable Kernel (ck::half_t, ck::bhalf_t, ck::f8_t, ck::bf8_t).
-constexpr std::array<Rule, 33> kCppTypes = {{
+constexpr std::array<Rule, 31> kCppTypes = {{
     {"float", Precision::FP32},
     {"double", Precision::FP64},
     {"half", Precision::FP16},
@@ -105,7 +81,6 @@ constexpr std::array<Rule, 33> kCppTypes = {{
     {"Float8_e5m2", Precision::FP8},
     {"Float8_e4m3fnuz", Precision::FP8},
     {"Float8_e5m2fnuz", Precision::FP8},
-    {"Float8_e8m0fnu", Precision::FP8},
     {"float_e4m3_t", Precision::FP8},
     {"float_e5m2_t", Precision::FP8},
     {"__nv_fp8_e4m3", Precision::FP8},
@@ -117,23 +92,59 @@ constexpr std::array<Rule, 33> kCppTypes = {{
     {"float_e2m1_t", Precision::FP4},
     {"__nv_fp4_e2m1", Precision::FP4},
     {"type_erased_dynamic_float4_t", Precision::FP4},
-    {"float_ue4m3_t", Precision::Unknown}, // a block-scale type, not the data's
 }};
+// Block-scale types (c10::Float8_e8m0fnu, cutlass::float_ue4m3_t / float_ue8m0_t) are not in the
+// table: they scale the data of MX and NVFP4 GEMMs and are not the data's precision.
 
-// Type tokens of library kernel names, as '_'-separated parts: CUTLASS's DataTypeNames
-// (library.py), cuDNN/xmma names (sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_...),
-// PyTorch's mem-efficient attention (fmha_cutlassF_bf16_...), MIOpen's igemm (..._fp16_...), FP8
-// and FP4 recipe names.
-constexpr std::array<Rule, 22> kTypeParts = {{
-    {"bf16", Precision::BF16}, {"fp16", Precision::FP16},  {"f16", Precision::FP16},
-    {"tf32", Precision::TF32}, {"fp32", Precision::FP32},  {"f32", Precision::FP32},
-    {"fp64", Precision::FP64}, {"f64", Precision::FP64},   {"e4m3", Precision::FP8},
-    {"e5m2", Precision::FP8},  {"e4m3fn", Precision::FP8}, {"fp8", Precision::FP8},
-    {"f8", Precision::FP8},    {"mxfp8", Precision::FP8},  {"e2m1", Precision::FP4},
-    {"fp4", Precision::FP4},   {"f4", Precision::FP4},     {"nvfp4", Precision::FP4},
-    {"mxfp4", Precision::FP4}, {"int8", Precision::INT8},  {"s8", Precision::INT8},
+// Type tokens of kernel names, as '_'-separated parts: CUTLASS's DataTypeNames (library.py),
+// cuDNN/xmma names (sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_...), PyTorch's
+// mem-efficient attention (fmha_cutlassF_bf16_...), MIOpen's igemm (..._fp16_...), FP8 and FP4
+// recipe names. These spellings name a type wherever they stand.
+constexpr std::array<Rule, 15> kTypeParts = {{
+    {"bf16", Precision::BF16},
+    {"fp16", Precision::FP16},
+    {"tf32", Precision::TF32},
+    {"fp32", Precision::FP32},
+    {"fp64", Precision::FP64},
+    {"e4m3", Precision::FP8},
+    {"e5m2", Precision::FP8},
+    {"e4m3fn", Precision::FP8},
+    {"fp8", Precision::FP8},
+    {"mxfp8", Precision::FP8},
+    {"e2m1", Precision::FP4},
+    {"fp4", Precision::FP4},
+    {"nvfp4", Precision::FP4},
+    {"mxfp4", Precision::FP4},
+    {"int8", Precision::INT8},
+}};
+// Short spellings that are type tokens only in the names of library kernel families
+// (cutlass_..._f16_..., sm80_xmma_gemm_..._f32, fmha_cutlassF_f32_...): in other names "f4" or
+// "s8" may be anything.
+constexpr std::array<Rule, 7> kLibraryTypeParts = {{
+    {"f16", Precision::FP16},
+    {"f32", Precision::FP32},
+    {"f64", Precision::FP64},
+    {"f8", Precision::FP8},
+    {"f4", Precision::FP4},
+    {"s8", Precision::INT8},
     {"u8", Precision::INT8},
 }};
+
+// Whether an identifier is a library kernel's procedural name, by its first part: CUTLASS
+// (cutlass, cutlass3x), cuBLAS/cuDNN (sm<N>_xmma..., ampere_/volta_/turing_/maxwell_/hopper_...),
+// PyTorch's fmha_cutlass*, MIOpen's igemm, and names of an xmma or implicit_gemm kernel.
+bool isLibraryName(std::string_view identifier) {
+    const std::string_view first = identifier.substr(0, identifier.find('_'));
+    static constexpr std::string_view kFamilies[] = {"cutlass", "cutlass3x", "xmma",    "ampere",
+                                                     "volta",   "turing",    "maxwell", "hopper",
+                                                     "ada",     "igemm",     "cudnn",   "implicit"};
+    for (std::string_view f : kFamilies)
+        if (first == f) return true;
+    if (first.starts_with("fmha_cutlass") || identifier.starts_with("fmha_cutlass")) return true;
+    if (first.size() > 2 && first.starts_with("sm") && first[2] >= '0' && first[2] <= '9')
+        return true;
+    return identifier.find("_xmma_") != std::string_view::npos;
+}
 
 // Legacy cuBLAS/cuDNN/CUTLASS-2 tokens: SIMT GEMMs by their type letter (volta_sgemm_...,
 // maxwell_scudnn_..., cutlass_80_simt_sgemm_...), and MMA instruction shapes whose letter fixes
@@ -218,15 +229,16 @@ Precision nvjetLetter(char c) {
 Precision nvjetPrecision(std::string_view ident) {
     Precision result = Precision::Unknown;
     bool typesSeen = false, tf32 = false;
-    forEachPart(ident.substr(6), [&](std::string_view part) {
+    anyPart(ident.substr(6), [&](std::string_view part) {
         if (part == "tf32") tf32 = true;
-        if (typesSeen || part.starts_with("sm")) return;
-        if (part.size() != 3 && part.size() != 5) return;
+        if (typesSeen || part.starts_with("sm")) return false;
+        if (part.size() != 3 && part.size() != 5) return false;
         for (char c : part)
-            if (nvjetLetter(c) == Precision::Unknown) return;
+            if (nvjetLetter(c) == Precision::Unknown) return false;
         typesSeen = true;
         result = nvjetLetter(part[0]);
         if (part.size() == 5) result = narrower(result, nvjetLetter(part[1]));
+        return false;
     });
     return tf32 ? Precision::TF32 : result;
 }
@@ -237,14 +249,12 @@ Precision nvjetPrecision(std::string_view ident) {
 // int8, F8/B8 (and their N forms) fp8, C/Z complex fp32/fp64.
 Precision tensilePrecision(std::string_view ident) {
     Precision result = Precision::Unknown;
-    bool done = false;
     size_t index = 0;
-    forEachPart(ident, [&](std::string_view part) {
-        if (done || index++ == 0) return;
+    anyPart(ident, [&](std::string_view part) {
+        if (index++ == 0) return false;
         if ((part[0] == 'A' || part[0] == 'B') && part.size() > 1 && part[1] >= 'a' &&
             part[1] <= 'z')
-            return; // Alik, Bljk: the index letters of A and B
-        done = true;
+            return false; // Alik, Bljk: the index letters of A and B
         static constexpr std::array<Rule, 10> kCodes = {{
             {"4xi8", Precision::INT8},
             {"F8", Precision::FP8},
@@ -260,9 +270,10 @@ Precision tensilePrecision(std::string_view ident) {
         for (const Rule& r : kCodes)
             if (part.starts_with(r.first)) {
                 result = r.second;
-                return;
+                return true;
             }
         if (part[0] == 'Z') result = Precision::FP64;
+        return true;
     });
     return result;
 }
@@ -276,35 +287,41 @@ Precision precisionOfKernelName(std::string_view name) {
         return Precision::Unknown;
     Precision result = Precision::Unknown;
     bool bareS1688 = false;
-    forEachIdentifier(name, [&](std::string_view ident) {
-        const Precision type = lookup(kCppTypes, ident);
-        if (type != Precision::Unknown) {
+    anyIdentifier(name, [&](std::string_view ident) {
+        // C++ type names count as whole identifiers only (c10::Half, cutlass::half_t, float):
+        // "half" in rotate_half_kernel is no type.
+        if (const Precision type = lookup(kCppTypes, ident); type != Precision::Unknown) {
             result = narrower(result, type);
-            return;
+            return false;
         }
         if (ident.starts_with("nvjet_")) {
             result = narrower(result, nvjetPrecision(ident));
-            return;
+            return false;
         }
         if (ident.starts_with("Cijk_")) {
             result = narrower(result, tensilePrecision(ident));
-            return;
+            return false;
         }
-        forEachPart(ident, [&](std::string_view part) {
+        const bool library = isLibraryName(ident);
+        anyPart(ident, [&](std::string_view part) {
             Precision p = lookup(kTypeParts, part);
-            if (p == Precision::Unknown) p = lookup(kCppTypes, part);
-            if (p == Precision::Unknown) p = runTogetherTypes(part);
-            if (p == Precision::Unknown && part.find("tf32") != std::string_view::npos)
-                p = Precision::TF32; // s1688tf32gemm: fp32 data through TF32 MMAs
-            if (p == Precision::Unknown)
-                for (const Rule& r : kLegacyPrefixes)
-                    if (part.starts_with(r.first)) {
-                        p = r.second;
-                        break;
-                    }
-            if (part.starts_with("s1688")) bareS1688 = true;
+            if (p == Precision::Unknown && library) {
+                p = lookup(kLibraryTypeParts, part);
+                if (p == Precision::Unknown) p = runTogetherTypes(part);
+                if (p == Precision::Unknown && part.find("tf32") != std::string_view::npos)
+                    p = Precision::TF32; // s1688tf32gemm: fp32 data through TF32 MMAs
+                if (p == Precision::Unknown)
+                    for (const Rule& r : kLegacyPrefixes)
+                        if (part.starts_with(r.first)) {
+                            p = r.second;
+                            break;
+                        }
+                if (part.starts_with("s1688")) bareS1688 = true;
+            }
             result = narrower(result, p);
+            return false;
         });
+        return false;
     });
     // CUTLASS 2 writes the A type after the instruction shape when it differs from the fp32
     // accumulator (s1688gemm_f16, s16816gemm_bf16; gemm_operation.py extended_name): a 16x8x8 MMA
@@ -314,7 +331,7 @@ Precision precisionOfKernelName(std::string_view name) {
 }
 
 Precision precisionOfTorchType(std::string_view type, bool matrixOp) {
-    static constexpr std::array<Rule, 15> kTorchTypes = {{
+    static constexpr std::array<Rule, 14> kTorchTypes = {{
         {"float", Precision::FP32},
         {"double", Precision::FP64},
         {"c10::Half", Precision::FP16},
@@ -323,7 +340,6 @@ Precision precisionOfTorchType(std::string_view type, bool matrixOp) {
         {"c10::Float8_e5m2", Precision::FP8},
         {"c10::Float8_e4m3fnuz", Precision::FP8},
         {"c10::Float8_e5m2fnuz", Precision::FP8},
-        {"c10::Float8_e8m0fnu", Precision::FP8},
         {"c10::Float4_e2m1fn_x2", Precision::FP4},
         {"c10::complex<float>", Precision::FP32},
         {"c10::complex<double>", Precision::FP64},
@@ -361,8 +377,9 @@ Precision precisionOfTensorShapes(std::string_view shapes) {
         {"float8_e5m2fnuz", Precision::FP8},
     }};
     Precision result = Precision::Unknown;
-    forEachIdentifier(shapes, [&](std::string_view ident) {
+    anyIdentifier(shapes, [&](std::string_view ident) {
         result = narrower(result, lookup(kTfTypes, ident));
+        return false;
     });
     return result;
 }

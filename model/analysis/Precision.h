@@ -20,6 +20,11 @@ inline bool isBelow32Bit(Precision p) {
            p == Precision::FP16 || p == Precision::BF16;
 }
 
+// What Tensor Cores take: 16 bits or fewer, or tf32.
+inline bool isTensorCorePrecision(Precision p) {
+    return isBelow32Bit(p) || p == Precision::TF32;
+}
+
 // The narrower of two answers (Unknown only when both are).
 inline Precision narrower(Precision a, Precision b) {
     return a < b ? a : b;

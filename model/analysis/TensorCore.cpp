@@ -3,6 +3,9 @@
 #include <cctype>
 #include <limits>
 
+#include "model/DeviceDetails.h"
+#include "model/analysis/KernelNameTokens.h"
+
 namespace stepscope {
 
 namespace {
@@ -15,89 +18,106 @@ bool hasIgnoreCase(std::string_view s, std::string_view lowerWhat) {
     if (lowerWhat.size() > s.size()) return false;
     for (size_t i = 0; i + lowerWhat.size() <= s.size(); ++i) {
         size_t k = 0;
-        while (k < lowerWhat.size()) {
-            char c = s[i + k];
-            if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
-            if (c != lowerWhat[k]) break;
+        while (k < lowerWhat.size() &&
+               std::tolower(static_cast<unsigned char>(s[i + k])) == lowerWhat[k])
             ++k;
-        }
         if (k == lowerWhat.size()) return true;
     }
     return false;
 }
 
-// Whether a '_'-separated part of the name starts with `prefix` (the part itself, not text in
-// the middle of a word): "Cijk_..._MI32x32x8x1_..." has a part "MI32x32x8x1".
-template <typename Pred> bool anyPart(std::string_view name, Pred&& pred) {
-    size_t i = 0;
-    while (i <= name.size()) {
-        size_t j = name.find_first_of("_ <>(),:", i);
-        if (j == std::string_view::npos) j = name.size();
-        if (j > i && pred(name.substr(i, j - i))) return true;
-        i = j + 1;
-    }
+bool hasPart(std::string_view name, std::string_view part) {
+    return anyNamePart(name, [&](std::string_view p) { return p == part; });
+}
+
+// FlashAttention's kernels that do no MMA: FA2's backward preprocessing and conversions
+// (flash_bwd_dot_do_o_kernel, flash_bwd_convert_dq_kernel, flash_bwd_convert_dkv_kernel,
+// flash_bwd_clear_dkvaccum_kernel), its split-KV combine, FA3's FlashAttnFwdCombine and
+// FlashAttnBwdPreprocess / Postprocess* (flash-attention csrc/flash_attn/src/flash_bwd_kernel.h,
+// flash_fwd_kernel.h, hopper/flash_bwd_preprocess_kernel.h, flash_bwd_postprocess_kernel.h).
+bool isFlashHelper(std::string_view n) {
+    for (std::string_view helper : {"dot_do_o", "convert_dq", "convert_dkv", "clear_dkvaccum",
+                                    "combine", "Combine", "Preprocess", "Postprocess"})
+        if (has(n, helper)) return true;
     return false;
 }
 
-bool isDigit(char c) {
-    return c >= '0' && c <= '9';
-}
-
-// NVIDIA families that run on Tensor Cores, past XProf's list.
-bool nvidiaUses(std::string_view n) {
-    for (std::string_view pattern : kTensorCoreKernelNamePatterns)
-        if (has(n, pattern)) return true;
-    // cuBLASLt's Hopper/Blackwell GEMMs (warpgroup-MMA kernels; not in XProf's, PyProf's or the
-    // PyTorch plugin's lists; nsys-ai PR #582 added them for the same reason).
-    if (has(n, "nvjet")) return true;
-    // CUTLASS op classes (NVIDIA/cutlass python/cutlass_library/library.py OpcodeClass: TensorOp,
-    // WmmaTensorOp, SparseTensorOp, BlockScaledTensorOp; names "tensorop", "wmma_tensorop",
-    // "sptensorop", "bstensorop"; C++ tags cutlass::arch::OpClass...TensorOp).
-    if (hasIgnoreCase(n, "tensorop")) return true;
-    // The MMA instructions themselves: Hopper's warpgroup MMA, Blackwell's tcgen05, the WMMA API
-    // (cuDNN's generated attention kernels name them: ..._sdpa_sm90_flash_bprop_wgmma_f16_...).
-    if (has(n, "wgmma") || has(n, "tcgen05") || has(n, "wmma")) return true;
-    // cuDNN's implicit-GEMM convolutions put the pass between "xmma_" and the GEMM
-    // (sm90_xmma_fprop_implicit_gemm_..., sm90_xmma_dgrad_..., sm90_xmma_wgrad_...), which
-    // XProf's "xmma_implicit_gemm" does not match.
-    if (has(n, "xmma_fprop") || has(n, "xmma_dgrad") || has(n, "xmma_wgrad")) return true;
-    // FlashAttention 2 (flash_fwd_kernel / flash_bwd_*: SM80 16x8x16 MMA atoms only,
-    // Dao-AILab/flash-attention csrc/flash_attn/src/kernel_traits.h) and 3 (flash::FlashAttn*Sm90,
-    // Hopper GMMA).
-    if (has(n, "flash_fwd") || has(n, "flash_bwd") || has(n, "FlashAttn")) return true;
+// NVIDIA families, Yes / No / Unknown. The SIMT tests come first: cuBLAS's and cuDNN's FFMA
+// kernels are xmma kernels too (sm80_xmma_gemm_f32f32_f32f32_f32_..._ffma_...), which XProf's
+// "xmma_gemm" pattern would call Tensor Core kernels.
+TensorCoreUse nvidia(std::string_view n) {
+    // CUTLASS OpcodeClass Simt (library.py): CUDA cores; FFMA kernels; xmma kernels whose MMA
+    // input type is f32 with no tf32 (the f32f32_f32f32 type block: fp32 FMA on CUDA cores).
+    if (hasIgnoreCase(n, "simt") || hasPart(n, "ffma") ||
+        (has(n, "xmma") && has(n, "_f32f32_f32f32_")))
+        return TensorCoreUse::DoesNot;
+    // Legacy SIMT GEMMs and cuBLAS level-1/2 kernels (volta_sgemm_128x64_nn, maxwell_scudnn_...,
+    // gemv2T_kernel_val, gemmSN_NN_kernel, splitKreduce_kernel, dot_kernel, scal_kernel_val,
+    // axpy_kernel_val).
+    const bool simtGemm = anyNamePart(n, [](std::string_view p) {
+        return p.starts_with("sgemm") || p.starts_with("dgemm") || p.starts_with("scudnn") ||
+               p.starts_with("gemv") || p.starts_with("gemmSN") || p.starts_with("splitKreduce");
+    });
+    const bool level1 = anyIdentifier(n, [](std::string_view id) {
+        return id.starts_with("dot_kernel") || id.starts_with("scal_kernel") ||
+               id.starts_with("axpy_kernel");
+    });
+    if (simtGemm || level1 || has(n, "cudnn::bn_")) return TensorCoreUse::DoesNot;
     // PyTorch's mem-efficient attention (fmha_cutlassF_<dtype>_..._sm<N>, fmha_cutlassB_...):
     // TensorOp except fp32 below sm80, which is SIMT (aten/src/ATen/native/transformers/cuda/
     // mem_eff_attention/gemm_kernel_utils.h DefaultGemmType).
     if (has(n, "fmha_cutlass")) {
-        const bool fp32 = anyPart(n, [](std::string_view p) { return p == "f32"; });
-        const bool oldArch = anyPart(
-            n, [](std::string_view p) { return p == "sm50" || p == "sm70" || p == "sm75"; });
-        return !(fp32 && oldArch);
+        const bool fp32 = hasPart(n, "f32");
+        const bool oldArch = hasPart(n, "sm50") || hasPart(n, "sm70") || hasPart(n, "sm75");
+        return fp32 && oldArch ? TensorCoreUse::DoesNot : TensorCoreUse::Uses;
     }
-    return false;
+    // FlashAttention 2 (flash_fwd_kernel / flash_bwd_dq_dk_dv_*: SM80 16x8x16 MMA atoms only,
+    // Dao-AILab/flash-attention csrc/flash_attn/src/kernel_traits.h) and 3 (flash::FlashAttn*Sm90,
+    // Hopper GMMA); their helpers do no MMA.
+    if (has(n, "flash_fwd") || has(n, "flash_bwd") || has(n, "FlashAttn"))
+        return isFlashHelper(n) ? TensorCoreUse::DoesNot : TensorCoreUse::Uses;
+    for (std::string_view pattern : kTensorCoreKernelNamePatterns)
+        if (has(n, pattern)) return TensorCoreUse::Uses;
+    // cuBLASLt's Hopper/Blackwell GEMMs (warpgroup-MMA kernels; not in XProf's, PyProf's or the
+    // PyTorch plugin's lists; nsys-ai PR #582 added them for the same reason).
+    if (has(n, "nvjet")) return TensorCoreUse::Uses;
+    // CUTLASS op classes (NVIDIA/cutlass python/cutlass_library/library.py OpcodeClass: TensorOp,
+    // WmmaTensorOp, SparseTensorOp, BlockScaledTensorOp; names "tensorop", "wmma_tensorop",
+    // "sptensorop", "bstensorop"; C++ tags cutlass::arch::OpClass...TensorOp).
+    if (hasIgnoreCase(n, "tensorop")) return TensorCoreUse::Uses;
+    // The MMA instructions themselves: Hopper's warpgroup MMA, Blackwell's tcgen05, the WMMA API
+    // (cuDNN's generated attention kernels name them: ..._sdpa_sm90_flash_bprop_wgmma_f16_...).
+    if (hasPart(n, "wgmma") || has(n, "tcgen05") || hasPart(n, "wmma")) return TensorCoreUse::Uses;
+    // cuDNN's implicit-GEMM convolutions put the pass between "xmma_" and the GEMM
+    // (sm90_xmma_fprop_implicit_gemm_..., sm90_xmma_dgrad_..., sm90_xmma_wgrad_...), which
+    // XProf's "xmma_implicit_gemm" does not match.
+    if (has(n, "xmma_fprop") || has(n, "xmma_dgrad") || has(n, "xmma_wgrad"))
+        return TensorCoreUse::Uses;
+    return TensorCoreUse::Unknown;
 }
 
-bool nvidiaDoesNot(std::string_view n) {
-    if (hasIgnoreCase(n, "simt")) return true; // CUTLASS OpcodeClass Simt: CUDA cores
-    // Legacy SIMT GEMMs and cuBLAS level-1/2 kernels (volta_sgemm_128x64_nn, maxwell_scudnn_...,
-    // gemv2T_kernel, gemmSN_NN_kernel, dot_kernel, splitKreduce_kernel).
-    if (anyPart(n, [](std::string_view p) {
-            return p.starts_with("sgemm") || p.starts_with("dgemm") || p.starts_with("scudnn") ||
-                   p.starts_with("gemv") || p.starts_with("gemmSN") ||
-                   p.starts_with("splitKreduce");
-        }))
-        return true;
-    // Level-1 kernels by their whole identifier: "dot" alone is also a part of XLA's
-    // gemm_fusion_dot_3, a Tensor Core GEMM.
-    size_t i = 0;
-    while (i < n.size()) {
-        const size_t begin = i;
-        while (i < n.size() && (std::isalnum(static_cast<unsigned char>(n[i])) || n[i] == '_')) ++i;
-        const std::string_view ident = n.substr(begin, i - begin);
-        if (ident == "dot_kernel" || ident == "scal_kernel" || ident == "axpy_kernel") return true;
-        if (i == begin) ++i;
+// AMD Matrix Core families. Tensile/hipBLASLt (ROCm/Tensile Solution.getNameMin: the MI<M>x<N>..
+// field is written only when the kernel uses MFMA instructions), Composable Kernel (xdl/xdlops:
+// MFMA, include/ck/utility/amd_xdlops.hpp; wmma: RDNA WMMA; dl/dlops: dot products), MIOpen's
+// igemm (ROCm/MISA igemm_base.py: gtcx, gtcx2, gtcx3, gtcx35 xdlops, gtcw wmma; gtc, gtcm not).
+// Tokens count as '_'-separated parts (or CK's CamelCase Xdl / Wmma / Dl in class names), never
+// inside a word.
+TensorCoreUse amd(std::string_view n) {
+    if (n.starts_with("Cijk_")) {
+        const bool mfma = anyPart(n, [](std::string_view p) {
+            return p.size() > 2 && p[0] == 'M' && p[1] == 'I' && p[2] >= '0' && p[2] <= '9';
+        });
+        return mfma ? TensorCoreUse::Uses : TensorCoreUse::DoesNot;
     }
-    return has(n, "cudnn::bn_"); // cuDNN batch norm
+    const bool matrix = anyNamePart(n, [](std::string_view p) {
+        return p == "xdl" || p == "xdlops" || p == "wmma" || p == "mfma" || p.starts_with("gtcx") ||
+               p == "gtcw";
+    });
+    if (matrix || has(n, "Xdl") || has(n, "Wmma")) return TensorCoreUse::Uses;
+    const bool dots = anyNamePart(n, [](std::string_view p) {
+        return p == "dl" || p == "dlops" || p == "gtc" || p == "gtcm";
+    });
+    return dots ? TensorCoreUse::DoesNot : TensorCoreUse::Unknown;
 }
 
 // Families of either vendor.
@@ -106,8 +126,7 @@ TensorCoreUse anyVendor(std::string_view n, Precision precision) {
     // issue tl.dot, which runs on Tensor Cores for 16- and 8-bit inputs and for tf32; for fp32
     // inputs it depends on allow_tf32, which the profile does not record.
     if (n.starts_with("triton_tem_"))
-        return isBelow32Bit(precision) || precision == Precision::TF32 ? TensorCoreUse::Uses
-                                                                       : TensorCoreUse::Unknown;
+        return isTensorCorePrecision(precision) ? TensorCoreUse::Uses : TensorCoreUse::Unknown;
     // PyTorch's own CUDA/HIP kernels (elementwise, reductions, normalization, indexing,
     // optimizers): its GEMMs, convolutions and attention go to vendor libraries, CUTLASS or
     // FlashAttention, whose names the vendor rules read first.
@@ -123,27 +142,6 @@ TensorCoreUse anyVendor(std::string_view n, Precision precision) {
         return TensorCoreUse::DoesNot;
     // NCCL/RCCL collectives, Eigen's and TensorFlow's own kernels.
     if (n.starts_with("nccl") || has(n, "Eigen::") || has(n, "tensorflow::"))
-        return TensorCoreUse::DoesNot;
-    return TensorCoreUse::Unknown;
-}
-
-// AMD Matrix Core families. Tensile/hipBLASLt (ROCm/Tensile Solution.getNameMin: the MI<M>x<N>..
-// field is written only when the kernel uses MFMA instructions), Composable Kernel (xdl/xdlops:
-// MFMA, include/ck/utility/amd_xdlops.hpp; wmma: RDNA WMMA; dl/dlops: dot products), MIOpen's
-// igemm (ROCm/MISA igemm_base.py: gtcx, gtcx2, gtcx3, gtcx35 xdlops, gtcw wmma; gtc, gtcm not).
-TensorCoreUse amd(std::string_view n) {
-    if (n.starts_with("Cijk_")) {
-        const bool mfma = anyPart(n, [](std::string_view p) {
-            return p.size() > 2 && p[0] == 'M' && p[1] == 'I' && isDigit(p[2]);
-        });
-        return mfma ? TensorCoreUse::Uses : TensorCoreUse::DoesNot;
-    }
-    if (hasIgnoreCase(n, "mfma") || has(n, "xdl") || has(n, "wmma") ||
-        anyPart(n, [](std::string_view p) { return p.starts_with("gtcx") || p == "gtcw"; }))
-        return TensorCoreUse::Uses;
-    if (anyPart(n, [](std::string_view p) {
-            return p == "dl" || p == "dlops" || p == "gtc" || p == "gtcm";
-        }))
         return TensorCoreUse::DoesNot;
     return TensorCoreUse::Unknown;
 }
@@ -168,18 +166,13 @@ double tensorCoreCell(TensorCoreUse u) {
                                          : std::numeric_limits<double>::quiet_NaN();
 }
 
-TensorCoreUse kernelTensorCoreUse(std::string_view name, std::string_view vendor,
+TensorCoreUse kernelTensorCoreUse(std::string_view name, std::string_view deviceVendor,
                                   Precision precision) {
-    const bool isAmd = hasIgnoreCase(vendor, "amd");
-    const bool isNvidia = hasIgnoreCase(vendor, "nvidia");
-    if (!isNvidia) {
-        const TensorCoreUse a = amd(name);
-        if (a != TensorCoreUse::Unknown) return a;
-    }
-    if (!isAmd) {
-        if (nvidiaUses(name)) return TensorCoreUse::Uses;
-        if (nvidiaDoesNot(name)) return TensorCoreUse::DoesNot;
-    }
+    const GpuVendor vendor = gpuVendorOf(deviceVendor);
+    if (vendor != GpuVendor::Amd)
+        if (const TensorCoreUse n = nvidia(name); n != TensorCoreUse::Unknown) return n;
+    if (vendor != GpuVendor::Nvidia)
+        if (const TensorCoreUse a = amd(name); a != TensorCoreUse::Unknown) return a;
     return anyVendor(name, precision);
 }
 

@@ -49,9 +49,9 @@ void addHloFields(EventIndex e, const HloCatalog& hlo, std::vector<DetailField>&
             {"Source", h.metadata.sourceFile + (h.metadata.sourceLine > 0
                                                     ? ":" + std::to_string(h.metadata.sourceLine)
                                                     : std::string())});
-    if (const Precision p = hlo.precision(ref); p != Precision::Unknown)
-        fields.push_back({"HLO precision", std::string(precisionName(p)) +
-                                               (hlo.isMatrixOp(ref) ? " (matrix op)" : "")});
+    if (const Precision p = ref.precision; p != Precision::Unknown)
+        fields.push_back(
+            {"HLO precision", std::string(precisionName(p)) + (ref.matrix ? " (matrix op)" : "")});
     if (ref.viaCommandBuffer) {
         const HloComputation* c = ref.module->computationOf(h);
         fields.push_back({"HLO attribution",

@@ -1,6 +1,7 @@
 #include "model/analysis/HloPrecision.h"
 
 #include <algorithm>
+#include <unordered_set>
 #include <vector>
 
 namespace stepscope {
@@ -19,29 +20,33 @@ bool isMatrixOpcode(std::string_view opcode) {
     return opcode == "dot" || opcode == "ragged-dot" || opcode == "convolution";
 }
 
-// The instruction that does a matrix op's multiply: the instruction itself, or for a fusion the
-// first dot, convolution or matrix library call of its called computations (depth first, nested
-// fusions followed, each computation visited once). Null when there is none.
-const HloInstruction* matrixCore(const HloModule& module, const HloInstruction& instruction,
-                                 std::vector<int64_t>& visited) {
-    if (isMatrixOpcode(instruction.opcode)) return &instruction;
-    if (instruction.opcode == "custom-call")
-        return isMatrixLibraryCall(instruction.customCallTarget) ? &instruction : nullptr;
-    if (instruction.opcode != "fusion") return nullptr;
-    for (int64_t id : instruction.calledComputationIds) {
-        if (std::find(visited.begin(), visited.end(), id) != visited.end()) continue;
-        visited.push_back(id);
-        const HloComputation* c = module.computation(id);
-        if (!c) continue;
-        for (const HloInstruction& inner : c->instructions)
-            if (const HloInstruction* core = matrixCore(module, inner, visited)) return core;
-    }
-    return nullptr;
+// The instruction itself when it does a multiply: a dot or convolution, or a matrix library call.
+bool multiplies(const HloInstruction& i) {
+    return isMatrixOpcode(i.opcode) ||
+           (i.opcode == "custom-call" && isMatrixLibraryCall(i.customCallTarget));
 }
 
+// The instruction that does a matrix op's multiply: the instruction itself, or for a fusion the
+// first dot, convolution or matrix library call of its called computations, found breadth first
+// (a computation's own instructions before those of the fusions it holds), each computation
+// visited once. Null when there is none. Iterative, with a set of the
+// computations seen: a crafted module may nest fusions hundreds of thousands deep.
 const HloInstruction* matrixCore(const HloModule& module, const HloInstruction& instruction) {
-    std::vector<int64_t> visited;
-    return matrixCore(module, instruction, visited);
+    if (multiplies(instruction)) return &instruction;
+    if (instruction.opcode != "fusion") return nullptr;
+    std::unordered_set<int64_t> visited;
+    std::vector<const HloInstruction*> fusions{&instruction}; // to look into, in order
+    for (size_t next = 0; next < fusions.size(); ++next)
+        for (int64_t id : fusions[next]->calledComputationIds) {
+            if (!visited.insert(id).second) continue;
+            const HloComputation* c = module.computation(id);
+            if (!c) continue;
+            for (const HloInstruction& inner : c->instructions) {
+                if (multiplies(inner)) return &inner;
+                if (inner.opcode == "fusion") fusions.push_back(&inner);
+            }
+        }
+    return nullptr;
 }
 
 // Narrows `best` by every array leaf of `shape`.

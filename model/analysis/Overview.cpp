@@ -37,12 +37,6 @@ bool startsWith(std::string_view s, std::string_view p) {
     return s.substr(0, p.size()) == p;
 }
 
-std::string lowerCase(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = char(std::tolower(uint8_t(c)));
-    return out;
-}
-
 // XProf's thresholds (op_stats_to_input_pipeline_analysis.cc).
 constexpr double kModeratelyInputBound = 5, kHighlyInputBound = 20;
 constexpr double kModeratelyOutputBound = 5, kHighlyOutputBound = 20;
@@ -318,9 +312,13 @@ Table topOpsTable(const TfOpStats& stats) {
         const OpIdentity& op = stats.ops[r.op];
         const double pct = share(double(r.selfPs), double(deviceSelfPs));
         cumulative += pct;
-        const double uses = r.tensorCoreKernelPs > 0     ? 1.0
-                            : r.noTensorCoreKernelPs > 0 ? 0.0
-                                                         : Table::missing();
+        // Yes when some kernel uses Tensor Cores; No when kernels known not to hold at least as
+        // much of its time as kernels of unknown use; else Unknown (unknown is never read as no).
+        const int64_t unknownPs = r.kernelPs - r.tensorCoreKernelPs - r.noTensorCoreKernelPs;
+        const double uses = r.tensorCoreKernelPs > 0 ? 1.0
+                            : r.noTensorCoreKernelPs > 0 && r.noTensorCoreKernelPs >= unknownPs
+                                ? 0.0
+                                : Table::missing();
         t.addRow({int64_t(i + 1), pct, cumulative, op.type, op.name, double(r.selfPs) / kPsPerUs,
                   int64_t(opIsTensorCoreEligible(op.name) || r.tensorCoreKernelPs > 0 ? 1 : 0),
                   uses});
@@ -491,10 +489,10 @@ void recommend(const Profile& p, Overview& o, const TfOpStats& ops) {
     bool tensorCores = false;
     for (const Plane& pl : p.planes()) {
         if (pl.kind != PlaneKind::Gpu) continue;
-        const std::string vendor = lowerCase(pl.device.vendor);
+        const GpuVendor vendor = gpuVendorOf(pl.device.vendor);
         const DeviceInfo& d = pl.device;
-        if ((vendor.empty() || vendor == "nvidia") && d.computeCapMajor >= 7) tensorCores = true;
-        if (vendor == "amd" &&
+        if (vendor != GpuVendor::Amd && d.computeCapMajor >= 7) tensorCores = true;
+        if (vendor == GpuVendor::Amd &&
             (d.computeCapMajor > 9 || (d.computeCapMajor == 9 && d.computeCapMinor >= 4)))
             tensorCores = true;
     }

@@ -60,7 +60,7 @@ template <size_t N> Precision lookup(const std::array<Rule, N>& rules, std::stri
 // Whole C++ type names in demangled kernel names: PyTorch (c10::), CUDA (__half, __nv_*),
 // CUTLASS (cutlass::half_t ..., NVIDIA/cutlass python/cutlass_library/library.py DataTypeTag),
 // Eigen (Eigen::half), Composable Kernel (ck::half_t, ck::bhalf_t, ck::f8_t, ck::bf8_t).
-constexpr std::array<Rule, 31> kCppTypes = {{
+constexpr std::array<Rule, 35> kCppTypes = {{
     {"float", Precision::FP32},
     {"double", Precision::FP64},
     {"half", Precision::FP16},
@@ -88,6 +88,10 @@ constexpr std::array<Rule, 31> kCppTypes = {{
     {"type_erased_dynamic_float8_t", Precision::FP8},
     {"f8_t", Precision::FP8},
     {"bf8_t", Precision::FP8},
+    {"f8_fnuz_t", Precision::FP8},
+    {"bf8_fnuz_t", Precision::FP8},
+    {"f8_ocp_t", Precision::FP8},
+    {"bf8_ocp_t", Precision::FP8},
     {"Float4_e2m1fn_x2", Precision::FP4},
     {"float_e2m1_t", Precision::FP4},
     {"__nv_fp4_e2m1", Precision::FP4},
@@ -102,6 +106,7 @@ constexpr std::array<Rule, 31> kCppTypes = {{
 // recipe names. These spellings name a type wherever they stand.
 constexpr std::array<Rule, 15> kTypeParts = {{
     {"bf16", Precision::BF16},
+    {"bfloat16", Precision::BF16}, // at::native::bfloat16_copy_kernel_cuda
     {"fp16", Precision::FP16},
     {"tf32", Precision::TF32},
     {"fp32", Precision::FP32},
@@ -115,12 +120,13 @@ constexpr std::array<Rule, 15> kTypeParts = {{
     {"fp4", Precision::FP4},
     {"nvfp4", Precision::FP4},
     {"mxfp4", Precision::FP4},
-    {"int8", Precision::INT8},
 }};
 // Short spellings that are type tokens only in the names of library kernel families
 // (cutlass_..._f16_..., sm80_xmma_gemm_..._f32, fmha_cutlassF_f32_...): in other names "f4" or
-// "s8" may be anything.
-constexpr std::array<Rule, 7> kLibraryTypeParts = {{
+// "s8" may be anything; 8-bit integers are matrix data only there (NCCL's ..._Sum_int8_t moves
+// bytes, it computes in no precision).
+constexpr std::array<Rule, 8> kLibraryTypeParts = {{
+    {"int8", Precision::INT8},
     {"f16", Precision::FP16},
     {"f32", Precision::FP32},
     {"f64", Precision::FP64},
@@ -285,6 +291,9 @@ Precision precisionOfKernelName(std::string_view name) {
     // the gpt12 trace is ..._wgmma_f16_...): their name cannot tell.
     if (name.find("cudnn_generated_fort_native_sdpa") != std::string_view::npos)
         return Precision::Unknown;
+    // Collectives (NCCL, RCCL) move and add data of their type but compute in no precision of
+    // the kind this asks about: unknown, whatever type their name carries.
+    if (name.starts_with("nccl") || name.starts_with("rccl")) return Precision::Unknown;
     Precision result = Precision::Unknown;
     bool bareS1688 = false;
     anyIdentifier(name, [&](std::string_view ident) {
@@ -304,6 +313,10 @@ Precision precisionOfKernelName(std::string_view name) {
         }
         const bool library = isLibraryName(ident);
         anyPart(ident, [&](std::string_view part) {
+            // CUTLASS 3 names a block-scaled operand <scale type>x<element type> (library.py
+            // extended_name_3x: ue4m3xe2m1 is NVFP4, ue8m0xe4m3 MXFP8): the data is the element.
+            for (std::string_view scale : {"ue4m3x", "ue8m0x"})
+                if (part.starts_with(scale)) part.remove_prefix(scale.size());
             Precision p = lookup(kTypeParts, part);
             if (p == Precision::Unknown && library) {
                 p = lookup(kLibraryTypeParts, part);

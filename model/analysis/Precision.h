@@ -63,8 +63,9 @@ Precision precisionOfInputTypes(std::string_view jsonArray, bool matrixOp);
 // of cuBLASLt's nvjet_* GEMMs, CUTLASS/cuDNN/xmma type tokens (bf16, f16, tf32, e4m3, ... and
 // their run-together forms bf16bf16_bf16f32), legacy cuBLAS/cuDNN prefixes (volta_sgemm,
 // ampere_fp16_..., s884), AMD Tensile/hipBLASLt type fields (Cijk_..._HHS_...), Composable Kernel
-// and MIOpen tokens. Unknown where the name names no type (XLA fusions, Triton kernels, most
-// user kernels).
+// and MIOpen tokens. C++ type words count as whole identifiers only, and short tokens (f16, f32,
+// s8, int8, ...) only in the names of library kernel families. Unknown where the name names no
+// type (XLA fusions, Triton kernels, most user kernels), and for collectives (nccl*, rccl*).
 Precision precisionOfKernelName(std::string_view kernelName);
 
 // XProf's tensor-shapes rule, generalised to every type word TensorFlow writes there

@@ -189,7 +189,7 @@ uint32_t Builder::addNode(TorchNodeKind kind, TorchEventType type, EventIndex e,
     // node.py ModuleNode.create: modules carry no External id.
     n.externalId = kind == TorchNodeKind::Module ? kTorchNoExternalId : a.externalId;
     n.inputDims = a.inputDims;
-    n.tensorCoreEligible = torchOpIsTensorCoreEligible(p_.str(n.name));
+    n.tensorCoreEligible = opIsTensorCoreEligible(p_.str(n.name));
     const std::string_view name = p_.str(n.name);
     n.isOperator = kind == TorchNodeKind::Operator && type == TorchEventType::Operator &&
                    name != "DataParallel.forward" && name != "DistributedDataParallel.forward" &&
@@ -697,56 +697,6 @@ TorchTrace buildTorchTrace(const Profile& profile, uint32_t host) {
     TorchTrace t;
     Builder(profile, host, t).run();
     return t;
-}
-
-bool torchOpIsTensorCoreEligible(std::string_view opName) {
-    // tb_plugin/torch_tb_profiler/profiler/tensor_core.py TC_OP_Allowlist.
-    static constexpr std::string_view kOps[] = {"aten::_convolution",
-                                                "aten::conv1d",
-                                                "aten::conv2d",
-                                                "aten::conv3d",
-                                                "aten::conv_tbc",
-                                                "aten::conv_transpose1d",
-                                                "aten::conv_transpose2d",
-                                                "aten::conv_transpose3d",
-                                                "aten::convolution",
-                                                "aten::cudnn_convolution",
-                                                "aten::cudnn_convolution_transpose",
-                                                "aten::prelu",
-                                                "aten::addmm",
-                                                "aten::addmv",
-                                                "aten::addr",
-                                                "aten::matmul",
-                                                "aten::mm",
-                                                "aten::mv",
-                                                "aten::linear",
-                                                "aten::addbmm",
-                                                "aten::baddbmm",
-                                                "aten::bmm",
-                                                "aten::chain_matmul",
-                                                "aten::linalg_multi_dot",
-                                                "aten::_thnn_fused_lstm_cell",
-                                                "aten::_thnn_fused_gru_cell",
-                                                "aten::lstm_cell",
-                                                "aten::gru_cell",
-                                                "aten::rnn_tanh_cell",
-                                                "aten::rnn_relu_cell",
-                                                "CudnnConvolutionBackward",
-                                                "BmmBackward0",
-                                                "aten::cudnn_convolution_transpose_backward",
-                                                "CudnnConvolutionTransposeBackward",
-                                                "MmBackward",
-                                                "aten::cudnn_convolution_backward_weight",
-                                                "aten::addmm_",
-                                                "AddmvBackward",
-                                                "MvBackward",
-                                                "aten::cudnn_convolution_transpose_backward_weight",
-                                                "aten::cudnn_convolution_transpose_backward_input",
-                                                "AddmmBackward",
-                                                "aten::cudnn_convolution_backward_input",
-                                                "AddbmmBackward",
-                                                "aten::cudnn_convolution_backward"};
-    return std::find(std::begin(kOps), std::end(kOps), opName) != std::end(kOps);
 }
 
 } // namespace stepscope

@@ -164,7 +164,5 @@ size_t extendStepsToDeviceWork(std::vector<TorchRange>& steps, std::vector<Torch
                                const std::vector<TorchRange>& work,
                                std::vector<bool>* tied = nullptr);
 
-// The plugin's TC_OP_Allowlist: operators that are Tensor Core eligible (exact names).
-bool torchOpIsTensorCoreEligible(std::string_view opName);
 
 } // namespace stepscope

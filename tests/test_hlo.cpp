@@ -699,6 +699,29 @@ private slots:
             QVERIFY2(!isMatrixLibraryCall(t), t);
     }
 
+    // A crafted module nesting fusions 200,000 deep (each computation holds one fusion calling
+    // the next; the last holds a dot) overflowed the stack of a recursive search.
+    void deepFusionChainsAreSearchedWithoutRecursion() {
+        constexpr int kDepth = 200000;
+        HloModule m;
+        m.computations.resize(kDepth + 1);
+        for (int c = 0; c <= kDepth; ++c) {
+            HloComputation& comp = m.computations[size_t(c)];
+            comp.id = c + 1;
+            comp.name = "c" + std::to_string(c);
+            HloInstruction i;
+            i.id = int64_t(c) + 1000000;
+            i.name = "i" + std::to_string(c);
+            i.opcode = c < kDepth ? "fusion" : "dot";
+            if (c < kDepth) i.calledComputationIds = {c + 2};
+            comp.instructions.push_back(std::move(i));
+        }
+        m.index();
+        QVERIFY(isMatrixInstruction(m, m.computations[0].instructions[0]));
+        m.computations[kDepth].instructions[0].opcode = "add";
+        QVERIFY(!isMatrixInstruction(m, m.computations[0].instructions[0]));
+    }
+
     void precisionRules() {
         using testhlo::BF16;
         using testhlo::F32;

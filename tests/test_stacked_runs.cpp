@@ -13,7 +13,9 @@
 
 #include "model/ProfileBuilder.h"
 #include "model/ProfileLoader.h"
+#include "model/analysis/HloCatalog.h"
 #include "model/analysis/StackedRuns.h"
+#include "model/analysis/StepAnalysis.h"
 
 using namespace stepscope;
 
@@ -327,6 +329,31 @@ private slots:
         QCOMPARE(starts.size(), size_t(2));
         QCOMPARE(starts[0], s.stepBeginPs);
         QCOMPARE(starts[1], s.stepBeginPs);
+    }
+
+    // Two steps of the H200 JAX profile (XLA command buffers on) stacked: the stacked profile
+    // keeps the HLO modules, so its command-buffer kernels are named by their ops as the run diff
+    // names them. Facts of the file, read from its HLO: 13 HLO modules on /host:metadata; every
+    // train step runs 3 kernels for the forward dot_general op path (custom-call.4 and
+    // custom-call.3, each a memset and an nvjet GEMM, are 4 events; gemm_fusion_dot.3 one: 5).
+    void commandBufferOpsSurviveStacking() {
+        const std::string path =
+            std::string(STEPSCOPE_REALDATA) + "/h200/jax-remote/localhost_9012.xplane.pb";
+        if (!QFile::exists(QString::fromStdString(path)))
+            QSKIP("../shared/realdata/h200/jax-remote not present");
+        const LoadResult r = loadPath(path);
+        QVERIFY2(r.ok(), r.error.c_str());
+        const StepAnalysis steps = analyzeSteps(*r.profile);
+        QVERIFY(steps.steps.size() > 20);
+        const StackedRuns s = stackRuns(*r.profile, steps.steps[10], *r.profile, steps.steps[11]);
+        QVERIFY(s.profile);
+        QCOMPARE(HloCatalog(*s.profile).modules().size(), size_t(2 * 13));
+        const StackedOpIndex index(*s.profile);
+        // No device event is left on the command buffer (the host's thunk TraceMe named after it
+        // stays, as a host event of that name).
+        for (EventIndex e : index.opEvents("command_buffer_1"))
+            QVERIFY(!s.profile->tracks()[s.profile->trackOf(e)].deviceOps);
+        QCOMPARE(index.opEvents("jit(train_step)/jvp()/dot_general").size(), size_t(2 * 5));
     }
 };
 

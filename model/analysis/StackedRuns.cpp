@@ -55,6 +55,11 @@ public:
                 b_.addPlane(hostOf[plane.host], plane.xplaneId, src_.str(plane.name));
             planeOf_[pi] = to;
             for (const StatValue& s : src_.planeStats(plane)) b_.addPlaneStat(to, stat(s));
+            // The HLO modules (event metadata of /host:metadata, which no event uses): without
+            // them the stacked run could not name command-buffer kernels as the run diff does.
+            if (src_.str(plane.name) == "/host:metadata")
+                for (uint32_t m = 0; m < src_.metadata().size(); ++m)
+                    if (src_.metadata()[m].plane == pi) metadata(m);
             for (uint32_t t = plane.firstTrack; t < plane.firstTrack + plane.trackCount; ++t) {
                 if (progress && progress->cancelled()) return copied;
                 const Track& track = src_.tracks()[t];

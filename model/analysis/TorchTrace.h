@@ -164,5 +164,4 @@ size_t extendStepsToDeviceWork(std::vector<TorchRange>& steps, std::vector<Torch
                                const std::vector<TorchRange>& work,
                                std::vector<bool>* tied = nullptr);
 
-
 } // namespace stepscope

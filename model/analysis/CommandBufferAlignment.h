@@ -45,36 +45,37 @@ std::string fusedSignature(const HloModule& module, const HloInstruction& fusion
 // Whether a device event is a memset: its name begins with "Memset" ("Memset 0").
 bool isMemsetName(std::string_view eventName);
 
+// Whether a library kernel follows a call's main kernel as part of that call: cuBLAS's split-K
+// reduction (splitKreduce_kernel, reduce_1Block_kernel) and cuDNN's fused-attention helpers
+// (cudnn::fusion::...).
+bool isFollowerKernel(std::string_view name);
+
 // The device-work instructions of one scheduled computation, in schedule order, ready to align
 // launches against.
 //
-// align() walks a launch's events (names in start order) with a cursor into the schedule:
-//   1. A memset waits for the next event: if that is a library kernel (rule 4), the memset
-//      takes the same instruction (cuBLAS calls run a "Memset 0" of their workspace first);
-//      otherwise it stays unattributed.
-//   2. A kernel whose name is the kernel name of an instruction at or after the cursor takes
-//      the first such instruction; the cursor moves past it (instructions skipped over ran
-//      nothing that was recorded).
-//   3. A kernel whose name is the kernel name of a fusion of the module, but of none at or after
-//      the cursor, is a reused kernel (XLA compiles identical fusions once, under the first
-//      one's name): it takes the instruction at the cursor if that is a fusion identical to the
-//      one the name belongs to (fusedSignature()), and stays unattributed otherwise. (Checking
-//      that the two fusions are alike keeps a misaligned launch from pinning a kernel on
-//      whichever fusion the cursor happens to be at.)
-//   4. Any other event is a library kernel (cuBLAS "nvjet_*", "Cijk_*", cuDNN, NCCL) or a copy:
-//      it takes the first instruction at or after the cursor that is not a fusion (a
-//      custom-call, a collective, a copy, ...), and the cursor moves past it. So a second
-//      library kernel after one moves on to the next custom-call: a custom-call that runs two
-//      library kernels (a split-K GEMM and its reduction) would be misread; none of the profiles
-//      Stepscope is tested on shows one.
-//   Where the schedule runs out, the remaining events stay unattributed rather than guessed.
-// The cursor starts at the schedule's first instruction, unless the launch covers a later run
-// of it (a module can have several command buffers): then it starts where the launch's first
-// kernel that names an instruction (rule 2) places it, moved back over the library kernels and
-// reused kernels before that one (one non-fusion instruction per library kernel, one fusion per
-// reused kernel), so that they align as above. If that first kernel is itself a reused kernel,
-// it anchors at the fusion whose name it carries, which can be too early; the kernels after it
-// still align by name.
+// align() reads a launch's events (names in start order) in two passes:
+//   1. Anchors. A kernel whose name is the kernel name of an instruction after the last anchor
+//      takes the first such instruction (instructions skipped over ran nothing that was
+//      recorded). A kernel named after a fusion of the module, but of none after the last anchor,
+//      is a reused kernel (XLA compiles identical fusions once, under the first one's name): it
+//      takes the next fusion after the last anchor if that fusion is identical to the one the
+//      name belongs to (fusedSignature()), and stays unattributed otherwise. Library kernels do
+//      not move the anchors, so one call that runs several kernels cannot push the fusions after
+//      it out of reach.
+//   2. Library kernels (cuBLAS "nvjet_*", "Cijk_*", cuDNN, NCCL, copies) between two anchors take
+//      the non-fusion instructions (custom-calls, collectives, copies) between them, in order:
+//      each main kernel the next call, the kernels a library runs after its main one
+//      (isFollowerKernel: cuBLAS's split-K reduction, cuDNN's fusion helpers) and the memsets
+//      before it (cuBLAS's workspace "Memset 0") with it; main kernels beyond the calls there
+//      stay unattributed rather than guessed. Before the first anchor the library kernels take
+//      the last calls of the non-fusion run just before it (the launch began there), after the
+//      last anchor the run just after it; a launch with no anchor (only library kernels) is
+//      aligned from the schedule's start. A memset before a fusion kernel stays unattributed.
+//   Reused kernels before the first anchor take the fusions before it, going back, while they
+//   are alike.
+// A launch may cover a later run of the schedule (a module can have several command buffers):
+// its first anchor places it. If that first anchor is a reused kernel, it anchors at the fusion
+// whose name it carries, which can be too early; the kernels after it still align by name.
 class CommandBufferSchedule {
 public:
     // `sequence` is one of `module`'s schedule entries.
@@ -97,13 +98,11 @@ private:
     uint32_t named(std::string_view kernel, uint32_t from) const;
     bool isFusionKernel(std::string_view kernel) const { return fusionKernels_.contains(kernel); }
     bool reusable(std::string_view kernel, uint32_t position) const;
-    uint32_t startCursor(std::span<const std::string_view> eventNames) const;
 
     int64_t computationId_ = 0;
     std::vector<const HloInstruction*> instructions_;
     std::vector<bool> isFusion_;
     std::vector<std::string> signatures_; // fusedSignature() of each fusion; "" for others
-    std::vector<uint32_t> nextNonFusion_; // position -> first non-fusion at or after it
     // Kernel name -> positions in this schedule, ascending.
     std::unordered_map<std::string, std::vector<uint32_t>, Hash, std::equal_to<>> positions_;
     // Kernel name of every fusion of the module (any computation: a kernel XLA may reuse) ->

@@ -195,11 +195,9 @@ private slots:
         QCOMPARE(dot->shape.dimensions, (std::vector<int64_t>{8, 32}));
         QCOMPARE(dot->operandIds,
                  (std::vector<int64_t>{f.instructionId("lhs"), f.instructionId("rhs")}));
-        QCOMPARE(dot->dotDimensions.lhsContracting, std::vector<int64_t>{1});
-        QCOMPARE(dot->dotDimensions.rhsContracting, std::vector<int64_t>{0});
-        QCOMPARE(dot->dotDimensions.lhsBatch, std::vector<int64_t>{7});
-        QCOMPARE(dot->dotDimensions.rhsBatch, (std::vector<int64_t>{5, 6}));
-        QCOMPARE(dot->operandPrecision, (std::vector<int32_t>{2, 0}));
+        QCOMPARE(dot->dotAlgorithm, 9); // ALG_DOT_TF32_TF32_F32
+        // The algorithm, when set, decides the dot's precision over its operands' types.
+        QCOMPARE(instructionPrecision(*m, *dot), Precision::TF32);
 
         const HloInstruction* fusion = m->instructionNamed("gemm_fusion_dot.1");
         QVERIFY(fusion);
@@ -274,9 +272,7 @@ private slots:
             QCOMPARE(d->operandIds, (std::vector<int64_t>{5, -1, int64_t(1) << 40}));
             QCOMPARE(d->calledComputationIds, std::vector<int64_t>{1});
             QCOMPARE(d->shape.dimensions, (std::vector<int64_t>{3, 0, 9}));
-            QCOMPARE(d->dotDimensions.lhsContracting, std::vector<int64_t>{2});
-            QCOMPARE(d->dotDimensions.rhsBatch, std::vector<int64_t>{4});
-            QCOMPARE(d->operandPrecision, std::vector<int32_t>{1});
+            QCOMPARE(d->dotAlgorithm, 0); // operand_precision only: no algorithm
             QCOMPARE(m->schedule.at(0).instructionIds, std::vector<int64_t>{77});
         }
         // Both forms of one field in one message append, as protobuf parses them.

@@ -65,9 +65,6 @@ std::string differences(const HloModule& m, const testhlo::HloModuleProto& p) {
         for (size_t i = 0; i < mc.instructions.size(); ++i) {
             const HloInstruction& a = mc.instructions[i];
             const testhlo::HloInstructionProto& b = pc.instructions(int(i));
-            const auto& dd = b.dot_dimension_numbers();
-            std::vector<int32_t> precision(b.precision_config().operand_precision().begin(),
-                                           b.precision_config().operand_precision().end());
             if (a.name != b.name() || a.opcode != b.opcode() || a.id != b.id() ||
                 a.operandIds != ints(b.operand_ids()) ||
                 a.calledComputationIds != ints(b.called_computation_ids()) ||
@@ -76,11 +73,7 @@ std::string differences(const HloModule& m, const testhlo::HloModuleProto& p) {
                 a.metadata.opName != b.metadata().op_name() ||
                 a.metadata.sourceFile != b.metadata().source_file() ||
                 a.metadata.sourceLine != b.metadata().source_line() ||
-                a.operandPrecision != precision ||
-                a.dotDimensions.lhsContracting != ints(dd.lhs_contracting_dimensions()) ||
-                a.dotDimensions.rhsContracting != ints(dd.rhs_contracting_dimensions()) ||
-                a.dotDimensions.lhsBatch != ints(dd.lhs_batch_dimensions()) ||
-                a.dotDimensions.rhsBatch != ints(dd.rhs_batch_dimensions()) ||
+                a.dotAlgorithm != b.precision_config().algorithm() ||
                 !sameShape(a.shape, b.shape()))
                 return "instruction " + b.name();
         }

@@ -103,9 +103,38 @@ std::optional<Precision> precisionOfElementType(HloElementType type, bool matrix
     }
 }
 
+// The precision a dot's PrecisionConfig.algorithm fixes (xla_data.proto
+// PrecisionConfig.Algorithm), or none when unset or unknown.
+std::optional<Precision> precisionOfAlgorithm(int32_t algorithm) {
+    switch (algorithm) {
+    case 1: // ALG_DOT_ANY_F8_ANY_F8_F32
+    case 2: // ..._FAST_ACCUM
+        return Precision::FP8;
+    case 3: // ALG_DOT_F16_F16_F16
+    case 4: // ALG_DOT_F16_F16_F32
+        return Precision::FP16;
+    case 5:  // ALG_DOT_BF16_BF16_BF16
+    case 6:  // ALG_DOT_BF16_BF16_F32
+    case 7:  // ..._X3: fp32 emulated in three bf16 passes
+    case 8:  // ..._X6
+    case 13: // ..._X9
+        return Precision::BF16;
+    case 9:  // ALG_DOT_TF32_TF32_F32
+    case 10: // ..._X3
+        return Precision::TF32;
+    case 11: // ALG_DOT_F32_F32_F32
+        return Precision::FP32;
+    case 12: // ALG_DOT_F64_F64_F64
+        return Precision::FP64;
+    default:
+        return std::nullopt;
+    }
+}
+
 Precision instructionPrecision(const HloModule& module, const HloInstruction& instruction) {
     std::optional<Precision> best;
     if (const HloInstruction* core = matrixCore(module, instruction)) {
+        if (const auto fixed = precisionOfAlgorithm(core->dotAlgorithm)) return *fixed;
         narrowByOperands(module, *core, true, best);
     } else {
         narrowByOperands(module, instruction, false, best);

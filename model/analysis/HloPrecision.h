@@ -41,9 +41,11 @@ std::optional<Precision> precisionOfElementType(HloElementType type, bool matrix
 // "Narrowest" follows Precision's order (FP4 < FP8 < INT8 < FP16 < BF16 < ... < FP64).
 // Precision::Unknown when no type counts (integer or predicate ops, shapes not recorded).
 //
+// A dot whose PrecisionConfig.algorithm is set runs that algorithm: its precision is the
+// algorithm's (ALG_DOT_TF32_TF32_F32 is TF32, ALG_DOT_BF16_BF16_F32_X3 is BF16, ...). Otherwise
 // TF32 is not an HLO element type: an f32 dot with default operand precision may run on
 // TensorFloat-32 Tensor Cores on sm_80 and later, but the HLO cannot tell, so it says FP32;
-// the kernel name (a later rule, outside the HLO) may refine it.
+// the kernel name (KernelFacts) may refine it.
 Precision instructionPrecision(const HloModule& module, const HloInstruction& instruction);
 
 } // namespace stepscope

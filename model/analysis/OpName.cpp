@@ -120,6 +120,7 @@ std::string_view hloOpName(std::string_view hloOp) {
 OpCatalog::OpCatalog(const Profile& profile, const HloCatalog* hlo)
     : profile_(profile)
     , hlo_(hlo && !hlo->empty() ? hlo : nullptr)
+    , hloCursor_(hlo_ ? std::optional<HloCatalog::Cursor>(std::in_place, *hlo_) : std::nullopt)
     , nameKey_(profile.strings().find("name"))
     , stageIdKey_(profile.strings().find("input_pipeline_stage_id"))
     , stageCategoryKey_(profile.strings().find("input_pipeline_stage_category"))
@@ -260,7 +261,7 @@ uint32_t OpCatalog::deviceOp(EventIndex event, StringId frameworkOp, StringId hl
     // instruction its hlo_op names.
     if (const StringId path = eventStat(event, nameKey_); path != 0) return fromOpPath(path);
     if (hlo_ && hloOp != 0)
-        if (const HloOpRef ref = hlo_->instructionOf(event)) return fromInstruction(ref);
+        if (const HloOpRef ref = hloCursor_->at(event)) return fromInstruction(ref);
     if (hloOp != 0) return fromHloOp(hloOp);
     if (frameworkOp == 0) return kNoOp;
     return intern("XlaModule", "XlaModule");

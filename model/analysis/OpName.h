@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -128,6 +129,7 @@ private:
 
     const Profile& profile_;
     const HloCatalog* hlo_;
+    std::optional<HloCatalog::Cursor> hloCursor_; // with hlo_
     StringId nameKey_, stageIdKey_, stageCategoryKey_;
     std::vector<OpIdentity> ops_;
     std::vector<uint32_t> byFrameworkOp_; // string id -> op (or a marker), see OpName.cpp

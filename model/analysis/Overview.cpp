@@ -612,7 +612,9 @@ Table torchOverviewStepTable(const Overview& o) {
 
 Overview computeOverview(const Profile& p, std::string_view stepPattern, const Progress* progress) {
     Overview o;
-    o.steps = analyzeSteps(p, stepPattern, progress);
+    // One HLO catalog for the steps and the op statistics.
+    const HloCatalog hlo(p, progress);
+    o.steps = analyzeSteps(p, stepPattern, progress, &hlo);
     if (progress && progress->cancelled()) return {};
     std::vector<double> times;
     std::array<std::vector<double>, kStepCategoryCount> cats;
@@ -637,7 +639,7 @@ Overview computeOverview(const Profile& p, std::string_view stepPattern, const P
     o.gpu = computeGpuTime(p, progress);
     if (progress && progress->cancelled()) return {};
     if (progress) progress->report("Op statistics", 0.7);
-    const TfOpStats ops = computeTfOpStats(p, progress);
+    const TfOpStats ops = computeTfOpStats(p, progress, &hlo);
     if (progress && progress->cancelled()) return {};
     o.topOps = topOpsTable(ops);
     for (const TfOpStatsRow& r : ops.rows)

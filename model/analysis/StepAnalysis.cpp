@@ -237,10 +237,10 @@ StepEventType classifyCpuEvent(HostName name, bool hasDevice, bool hasCorrelatio
 // Name-based facts, decided once per event metadata (a profile has few names, many events).
 class NameFacts {
 public:
-    explicit NameFacts(const Profile& p)
+    NameFacts(const Profile& p, const HloCatalog* hlo)
         : p_(p)
-        , hlo_(p)
-        , kernels_(p, hlo_)
+        , own_(hlo ? std::nullopt : std::optional<HloCatalog>(std::in_place, p))
+        , kernels_(p, hlo ? *hlo : *own_)
         , gpu_(p.metadata().size(), kUnset)
         , host_(p.metadata().size(), kUnset) {}
 
@@ -279,7 +279,7 @@ private:
         return v;
     }
     const Profile& p_;
-    const HloCatalog hlo_;
+    const std::optional<HloCatalog> own_; // when the caller has none
     KernelFacts kernels_;
     std::vector<uint8_t> gpu_, host_;
 };
@@ -718,10 +718,10 @@ StepMap moduleSteps(const Profile& p, const StatKeys& keys) {
 } // namespace
 
 StepAnalysis analyzeSteps(const Profile& profile, std::string_view namePattern,
-                          const Progress* progress) {
+                          const Progress* progress, const HloCatalog* hlo) {
     StepAnalysis result;
     const StatKeys keys(profile);
-    NameFacts names(profile);
+    NameFacts names(profile, hlo);
     result.hasDevice = profileHasGpuWork(profile);
     StepMap details;
     if (!namePattern.empty()) {

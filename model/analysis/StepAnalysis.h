@@ -8,6 +8,7 @@
 
 #include "model/Profile.h"
 #include "model/Progress.h"
+#include "model/analysis/HloCatalog.h"
 
 namespace stepscope {
 
@@ -112,9 +113,10 @@ struct StepAnalysis {
 //    each execution of the XLA module with the most device time is a step (JAX without step
 //    annotations). The rule and how it departs from XProf are at moduleSteps() in the .cpp.
 // Steps are keyed by host: every host numbers its group ids and steps on its own.
-// `namePattern` non-empty: use source 4 only (the user asked for it).
+// `namePattern` non-empty: use source 4 only (the user asked for it). `hlo`: the profile's HLO
+// catalog where the caller has one (for the precision of XLA kernels); made here when null.
 StepAnalysis analyzeSteps(const Profile& profile, std::string_view namePattern = {},
-                          const Progress* progress = nullptr);
+                          const Progress* progress = nullptr, const HloCatalog* hlo = nullptr);
 
 // XProf's sample statistics (tsl::Stat via GetStepSummaryForSampleStats,
 // op_stats_to_input_pipeline_analysis.cc): average, sample standard deviation (n - 1; 0 when all

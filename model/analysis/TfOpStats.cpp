@@ -102,9 +102,11 @@ private:
 
 } // namespace
 
-TfOpStats computeTfOpStats(const Profile& p, const Progress* progress) {
+TfOpStats computeTfOpStats(const Profile& p, const Progress* progress, const HloCatalog* given) {
     TfOpStats result;
-    const HloCatalog hlo(p, progress);
+    const std::optional<HloCatalog> own =
+        given ? std::nullopt : std::optional<HloCatalog>(std::in_place, p, progress);
+    const HloCatalog& hlo = given ? *given : *own;
     OpCatalog catalog(p, &hlo);
     RowSink hostRows(OpSide::Host, result.rows);
     RowSink deviceRows(OpSide::Device, result.rows);

@@ -84,7 +84,9 @@ struct TfOpStats {
 };
 
 // Returns an empty result if cancelled.
-TfOpStats computeTfOpStats(const Profile& profile, const Progress* progress = nullptr);
+// `hlo`: the profile's HLO catalog where the caller has one; made here when null.
+TfOpStats computeTfOpStats(const Profile& profile, const Progress* progress = nullptr,
+                           const HloCatalog* hlo = nullptr);
 
 // The op table the tool shows and exports. Columns: Host/device, Type, Operation,
 // #Occurrences, Total time (µs), Avg. time (µs), Total self-time (µs), Avg. self-time (µs),

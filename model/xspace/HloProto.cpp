@@ -276,38 +276,16 @@ private:
         return !in.failed();
     }
 
-    bool precisionConfig(WireReader in, std::vector<int32_t>& operandPrecision) {
-        uint32_t f, wt;
-        while (in.next(f, wt)) {
-            const bool ok =
-                f == 1 ? repeated(in, wt, operandPrecision, "PrecisionConfig.operand_precision")
-                       : in.skip(wt, "PrecisionConfig");
-            if (!ok) return false;
-        }
-        return !in.failed();
-    }
-
-    bool dotDimensions(WireReader in, HloDotDimensions& d) {
+    bool precisionConfig(WireReader in, int32_t& algorithm) {
         uint32_t f, wt;
         while (in.next(f, wt)) {
             bool ok = true;
-            switch (f) {
-            case 1:
-                ok = repeated(in, wt, d.lhsContracting,
-                              "DotDimensionNumbers.lhs_contracting_dimensions");
-                break;
-            case 2:
-                ok = repeated(in, wt, d.rhsContracting,
-                              "DotDimensionNumbers.rhs_contracting_dimensions");
-                break;
-            case 3:
-                ok = repeated(in, wt, d.lhsBatch, "DotDimensionNumbers.lhs_batch_dimensions");
-                break;
-            case 4:
-                ok = repeated(in, wt, d.rhsBatch, "DotDimensionNumbers.rhs_batch_dimensions");
-                break;
-            default:
-                ok = in.skip(wt, "DotDimensionNumbers");
+            if (f == 2) {
+                int64_t v = 0;
+                ok = int64(in, wt, v, "PrecisionConfig.algorithm");
+                algorithm = int32_t(v);
+            } else {
+                ok = in.skip(wt, "PrecisionConfig");
             }
             if (!ok) return false;
         }
@@ -339,10 +317,6 @@ private:
             case 28:
                 ok = text(in, wt, h.customCallTarget, "HloInstructionProto.custom_call_target");
                 break;
-            case 30:
-                ok = message(in, wt, "HloInstructionProto.dot_dimension_numbers",
-                             [&](WireReader m) { return dotDimensions(m, h.dotDimensions); });
-                break;
             case 35:
                 ok = int64(in, wt, h.id, "HloInstructionProto.id");
                 break;
@@ -355,7 +329,7 @@ private:
                 break;
             case 51:
                 ok = message(in, wt, "HloInstructionProto.precision_config",
-                             [&](WireReader m) { return precisionConfig(m, h.operandPrecision); });
+                             [&](WireReader m) { return precisionConfig(m, h.dotAlgorithm); });
                 break;
             default:
                 ok = in.skip(wt, "HloInstructionProto");

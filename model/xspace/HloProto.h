@@ -85,15 +85,9 @@ struct HloOpMetadata {
     int32_t sourceLine = 0;
 };
 
-// xla.DotDimensionNumbers: lhs_contracting_dimensions = 1, rhs_contracting_dimensions = 2,
-// lhs_batch_dimensions = 3, rhs_batch_dimensions = 4.
-struct HloDotDimensions {
-    std::vector<int64_t> lhsContracting, rhsContracting, lhsBatch, rhsBatch;
-};
-
 // xla.HloInstructionProto: name = 1, opcode = 2, shape = 3, metadata = 7, fusion_kind = 11,
-// custom_call_target = 28, dot_dimension_numbers = 30, id = 35, operand_ids = 36,
-// called_computation_ids = 38, precision_config = 51 (PrecisionConfig.operand_precision = 1).
+// custom_call_target = 28, id = 35, operand_ids = 36, called_computation_ids = 38,
+// precision_config = 51 (PrecisionConfig.algorithm = 2).
 struct HloInstruction {
     std::string name;   // unique in its module, e.g. "loop_add_fusion.1"
     std::string opcode; // "fusion", "custom-call", "dot", "parameter", ...
@@ -104,9 +98,10 @@ struct HloInstruction {
     std::string fusionKind;       // fusions: "kLoop", "kInput", "kOutput", "kCustom"
     std::string customCallTarget; // custom-calls: "__cublas$lt$matmul", ...
     HloOpMetadata metadata;
-    // PrecisionConfig.Precision per operand: 0 DEFAULT, 1 HIGH, 2 HIGHEST.
-    std::vector<int32_t> operandPrecision;
-    HloDotDimensions dotDimensions; // dots only
+    // PrecisionConfig.algorithm of a dot: the algorithm it must run (xla_data.proto Algorithm:
+    // 1, 2 any f8 -> f32; 3, 4 f16; 5-8, 13 bf16 (one or several passes); 9, 10 tf32; 11 f32;
+    // 12 f64); 0 when unset.
+    int32_t dotAlgorithm = 0;
 };
 
 // xla.HloComputationProto: name = 1, instructions = 2, id = 5, root_id = 6. The instructions are

@@ -170,7 +170,8 @@ void TfStatsView::setProfile(std::shared_ptr<const Profile> profile) {
     status_->setText(tr("Computing op stats…"));
     showStats();
     job_.start(
-        profile_, computeTfOpStats,
+        profile_,
+        [](const Profile& p, const Progress* progress) { return computeTfOpStats(p, progress); },
         [this](std::shared_ptr<const TfOpStats> stats) {
             stats_ = std::move(stats);
             showStats();

@@ -17,6 +17,7 @@
 #include "capture/RecordFile.h"
 #include "model/LogDir.h"
 #include "model/ProfileLoader.h"
+#include "model/analysis/StepAnalysis.h"
 #include "tests/fixtures/ProtoXSpace.h"
 #include "xplane.pb.h"
 
@@ -377,6 +378,31 @@ private slots:
             QVERIFY2((steps != gpu.lines().end()) == (number >= 0), name);
             if (number >= 0) QCOMPARE(steps->events(0).stats(0).int64_value(), number);
         }
+    }
+
+    // The "step 0" range of stepRecords() reaches the step analysis through the device's Steps
+    // line (no group ids): one step [5,500, 12,000) ns, i.e. 400,000 ps after the profile's
+    // earliest event (the CUPTI overhead at 5,100) and 6,500,000 ps long. Inside it:
+    // cudaLaunchKernel [6,000, 6,500) and cudaMemcpyAsync [9,000, 9,200), both with a correlation
+    // id (kernel launch: 700 ns); gemm_kernel [7,000, 9,000) and the memset [10,000, 10,100)
+    // (32-bit compute: 2,100 ns); the HtoD copy [9,500, 10,000) (input: 500 ns); no event covers
+    // the other 3,200 ns.
+    void nvtxStepsReachTheStepAnalysis() {
+        const LoadResult r = loadXSpaceBytes(convertToXSpace({stepRecords(), ""}), "capture");
+        QVERIFY2(r.ok(), r.error.c_str());
+        const StepAnalysis a = analyzeSteps(*r.profile);
+        QCOMPARE(a.source, StepSource::StepLines);
+        QCOMPARE(a.steps.size(), size_t(1));
+        const StepRecord& s = a.steps[0];
+        QCOMPARE(s.number, int64_t(0));
+        QCOMPARE(s.name, std::string("step 0"));
+        QCOMPARE(s.beginPs, int64_t(400'000));
+        QCOMPARE(s.durationPs, int64_t(6'500'000));
+        QCOMPARE(s.ps(StepCategory::KernelLaunch), int64_t(700'000));
+        QCOMPARE(s.ps(StepCategory::DeviceCompute32), int64_t(2'100'000));
+        QCOMPARE(s.ps(StepCategory::Input), int64_t(500'000));
+        QCOMPARE(s.hostToDevicePs, int64_t(500'000));
+        QCOMPARE(s.ps(StepCategory::AllOthers), int64_t(3'200'000));
     }
 
     // CUPTI's "unknown" time is 0 (records cut short by a forced flush). Times here are

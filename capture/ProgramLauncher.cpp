@@ -10,11 +10,12 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
+
+#include "model/LogDir.h"
 
 extern char** environ;
 
@@ -23,15 +24,6 @@ namespace stepscope::capture {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string localTimestamp() {
-    const std::time_t now = std::time(nullptr);
-    std::tm tm{};
-    localtime_r(&now, &tm);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y_%m_%d_%H_%M_%S", &tm);
-    return text;
-}
 
 std::string signalName(int sig) {
     const char* name = sigabbrev_np(sig);
@@ -97,7 +89,7 @@ LaunchResult launchAndCapture(const LaunchOptions& o, const Progress& progress) 
             return result;
         }
     }
-    result.runName = o.runName.empty() ? localTimestamp() : o.runName;
+    result.runName = o.runName.empty() ? localTimeRunName() : o.runName;
     const fs::path records =
         fs::path(o.logDir) / "plugins" / "profile" / (".stepscope-records-" + result.runName);
     std::error_code ec;

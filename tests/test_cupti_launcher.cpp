@@ -20,6 +20,7 @@
 #include "capture/ProgramLauncher.h"
 #include "capture/RecordFile.h"
 #include "model/LogDir.h"
+#include "model/ProfileLoader.h"
 
 using namespace stepscope;
 using namespace stepscope::capture;
@@ -181,6 +182,38 @@ private slots:
         QVERIFY(p.waitForFinished(30000));
         QCOMPARE(p.exitCode(), 2);
         p.start(STEPSCOPE_CLI, {"capture", "--duration", "x", "--", "true"});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 2);
+    }
+
+    // Record files brought from another machine become a run as the launcher makes one: a host
+    // per process, named <hostname>_<pid>; a file that cannot be read is a warning; with nothing
+    // readable nothing is written and the exit code is 1; no file or no log directory is a usage
+    // error (2).
+    void cliTurnsRecordFilesIntoARun() {
+        const QString logDir = dir_.filePath("records");
+        const QString missing = dir_.filePath("missing.rec");
+        QProcess p;
+        p.start(STEPSCOPE_CLI, {"capture", "--records", records_, missing, "--logdir", logDir,
+                                "--run", "from_gpu_box"});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 0);
+        const QString out = logDir + "/plugins/profile/from_gpu_box/gpu-box_42.xplane.pb";
+        QCOMPARE(QString(p.readAllStandardOutput()).trimmed(), out);
+        QVERIFY2(QString(p.readAllStandardError()).contains("warning: cannot open " + missing),
+                 "the unreadable file is not named");
+        const LoadResult loaded = loadPath(out.toStdString());
+        QVERIFY2(loaded.ok(), loaded.error.c_str());
+        QCOMPARE(loaded.profile->eventCount(), size_t(1)); // the prepared kernel
+
+        p.start(STEPSCOPE_CLI, {"capture", "--records", missing, "--logdir", logDir});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 1);
+        QVERIFY(QString(p.readAllStandardError()).contains("no profile was recorded"));
+        p.start(STEPSCOPE_CLI, {"capture", "--records", "--logdir", logDir});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 2);
+        p.start(STEPSCOPE_CLI, {"capture", "--records", records_});
         QVERIFY(p.waitForFinished(30000));
         QCOMPARE(p.exitCode(), 2);
     }

@@ -4,11 +4,16 @@
 // memset counts and Tensor Core flags are those SOURCES.md counts from the program's source.
 // Step times and memory step ids are checked against the raw records (the NVTX ranges as the
 // record file holds them), not against the converter's output.
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <vector>
 
 #include "capture/CuptiConverter.h"
@@ -171,6 +176,34 @@ private slots:
         QCOMPARE(counts["MemcpyD2H"], uint64_t(50));
         QCOMPARE(counts["Memset"], uint64_t(250));
         QCOMPARE(counts["tiny_kernel(float*, int)"], uint64_t(15));
+    }
+
+    // Both files brought to another machine and converted by stepscope-cli into one run (a host
+    // each), then the overview exported from each host as a user would: 50 and 11 steps.
+    void cliRecordsToOverview() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QProcess p;
+        p.start(STEPSCOPE_CLI,
+                {"capture", "--records", QString::fromStdString(kCupti + "gemmsteps_50.rec"),
+                 QString::fromStdString(kCupti + "gemmsteps_abort_at_10.rec"), "--logdir",
+                 dir.path(), "--run", "h200"});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+        const QStringList files =
+            QString(p.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(files.size(), 2);
+        std::multiset<uint64_t> counts;
+        for (const QString& file : files) {
+            p.start(STEPSCOPE_CLI, {"export", "overview", file, "--json", "-", "--no-cache"});
+            QVERIFY(p.waitForFinished(60000));
+            QCOMPARE(p.exitCode(), 0);
+            const QJsonObject steps =
+                QJsonDocument::fromJson(p.readAllStandardOutput()).object()["steps"].toObject();
+            QCOMPARE(steps["source"].toString(), QString("'Steps' line step_num stats"));
+            counts.insert(uint64_t(steps["count"].toInteger()));
+        }
+        QCOMPARE(counts, (std::multiset<uint64_t>{11, 50}));
     }
 
     // gemmsteps 50 10, aborted after step 10: steps 0..10 whole, 44 + 44 GEMMs, 22 scale_kernel,

@@ -16,6 +16,7 @@
 #include <set>
 #include <vector>
 
+#include "capture/ApiCallFilter.h"
 #include "capture/CuptiConverter.h"
 #include "capture/RecordFile.h"
 #include "model/ProfileLoader.h"
@@ -176,6 +177,38 @@ private slots:
         QCOMPARE(counts["MemcpyD2H"], uint64_t(50));
         QCOMPARE(counts["Memset"], uint64_t(250));
         QCOMPARE(counts["tiny_kernel(float*, int)"], uint64_t(15));
+    }
+
+    // The API calls recorded by default (capture/ApiCallFilter.h) keep every launch: each
+    // kernel, copy and memset of the capture has its launching call among them (flows from host
+    // to device stay whole), while 1,156 of its 5,728 API records remain (the 4,572 others are
+    // queries: cuGetProcAddress, cuStreamGetCaptureInfo, cudaGetDevice, cuCtxGetCurrent, ...).
+    void defaultApiCallsKeepEveryLaunch() {
+        const Capture c = open("gemmsteps_50.rec");
+        std::set<uint32_t> kept;
+        size_t api = 0;
+        for (const capture::Record& r : c.records.records)
+            if (const auto* a = std::get_if<capture::ApiRecord>(&r)) {
+                ++api;
+                if (capture::recordedByDefault(a->domain, a->name)) kept.insert(a->correlationId);
+            }
+        QCOMPARE(api, size_t(5728));
+        QCOMPARE(kept.size(), size_t(1156));
+        size_t launched = 0;
+        for (const capture::Record& r : c.records.records) {
+            uint32_t correlation = 0;
+            if (const auto* k = std::get_if<capture::KernelRecord>(&r))
+                correlation = k->correlationId;
+            else if (const auto* m = std::get_if<capture::MemcpyRecord>(&r))
+                correlation = m->correlationId;
+            else if (const auto* m = std::get_if<capture::MemsetRecord>(&r))
+                correlation = m->correlationId;
+            else
+                continue;
+            ++launched;
+            QVERIFY2(kept.count(correlation), std::to_string(correlation).c_str());
+        }
+        QCOMPARE(launched, size_t(4 + 200 + 200 + 100 + 15 + 50 + 50 + 250));
     }
 
     // Both files brought to another machine and converted by stepscope-cli into one run (a host

@@ -8,11 +8,13 @@
 
 #include <fstream>
 #include <random>
+#include <tuple>
 
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "capture/ApiCallFilter.h"
 #include "capture/CuptiConverter.h"
 #include "capture/RecordFile.h"
 #include "model/LogDir.h"
@@ -403,6 +405,62 @@ private slots:
         QCOMPARE(s.ps(StepCategory::Input), int64_t(500'000));
         QCOMPARE(s.hostToDevicePs, int64_t(500'000));
         QCOMPARE(s.ps(StepCategory::AllOthers), int64_t(3'200'000));
+    }
+
+    // The API calls recorded by default, for every call name in the H200 gemmsteps capture
+    // (../shared/realdata/h200/cupti/gemmsteps_50.rec), decided by hand from the rule: runtime
+    // calls but queries, driver calls that launch, copy, set, allocate, load or synchronise.
+    void defaultApiCallsByName() {
+        using D = ApiRecord::Domain;
+        const std::tuple<D, const char*, bool> cases[] = {
+            {D::Driver, "cuCtxGetCurrent", false},
+            {D::Driver, "cuCtxGetLimit", false},
+            {D::Driver, "cuDeviceGet", false},
+            {D::Driver, "cuDeviceGetAttribute", false},
+            {D::Driver, "cuDeviceTotalMem_v2", false},
+            {D::Driver, "cuDriverGetVersion", false},
+            {D::Driver, "cuFuncGetAttribute", false},
+            {D::Driver, "cuGetProcAddress_v2", false},
+            {D::Driver, "cuInit", false},
+            {D::Driver, "cuKernelGetFunction", false},
+            {D::Driver, "cuKernelSetAttribute", false},
+            {D::Driver, "cuLibraryGetKernel", false},
+            {D::Driver, "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", false},
+            {D::Driver, "cuStreamGetCaptureInfo_v2", false},
+            {D::Driver, "cuLaunchKernel", true},
+            {D::Driver, "cuLaunchKernelEx", true},
+            {D::Driver, "cuLaunchKernel_ptsz", true},
+            {D::Driver, "cuLibraryLoadData", true},
+            {D::Driver, "cuMemcpyDtoHAsync_v2", true},
+            {D::Driver, "cuMemsetD32Async", true},
+            {D::Driver, "cuMemHostAlloc", true},
+            {D::Driver, "cuMemFreeHost", true},
+            {D::Driver, "cuStreamSynchronize", true},
+            {D::Driver, "cuEventRecord", true},
+            {D::Driver, "cuStreamWaitEvent", true},
+            {D::Driver, "cuGraphLaunch", true},
+            {D::Runtime, "cudaGetDevice_v3020", false},
+            {D::Runtime, "cudaDeviceGetAttribute_v5000", false},
+            {D::Runtime, "cudaGetDriverEntryPointByVersion_v12050", false},
+            {D::Runtime, "cudaGetSymbolAddress_v3020", false},
+            {D::Runtime, "cudaOccupancyMaxActiveClusters_v11070", false},
+            {D::Runtime, "cudaGetLastError_v3020", false},
+            {D::Runtime, "cudaPeekAtLastError_v3020", false},
+            {D::Runtime, "cudaStreamIsCapturing_v10000", false},
+            {D::Runtime, "cudaLaunchKernel_v7000", true},
+            {D::Runtime, "cudaLaunchKernel_ptsz_v7000", true},
+            {D::Runtime, "cudaMemcpy_v3020", true},
+            {D::Runtime, "cudaMemsetAsync_v3020", true},
+            {D::Runtime, "cudaEventRecord_v3020", true},
+            {D::Runtime, "cudaEventQuery_v3020", true},
+            {D::Runtime, "cudaFuncSetAttribute_v9000", true},
+            {D::Runtime, "cudaGraphInstantiate_v12000", true},
+            {D::Runtime, "cudaStreamBeginCapture_v10000", true},
+            {D::Runtime, "cudaDeviceSynchronize_v3020", true},
+            {D::Runtime, "cudaMalloc_v3020", true},
+        };
+        for (const auto& [domain, name, recorded] : cases)
+            QVERIFY2(recordedByDefault(domain, name) == recorded, name);
     }
 
     // CUPTI's "unknown" time is 0 (records cut short by a forced flush). Times here are

@@ -110,8 +110,9 @@ LaunchResult launchAndCapture(const LaunchOptions& o, const Progress& progress) 
     argv.push_back(nullptr);
     // The environment is built before fork: the child only calls async-signal-safe functions.
     std::vector<std::pair<std::string, std::string>> added = {
-        {"CUDA_INJECTION64_PATH", o.injectionLibrary}, {"STEPSCOPE_CUPTI_DIR", records.string()}};
-    if (!o.cuptiLibrary.empty()) added.emplace_back("NVTX_INJECTION64_PATH", o.cuptiLibrary);
+        {"CUDA_INJECTION64_PATH", o.injectionLibrary},
+        {"NVTX_INJECTION64_PATH", o.injectionLibrary},
+        {"STEPSCOPE_CUPTI_DIR", records.string()}};
     if (!o.kinds.empty()) added.emplace_back("STEPSCOPE_CUPTI_KINDS", o.kinds);
     added.insert(added.end(), o.environment.begin(), o.environment.end());
     std::vector<std::string> envText;

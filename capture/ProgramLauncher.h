@@ -20,9 +20,12 @@ struct LaunchOptions {
     std::string runName;          // empty: the local time, YYYY_MM_DD_HH_MM_SS
     std::string workingDirectory; // empty: the current one
     std::vector<std::pair<std::string, std::string>> environment; // added to the program's
-    std::string kinds; // STEPSCOPE_CUPTI_KINDS: kernels,memcpy,memory,api,nvtx ("" = all)
-    std::string injectionLibrary; // libstepscope_cupti.so
-    std::string cuptiLibrary;     // libcupti.so, NVTX's injection (ranges as CUPTI markers)
+    // STEPSCOPE_CUPTI_KINDS: kernels, memcpy, memory, api (capture/ApiCallFilter.h's calls),
+    // api-all (every API call), nvtx; "" = all but api-all
+    std::string kinds;
+    // libstepscope_cupti.so: CUDA's injection, and NVTX's (it forwards NVTX to the libcupti it
+    // records with, see capture/cupti/NvtxForwarding.cpp)
+    std::string injectionLibrary;
     uint64_t stopAfterMs = 0; // stop the program (SIGTERM) after this long; 0: wait for its exit
     // Check for the CUDA driver before starting (tests of the other paths turn it off).
     bool requireDriver = true;

@@ -7,16 +7,22 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#ifdef STEPSCOPE_FAKE_CUPTI
+#include <cupti.h>
+#endif
 #include <dlfcn.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <functional>
 #include <thread>
 
+#include "capture/CuptiConverter.h"
 #include "capture/ProgramLauncher.h"
 #include "capture/RecordFile.h"
 #include "model/LogDir.h"
@@ -100,7 +106,8 @@ private slots:
         const QString envOut = dir_.filePath("env.txt");
         const QString script =
             QString("cp '%1' \"$STEPSCOPE_CUPTI_DIR/42.rec\"; "
-                    "echo \"$CUDA_INJECTION64_PATH|$STEPSCOPE_CUPTI_KINDS|$EXTRA\" "
+                    "echo \"$CUDA_INJECTION64_PATH|$NVTX_INJECTION64_PATH|$STEPSCOPE_CUPTI_KINDS|"
+                    "$EXTRA\" "
                     "> '%2'; kill -SEGV $$")
                 .arg(records_, envOut);
         LaunchOptions o = options({"sh", "-c", script}, "crash");
@@ -116,7 +123,9 @@ private slots:
                     .endsWith("/plugins/profile/run/gpu-box_42.xplane.pb"));
         QFile env(envOut);
         QVERIFY(env.open(QIODevice::ReadOnly));
-        QCOMPARE(env.readAll().trimmed(), (records_ + "|kernels,nvtx|yes").toUtf8());
+        // NVTX is injected with the injection library itself (it forwards to its libcupti).
+        QCOMPARE(env.readAll().trimmed(),
+                 (records_ + "|" + records_ + "|kernels,nvtx|yes").toUtf8());
         // The record folder is gone; the run is what TensorBoard lists.
         const Discovery d = discoverProfiles(o.logDir);
         QVERIFY(d.ok());
@@ -261,11 +270,11 @@ private slots:
 
 private:
 #ifdef STEPSCOPE_FAKE_CUPTI
-    // Runs `body` in a child that loaded the stand-in libcupti (tests/fixtures/cupti) and the
-    // injection library and ran InitializeInjection, recording into `out`; gives its wait
-    // status, or -1 when it had not ended after 10 s (it is then killed: a hang).
-    static int injectedChild(const QString& out, const std::function<int(void* fake)>& body,
-                             const std::function<void()>& setup = {}) {
+    // Starts a child that loaded the stand-in libcupti (tests/fixtures/cupti) and the injection
+    // library and ran InitializeInjection, recording into `out`, then runs `body` and exits with
+    // what it returns.
+    static pid_t startInjectedChild(const QString& out, const std::function<int(void* fake)>& body,
+                                    const std::function<void()>& setup = {}) {
         QDir().mkpath(out);
         const pid_t pid = ::fork();
         if (pid == 0) {
@@ -279,6 +288,14 @@ private:
             if (!init || init() != 1) ::_exit(22);
             ::_exit(body(fake));
         }
+        return pid;
+    }
+
+    // startInjectedChild, then its wait status, or -1 when it had not ended after 10 s (it is
+    // then killed: a hang).
+    static int injectedChild(const QString& out, const std::function<int(void* fake)>& body,
+                             const std::function<void()>& setup = {}) {
+        const pid_t pid = startInjectedChild(out, body, setup);
         const auto start = std::chrono::steady_clock::now();
         int status = 0;
         while (::waitpid(pid, &status, WNOHANG) == 0) {
@@ -290,6 +307,21 @@ private:
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
         }
         return status;
+    }
+
+    template <class F> static F hook(void* fake, const char* name) {
+        return reinterpret_cast<F>(::dlsym(fake, name));
+    }
+
+    // The one record file a child wrote into `out`.
+    static RecordFileContents childRecords(const QString& out) {
+        const QStringList files = QDir(out).entryList({"*.rec"});
+        if (files.size() != 1) {
+            RecordFileContents none;
+            none.error = "expected one record file, found " + std::to_string(files.size());
+            return none;
+        }
+        return readRecordFile(QDir(out).filePath(files[0]).toStdString());
     }
 
     static std::string fakeLog(void* fake) {
@@ -369,7 +401,7 @@ private slots:
             out,
             [](void* fake) {
                 reinterpret_cast<void (*)(int)>(::dlsym(fake, "fakeCuptiRaiseInGetNext"))(SIGTERM);
-                reinterpret_cast<void (*)()>(::dlsym(fake, "fakeCuptiDeliver"))();
+                reinterpret_cast<size_t (*)()>(::dlsym(fake, "fakeCuptiDeliver"))();
                 return 7; // not reached: SIGTERM's default action ends the program
             },
             [] { ::signal(SIGTERM, SIG_DFL); }); // a program of its own, not QtTest's handlers
@@ -381,6 +413,163 @@ private slots:
         const RecordFileContents c = readRecordFile(QDir(out).filePath(files[0]).toStdString());
         QVERIFY2(c.ok() && c.problem.empty(), c.error.c_str());
         QVERIFY(!c.records.empty()); // the process record
+#endif
+    }
+
+    // A thread's name is read at its first recorded API call, while it runs: here the thread
+    // ("loader-7") has ended when its record is delivered, and /proc no longer knows it. Its host
+    // line carries the name. (Read at delivery, as before, it was "Thread <tid>".)
+    void threadNamesAreReadWhenAThreadFirstCalls() {
+#ifndef STEPSCOPE_FAKE_CUPTI
+        QSKIP("this build has no CUPTI (no CUDA toolkit found)");
+#else
+        const QString out = dir_.filePath("names");
+        const int status = injectedChild(out, [](void* fake) {
+            std::atomic<uint32_t> tid{0};
+            std::thread worker([&] {
+                pthread_setname_np(pthread_self(), "loader-7");
+                tid = uint32_t(::gettid());
+                hook<void (*)(CUpti_CallbackDomain, CUpti_CallbackId)>(fake, "fakeCuptiApiCall")(
+                    CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000);
+            });
+            worker.join();
+            hook<void (*)(int, uint32_t, uint32_t, uint64_t, uint64_t, uint32_t)>(
+                fake, "fakeCuptiQueueApi")(0, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, tid,
+                                           2'000'000, 2'000'500, 5);
+            hook<size_t (*)()>(fake, "fakeCuptiDeliver")();
+            return 0;
+        });
+        QVERIFY(WIFEXITED(status));
+        QCOMPARE(WEXITSTATUS(status), 0);
+        const RecordFileContents c = childRecords(out);
+        QVERIFY2(c.ok() && c.problem.empty(), c.error.c_str());
+        const LoadResult loaded = loadXSpaceBytes(convertToXSpace({c.records, ""}), "names");
+        QVERIFY2(loaded.ok(), loaded.error.c_str());
+        QStringList lines;
+        for (const Track& t : loaded.profile->tracks())
+            lines << QString::fromStdString(std::string(loaded.profile->str(t.name)));
+        QVERIFY2(lines.contains("loader-7"), qPrintable(lines.join(", ")));
+#endif
+    }
+
+    // By default the API queries (cudaGetDevice, cudaGetLastError, cuGetProcAddress,
+    // cuCtxGetCurrent, cuDeviceGetAttribute, cuStreamGetCaptureInfo) are not recorded, the calls
+    // that launch, copy or synchronise are; STEPSCOPE_CUPTI_KINDS=api-all records every call.
+    // The exit code names the first call whose recording is wrong (its index + 1).
+    void noisyApiCallsAreLeftOutUnlessAsked() {
+#ifndef STEPSCOPE_FAKE_CUPTI
+        QSKIP("this build has no CUPTI (no CUDA toolkit found)");
+#else
+        struct Expected {
+            CUpti_CallbackDomain domain;
+            CUpti_CallbackId cbid;
+            bool byDefault;
+        };
+        static constexpr Expected kCalls[] = {
+            {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, true},
+            {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, true},
+            {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020,
+             true},
+            {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, false},
+            {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020, false},
+            {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, true},
+            {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, true},
+            {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, true},
+            {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, true},
+            {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2, false},
+            {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent, false},
+            {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuDeviceGetAttribute, false},
+            {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_v2, false},
+        };
+        for (const bool everyCall : {false, true}) {
+            const int status = injectedChild(
+                dir_.filePath(everyCall ? "api-all" : "api-default"),
+                [everyCall](void* fake) {
+                    const auto recorded = hook<int (*)(CUpti_CallbackDomain, CUpti_CallbackId)>(
+                        fake, "fakeCuptiApiRecorded");
+                    for (size_t i = 0; i < std::size(kCalls); ++i)
+                        if (bool(recorded(kCalls[i].domain, kCalls[i].cbid)) !=
+                            (everyCall || kCalls[i].byDefault))
+                            return int(i) + 1;
+                    return 0;
+                },
+                [everyCall] {
+                    if (everyCall)
+                        ::setenv("STEPSCOPE_CUPTI_KINDS", "kernels,api-all", 1);
+                    else
+                        ::unsetenv("STEPSCOPE_CUPTI_KINDS");
+                });
+            QVERIFY(WIFEXITED(status));
+            QCOMPARE(WEXITSTATUS(status), 0);
+        }
+#endif
+    }
+
+    // NVTX reaches the CUPTI instance that records, in a process that loaded two copies of
+    // libcupti (PyTorch's wheel brings its own): the injection library, bound to the first copy,
+    // is what NVTX_INJECTION64_PATH names; NVTX loads it and calls its InitializeInjectionNvtx2
+    // (nvtx3/nvtxDetail/nvtxInit.h), which goes on to the first copy, never the second.
+    void nvtxReachesTheCuptiThatRecords() {
+#ifndef STEPSCOPE_FAKE_CUPTI
+        QSKIP("this build has no CUPTI (no CUDA toolkit found)");
+#else
+        const int status = injectedChild(dir_.filePath("nvtx"), [](void* fake) {
+            void* second = ::dlopen(STEPSCOPE_FAKE_CUPTI_COPY, RTLD_NOW | RTLD_LOCAL);
+            if (!second || second == fake) return 3;
+            // What NVTX does with NVTX_INJECTION64_PATH.
+            void* injection = ::dlopen(STEPSCOPE_CUPTI_LIBRARY, RTLD_LAZY);
+            using GetExportTable = const void* (*)(uint32_t);
+            const auto init = hook<int (*)(GetExportTable)>(injection, "InitializeInjectionNvtx2");
+            if (!init) return 4;
+            const GetExportTable table = [](uint32_t) -> const void* { return nullptr; };
+            if (init(table) != 1) return 5;
+            if (fakeLog(fake).find("nvtxInit 1;") == std::string::npos) return 6;
+            const auto secondLog = hook<const char* (*)()>(second, "fakeCuptiLog");
+            if (std::string(secondLog()).find("nvtxInit") != std::string::npos) return 7;
+            return 0;
+        });
+        QVERIFY(WIFEXITED(status));
+        QCOMPARE(WEXITSTATUS(status), 0); // 6: NVTX missed the recording copy; 7: reached the other
+#endif
+    }
+
+    // A program killed with SIGKILL (or by the OOM killer) keeps what CUPTI had completed up to
+    // the last periodic flush: the kernel it ran reaches the file within about a second, with no
+    // exit, signal or full buffer to flush it, and the file reads back whole after the kill.
+    void sigkillKeepsWhatWasFlushed() {
+#ifndef STEPSCOPE_FAKE_CUPTI
+        QSKIP("this build has no CUPTI (no CUDA toolkit found)");
+#else
+        const QString out = dir_.filePath("sigkill");
+        const auto start = std::chrono::steady_clock::now();
+        const pid_t pid = startInjectedChild(out, [](void* fake) -> int {
+            hook<void (*)(const char*, uint64_t, uint64_t, uint32_t, uint32_t)>(
+                fake, "fakeCuptiQueueKernel")("before_the_kill", 2'000'000, 2'001'000, 7, 9);
+            for (;;) ::pause();
+        });
+        const auto hasKernel = [](const RecordFileContents& c) {
+            return std::any_of(c.records.begin(), c.records.end(), [](const Record& r) {
+                const auto* k = std::get_if<KernelRecord>(&r);
+                return k && k->name == "before_the_kill";
+            });
+        };
+        bool flushed = false;
+        while (!flushed && std::chrono::steady_clock::now() - start < std::chrono::seconds(5)) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            flushed = hasKernel(childRecords(out));
+        }
+        const auto took = std::chrono::steady_clock::now() - start;
+        ::kill(pid, SIGKILL);
+        int status = 0;
+        QCOMPARE(::waitpid(pid, &status, 0), pid);
+        QVERIFY(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+        QVERIFY2(flushed, "nothing was flushed while the program ran");
+        QVERIFY2(took < std::chrono::milliseconds(2500), "the first flush took over 2.5 s");
+        const RecordFileContents c = childRecords(out);
+        QVERIFY2(c.ok(), c.error.c_str());
+        QVERIFY2(c.problem.empty(), c.problem.c_str());
+        QVERIFY(hasKernel(c));
+        QVERIFY(std::holds_alternative<ProcessRecord>(c.records.front()));
 #endif
     }
 

@@ -20,6 +20,8 @@
 #include <QVBoxLayout>
 #include <QtConcurrent>
 
+#include <string_view>
+
 namespace stepscope {
 
 namespace {
@@ -203,15 +205,13 @@ QWidget* CaptureDialog::buildLaunchTab() {
     environment_->setFixedHeight(56);
     form->addRow(tr("Environment additions:"), environment_);
     auto* kinds = new QHBoxLayout;
-    const std::pair<const char*, QString> kindNames[] = {{"kernels", tr("Kernels")},
-                                                         {"memcpy", tr("Copies")},
-                                                         {"memory", tr("Memory")},
-                                                         {"api", tr("API calls")},
-                                                         {"nvtx", tr("NVTX")}};
+    const std::pair<const char*, QString> kindNames[] = {
+        {"kernels", tr("Kernels")}, {"memcpy", tr("Copies")}, {"memory", tr("Memory")},
+        {"api", tr("API calls")},   {"nvtx", tr("NVTX")},     {"api-all", tr("Every API call")}};
     for (const auto& [key, label] : kindNames) {
         auto* box = new QCheckBox(label, page);
         box->setObjectName(QStringLiteral("kind_") + key);
-        box->setChecked(true);
+        box->setChecked(std::string_view(key) != "api-all");
         kindBoxes_.push_back({key, box});
         kinds->addWidget(box);
     }
@@ -247,8 +247,10 @@ void CaptureDialog::loadSettings(const QString& suggestedLogDir) {
         stopAfter_->setValue(value("stopAfterS", 0).toInt());
         const QStringList kinds =
             value("kinds", QString()).toString().split(',', Qt::SkipEmptyParts);
+        // Nothing saved: every kind but every API call (queries included), as the CLI.
         for (auto& [key, box] : kindBoxes_)
-            box->setChecked(kinds.isEmpty() || kinds.contains(QString::fromLatin1(key)));
+            box->setChecked(kinds.isEmpty() ? std::string_view(key) != "api-all"
+                                            : kinds.contains(QString::fromLatin1(key)));
     }
 }
 
@@ -283,7 +285,6 @@ capture::LaunchOptions CaptureDialog::launchOptions(QString* error) const {
     capture::LaunchOptions o;
 #ifdef STEPSCOPE_CUPTI_LIBRARY
     o.injectionLibrary = STEPSCOPE_CUPTI_LIBRARY;
-    o.cuptiLibrary = STEPSCOPE_LIBCUPTI;
 #endif
     const QString program = program_ ? program_->text().trimmed() : QString();
     if (program.isEmpty()) {

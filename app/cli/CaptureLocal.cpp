@@ -12,20 +12,19 @@
 
 namespace stepscope::cli {
 
-// `capture --logdir DIR [--run NAME] [--duration S] [--kernels --memcpy --memory --api --nvtx]
-// -- PROGRAM ARGS...`: local capture with CUPTI.
+// `capture --logdir DIR [--run NAME] [--duration S] [--kernels --memcpy --memory --api --all-api
+// --nvtx] -- PROGRAM ARGS...`: local capture with CUPTI.
 int runProgramCapture(const std::vector<std::string>& args, size_t programAt) {
     capture::LaunchOptions o;
 #ifdef STEPSCOPE_CUPTI_LIBRARY
     o.injectionLibrary = STEPSCOPE_CUPTI_LIBRARY;
-    o.cuptiLibrary = STEPSCOPE_LIBCUPTI;
 #endif
     std::string kinds;
     for (size_t i = 0; i + 1 < programAt; ++i) {
         const std::string& a = args[i];
         if (a == "--kernels" || a == "--memcpy" || a == "--memory" || a == "--api" ||
-            a == "--nvtx") {
-            kinds += (kinds.empty() ? "" : ",") + a.substr(2);
+            a == "--all-api" || a == "--nvtx") {
+            kinds += (kinds.empty() ? "" : ",") + (a == "--all-api" ? "api-all" : a.substr(2));
             continue;
         }
         if (i + 2 >= programAt) return captureUsage("'" + a + "' needs a value or is unknown");

@@ -3,6 +3,8 @@
 // records); a program that crashes or is stopped keeps what it recorded (shell scripts stand in
 // for CUDA programs and drop a prepared record file where the injection library would write
 // it); the injection library loads and initialises cleanly where no driver exists.
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -570,6 +572,37 @@ private slots:
         QVERIFY2(c.problem.empty(), c.problem.c_str());
         QVERIFY(hasKernel(c));
         QVERIFY(std::holds_alternative<ProcessRecord>(c.records.front()));
+#endif
+    }
+
+    // `bench capture` runs the injection library on the stand-in and prints one JSON line per
+    // figure: three record mixes, two frame sizes, the API callback (10 calls per record).
+    void benchCaptureRuns() {
+#ifndef STEPSCOPE_FAKE_CUPTI
+        QSKIP("this build has no CUPTI (no CUDA toolkit found)");
+#else
+        QProcess p;
+        p.start(STEPSCOPE_CLI, {"bench", "capture", "--records", "4000", "--repeat", "1"});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+        QStringList figures;
+        for (const QByteArray& line : p.readAllStandardOutput().split('\n')) {
+            if (line.isEmpty()) continue;
+            const QJsonObject o = QJsonDocument::fromJson(line).object();
+            QCOMPARE(o["bench"].toString(), QString("capture"));
+            figures << o["figure"].toString() + ":" + o["records"].toString();
+            if (o["figure"] == "api_callback") {
+                QCOMPARE(o["calls"].toInteger(), 40000);
+            } else {
+                QCOMPARE(o["count"].toInteger(), 4000);
+                QVERIFY(o["ns_per_record"].toDouble() > 0);
+                QVERIFY(o["bytes_per_record"].toDouble() > 0); // the records reached the file
+            }
+        }
+        QCOMPARE(figures,
+                 QStringList({"per_record:kernels", "per_record:api", "per_record:gemmsteps_mix",
+                              "frame_every_2000_records:gemmsteps_mix",
+                              "frame_every_20000_records:gemmsteps_mix", "api_callback:"}));
 #endif
     }
 

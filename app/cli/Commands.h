@@ -19,6 +19,7 @@ int runConvert(const std::vector<std::string>& args);       // convert PATH [--t
 int runBenchKineto(const std::vector<std::string>& args);   // bench kineto
 int runBenchDiff(const std::vector<std::string>& args);     // bench diff
 int runBenchReopen(const std::vector<std::string>& args);   // bench reopen
+int runBenchCapture(const std::vector<std::string>& args);  // bench capture
 int runCache(const std::vector<std::string>& args);         // cache info|clear
 int runDiff(const std::vector<std::string>& args);          // diff BASE CANDIDATE --csv|--json OUT
 #ifdef STEPSCOPE_GUI

@@ -46,6 +46,8 @@ constexpr const char* kUsage =
     "                                 Kineto JSON load speed and memory vs a bare simdjson parse\n"
     "  bench reopen [--events-list N,N,..]\n"
     "                                 reopening from the profile cache vs loading the source\n"
+    "  bench capture [--records N]    the CUPTI injection library's cost per record and per\n"
+    "                                 flush, with a stand-in libcupti (no GPU needed)\n"
     "  cache (info | clear) [--dir DIR]\n"
     "                                 the profile cache: its size, or empty it\n"
     "  convert PATH [--to chrome-json] [--no-cache] OUT.json[.gz]\n"
@@ -94,7 +96,7 @@ int main(int argc, char** argv) {
     if (command == "bench") {
         if (rest.empty())
             return usageError("bench needs one of: load, timeline, stats, memory, kineto, "
-                              "overview, diff, reopen");
+                              "overview, diff, reopen, capture");
         const std::vector<std::string> benchArgs(rest.begin() + 1, rest.end());
         if (rest[0] == "load") return stepscope::cli::runBenchLoad(benchArgs);
         if (rest[0] == "stats") return stepscope::cli::runBenchStats(benchArgs);
@@ -114,8 +116,10 @@ int main(int argc, char** argv) {
         if (rest[0] == "overview") return stepscope::cli::runBenchOverview(benchArgs);
         if (rest[0] == "diff") return stepscope::cli::runBenchDiff(benchArgs);
         if (rest[0] == "reopen") return stepscope::cli::runBenchReopen(benchArgs);
+        if (rest[0] == "capture") return stepscope::cli::runBenchCapture(benchArgs);
         return usageError("unknown benchmark '" + rest[0] +
-                          "' (load, timeline, stats, memory, kineto, overview, diff, reopen)");
+                          "' (load, timeline, stats, memory, kineto, overview, diff, reopen, "
+                          "capture)");
     }
     return usageError("unknown command '" + command + "'");
 }

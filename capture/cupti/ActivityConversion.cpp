@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <string_view>
 
 #include "capture/cupti/InjectionState.h"
 
@@ -15,13 +16,17 @@ namespace {
 
 constexpr size_t kBufferBytes = 8 << 20;
 
-std::string demangle(const char* name) {
-    if (!name) return "unknown kernel";
-    int status = 0;
-    char* out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-    std::string s = status == 0 && out ? out : name;
-    std::free(out);
-    return s;
+// Demangled once per name (State::kernelNames).
+const std::string& demangle(State& s, const char* name) {
+    if (!name) name = "unknown kernel";
+    auto it = s.kernelNames.find(std::string_view(name));
+    if (it == s.kernelNames.end()) {
+        int status = 0;
+        char* out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+        it = s.kernelNames.emplace(name, status == 0 && out ? out : name).first;
+        std::free(out);
+    }
+    return it->second;
 }
 
 // A thread that no API callback named (ApiRecording.h): one that only marks NVTX ranges, or made
@@ -53,7 +58,7 @@ void convert(State& s, const CUpti_Activity* a) {
         r.staticSharedBytes = uint32_t(k->staticSharedMemory);
         r.dynamicSharedBytes = uint32_t(k->dynamicSharedMemory);
         r.graphId = k->graphId, r.graphNodeId = k->graphNodeId;
-        r.name = demangle(k->name);
+        r.name = demangle(s, k->name);
         w.add(r);
         break;
     }

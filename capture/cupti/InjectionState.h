@@ -14,17 +14,28 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 
 #include "capture/RecordFile.h"
 
 namespace stepscope::capture::injection {
+
+// Looks strings up by std::string_view, with no std::string made for the key.
+struct TextHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
 
 struct State {
     std::mutex mutex;
     std::unique_ptr<RecordFileWriter> writer;
     std::set<uint32_t> threadsNamed;
     std::map<uint32_t, CUpti_ActivityMarker2> openMarkers; // NVTX start markers by id
-    std::atomic<bool> stopped{false};                      // flushed at exit; nothing follows
+    // Kernel names as CUPTI gives them (mangled) -> demangled: a program launches few kernels
+    // many times, and demangling was most of a kernel record's cost.
+    std::unordered_map<std::string, std::string, TextHash, std::equal_to<>> kernelNames;
+    std::atomic<bool> stopped{false}; // flushed at exit; nothing follows
 };
 
 // Never destroyed: exit handlers and signals may still use it.

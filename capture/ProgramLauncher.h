@@ -1,8 +1,9 @@
 #pragma once
 
 // Local capture: starts a program with libstepscope_cupti.so injected (CUDA_INJECTION64_PATH),
-// waits for it (or stops it on cancel), and converts the record files its processes wrote into
-// one run of a TensorBoard log directory (capture/CuptiConverter.h). Qt-free.
+// waits for it (or stops it on cancel), reporting what its processes have recorded so far once a
+// second (capture/LiveRecordCounts.h), and converts the record files they wrote into one run of
+// a TensorBoard log directory (capture/CuptiConverter.h). Qt-free.
 
 #include <cstdint>
 #include <string>
@@ -26,7 +27,11 @@ struct LaunchOptions {
     // libstepscope_cupti.so: CUDA's injection, and NVTX's (it forwards NVTX to the libcupti it
     // records with, see capture/cupti/NvtxForwarding.cpp)
     std::string injectionLibrary;
-    uint64_t stopAfterMs = 0; // stop the program (SIGTERM) after this long; 0: wait for its exit
+    // Record from this long after the program starts (STEPSCOPE_CUPTI_START_NS, a wall-clock time
+    // its processes share), as nsys --delay.
+    uint64_t delayMs = 0;
+    // Stop the program (SIGTERM) after recording this long; 0: wait for its exit.
+    uint64_t stopAfterMs = 0;
     // Check for the CUDA driver before starting (tests of the other paths turn it off).
     bool requireDriver = true;
 };

@@ -175,6 +175,44 @@ private slots:
         QCOMPARE(r.run.files.size(), size_t(1));
     }
 
+    // --delay and --duration: recording starts 0.7 s after the program (STEPSCOPE_CUPTI_START_NS,
+    // the same wall-clock time for every process it starts) and lasts 0.8 s, so the stop comes
+    // 1.5 s after the start; meanwhile the progress says when recording starts, then what the
+    // record files hold so far (the prepared file: one kernel).
+    void delayDurationAndLiveCounts() {
+        const QString startFile = dir_.filePath("start_ns.txt");
+        const QString script = QString("echo \"$STEPSCOPE_CUPTI_START_NS\" > '%1'; "
+                                       "cp '%2' \"$STEPSCOPE_CUPTI_DIR/42.rec\"; exec sleep 30")
+                                   .arg(startFile, records_);
+        LaunchOptions o = options({"sh", "-c", script}, "delay");
+        o.delayMs = 700;
+        o.stopAfterMs = 800;
+        QStringList stages;
+        const Progress progress([&stages](std::string_view stage, double) {
+            const QString s = QString::fromUtf8(stage.data(), qsizetype(stage.size()));
+            if (stages.isEmpty() || stages.back() != s) stages << s;
+        });
+        const auto launchedAt = std::chrono::system_clock::now();
+        const auto start = std::chrono::steady_clock::now();
+        const LaunchResult r = launchAndCapture(o, progress);
+        const auto took = std::chrono::steady_clock::now() - start;
+        QVERIFY2(r.ok(), r.error.c_str());
+        QCOMPARE(r.signal, SIGTERM);
+        QVERIFY(took >= std::chrono::milliseconds(1500));
+        QVERIFY(took < std::chrono::seconds(5));
+        std::ifstream startText(startFile.toStdString());
+        int64_t startNs = 0;
+        QVERIFY(startText >> startNs);
+        const int64_t expectedNs =
+            std::chrono::duration_cast<std::chrono::nanoseconds>(
+                (launchedAt + std::chrono::milliseconds(700)).time_since_epoch())
+                .count();
+        QVERIFY2(std::abs(startNs - expectedNs) < 300'000'000, qPrintable(stages.join(" | ")));
+        QVERIFY2(stages.contains("Running sh: recording starts in 1 s"),
+                 qPrintable(stages.join(" | ")));
+        QVERIFY2(stages.contains("Running sh: 1 kernel"), qPrintable(stages.join(" | ")));
+    }
+
     void cliSaysWhyItCannotCapture() {
         QProcess p;
         p.start(STEPSCOPE_CLI, {"capture", "--logdir", dir_.filePath("cli"), "--kernels", "--",
@@ -603,6 +641,36 @@ private slots:
                  QStringList({"per_record:kernels", "per_record:api", "per_record:gemmsteps_mix",
                               "frame_every_2000_records:gemmsteps_mix",
                               "frame_every_20000_records:gemmsteps_mix", "api_callback:"}));
+#endif
+    }
+
+    // STEPSCOPE_CUPTI_START_NS (the launcher's --delay): the process record is written at once,
+    // the record kinds are enabled only once that time has come (kernels: enable 10,
+    // CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL).
+    void recordingStartsAfterTheDelay() {
+#ifndef STEPSCOPE_FAKE_CUPTI
+        QSKIP("this build has no CUPTI (no CUDA toolkit found)");
+#else
+        const QString out = dir_.filePath("delayed");
+        const int status = injectedChild(
+            out,
+            [out](void* fake) {
+                if (fakeLog(fake).find("enable 10;") != std::string::npos) return 3;
+                if (childRecords(out).records.empty()) return 4;
+                std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+                return fakeLog(fake).find("enable 10;") != std::string::npos ? 0 : 5;
+            },
+            [] {
+                const auto at = std::chrono::system_clock::now() + std::chrono::milliseconds(800);
+                ::setenv("STEPSCOPE_CUPTI_START_NS",
+                         std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                            at.time_since_epoch())
+                                            .count())
+                             .c_str(),
+                         1);
+            });
+        QVERIFY(WIFEXITED(status));
+        QCOMPARE(WEXITSTATUS(status), 0); // 3: enabled before the delay; 5: never after it
 #endif
     }
 

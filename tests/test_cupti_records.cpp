@@ -6,6 +6,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <tuple>
@@ -16,6 +17,7 @@
 
 #include "capture/ApiCallFilter.h"
 #include "capture/CuptiConverter.h"
+#include "capture/LiveRecordCounts.h"
 #include "capture/RecordFile.h"
 #include "model/LogDir.h"
 #include "model/ProfileLoader.h"
@@ -405,6 +407,37 @@ private slots:
         QCOMPARE(s.ps(StepCategory::Input), int64_t(500'000));
         QCOMPARE(s.hostToDevicePs, int64_t(500'000));
         QCOMPARE(s.ps(StepCategory::AllOthers), int64_t(3'200'000));
+    }
+
+    // What a running capture has recorded, read as its files grow: a frame still being written
+    // is not counted until it is whole. stepRecords() in frames of 5: [process, thread, device,
+    // NVTX range, API call], [kernel, API call, copy, memset, allocation], [allocation, free,
+    // overhead, dropped].
+    void liveCountsReadWholeFramesAsFilesGrow() {
+        std::vector<size_t> ends;
+        const QString whole = writeFrames(stepRecords(), 5, "live-whole.rec", &ends);
+        QCOMPARE(ends.size(), size_t(3));
+        const std::vector<uint8_t> bytes = readBytes(whole);
+        QDir().mkpath(dir_.filePath("live"));
+        const std::string growing = dir_.filePath("live/42.rec").toStdString();
+        const auto writePrefix = [&](size_t n) {
+            std::ofstream f(growing, std::ios::binary | std::ios::trunc);
+            f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(n));
+        };
+        LiveRecordCounts live(dir_.filePath("live").toStdString());
+        writePrefix(5); // not even the magic
+        QCOMPARE(recordCountsText(live.update()), std::string("no records yet"));
+        writePrefix(ends[0] + 7); // the second frame begun
+        QCOMPARE(recordCountsText(live.update()), std::string("1 API call, 1 NVTX range"));
+        writePrefix(bytes.size());
+        const RecordCounts& c = live.update();
+        QCOMPARE(recordCountsText(c), std::string("1 kernel, 2 copies, 2 API calls, 1 NVTX range, "
+                                                  "3 allocations and frees"));
+        QCOMPARE(c.total(), uint64_t(9));
+        std::filesystem::copy_file(whole.toStdString(), dir_.filePath("live/43.rec").toStdString());
+        QCOMPARE(recordCountsText(live.update()),
+                 std::string("2 kernels, 4 copies, 4 API calls, 2 NVTX ranges, "
+                             "6 allocations and frees in 2 processes"));
     }
 
     // The API calls recorded by default, for every call name in the H200 gemmsteps capture

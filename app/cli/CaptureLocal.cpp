@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 #include "app/cli/Arguments.h"
 #include "app/cli/CaptureCommand.h"
@@ -12,8 +13,8 @@
 
 namespace stepscope::cli {
 
-// `capture --logdir DIR [--run NAME] [--duration S] [--kernels --memcpy --memory --api --all-api
-// --nvtx] -- PROGRAM ARGS...`: local capture with CUPTI.
+// `capture --logdir DIR [--run NAME] [--delay S] [--duration S] [--kernels --memcpy --memory --api
+// --all-api --nvtx] -- PROGRAM ARGS...`: local capture with CUPTI.
 int runProgramCapture(const std::vector<std::string>& args, size_t programAt) {
     capture::LaunchOptions o;
 #ifdef STEPSCOPE_CUPTI_LIBRARY
@@ -37,6 +38,10 @@ int runProgramCapture(const std::vector<std::string>& args, size_t programAt) {
             const auto n = parseCount(v, 1, 24 * 3600);
             if (!n) return captureUsage("--duration must be a whole number of seconds, 1 to 86400");
             o.stopAfterMs = *n * 1000;
+        } else if (a == "--delay") {
+            const auto n = parseCount(v, 0, 24 * 3600);
+            if (!n) return captureUsage("--delay must be a whole number of seconds, 0 to 86400");
+            o.delayMs = *n * 1000;
         } else {
             return captureUsage("unknown option '" + a + "' for launching a program");
         }
@@ -46,7 +51,13 @@ int runProgramCapture(const std::vector<std::string>& args, size_t programAt) {
     if (o.argv.empty()) return captureUsage("no program after --");
     if (o.logDir.empty()) return captureUsage("no --logdir given");
 
-    Progress progress;
+    // What was recorded so far, on stderr as it changes (at most once a second).
+    std::string lastStage;
+    Progress progress([&lastStage](std::string_view stage, double) {
+        if (stage == lastStage) return;
+        lastStage = stage;
+        std::fprintf(stderr, "%.*s\n", int(stage.size()), stage.data());
+    });
     const capture::LaunchResult r = [&] {
         const CancelOnInterrupt interrupt(progress);
         return capture::launchAndCapture(o, progress);

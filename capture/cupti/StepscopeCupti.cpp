@@ -9,16 +9,24 @@
 //
 // STEPSCOPE_CUPTI_KINDS (comma-separated; default all but api-all): kernels, memcpy, memory, api
 // (the API calls capture/ApiCallFilter.h keeps), api-all (every API call), nvtx.
+// STEPSCOPE_CUPTI_START_NS (Unix time, ns): record from then on (the launcher's --delay); the
+// process record and the flushing start at once.
 
 #include <cupti.h>
 
 #include <unistd.h>
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <chrono>
 #include <cstdlib>
+#include <exception>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "capture/cupti/ActivityConversion.h"
@@ -36,6 +44,12 @@ bool wanted(const std::string& kinds, const char* kind) {
     return list.find(std::string(",") + kind + ",") != std::string::npos;
 }
 
+int64_t wallNs() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
 ProcessRecord thisProcess(uint64_t cuptiNow) {
     ProcessRecord process;
     process.pid = uint32_t(getpid());
@@ -46,11 +60,73 @@ ProcessRecord thisProcess(uint64_t cuptiNow) {
     std::string arg;
     while (std::getline(cmdline, arg, '\0'))
         process.command += (process.command.empty() ? "" : " ") + arg;
-    process.wallStartNs = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                              std::chrono::system_clock::now().time_since_epoch())
-                              .count();
+    process.wallStartNs = wallNs();
     process.cuptiStartNs = cuptiNow;
     return process;
+}
+
+// Enables the record kinds; false (and no record file left) when CUPTI could enable none.
+bool startRecording(const std::string& kinds, const std::string& path) {
+    std::vector<CUpti_ActivityKind> enable = {CUPTI_ACTIVITY_KIND_DEVICE,
+                                              CUPTI_ACTIVITY_KIND_OVERHEAD};
+    if (wanted(kinds, "kernels")) enable.push_back(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    if (wanted(kinds, "memcpy")) {
+        enable.push_back(CUPTI_ACTIVITY_KIND_MEMCPY);
+        enable.push_back(CUPTI_ACTIVITY_KIND_MEMSET);
+    }
+    if (wanted(kinds, "memory")) enable.push_back(CUPTI_ACTIVITY_KIND_MEMORY2);
+    if (wanted(kinds, "nvtx")) enable.push_back(CUPTI_ACTIVITY_KIND_MARKER);
+    size_t enabled = 0, asked = enable.size();
+    CUptiResult firstError = CUPTI_SUCCESS;
+    const auto count = [&](CUptiResult r) {
+        if (r == CUPTI_SUCCESS)
+            ++enabled;
+        else if (firstError == CUPTI_SUCCESS)
+            firstError = r;
+    };
+    for (const CUpti_ActivityKind kind : enable) count(cuptiActivityEnable(kind));
+    if (wanted(kinds, "api") || wanted(kinds, "api-all")) {
+        ++asked;
+        count(enableApiRecords(wanted(kinds, "api-all")));
+    }
+    if (enabled == 0) {
+        // Nothing can be recorded (no driver or GPU, no permission): leave no record file, so
+        // the launcher says the program recorded nothing and points here.
+        say("CUPTI cannot record anything: " + cuptiError(firstError) +
+            (firstError == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
+                 ? ""
+                 : " (is there an NVIDIA driver and a GPU this process may use?)"));
+        {
+            const LockedState s;
+            s->writer.reset();
+        }
+        ::unlink(path.c_str());
+        return false;
+    }
+    if (enabled < asked)
+        say("CUPTI refused some record kinds (" + cuptiError(firstError) +
+            "); recording the others");
+    return true;
+}
+
+// Runs `start` on a thread of its own after `delayNs` (STEPSCOPE_CUPTI_START_NS: the launcher's
+// --delay), with every signal blocked on that thread.
+void startLater(int64_t delayNs, std::function<void()> start) {
+    sigset_t all, saved;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &saved);
+    try {
+        std::thread([delayNs, start = std::move(start)] {
+            std::this_thread::sleep_for(std::chrono::nanoseconds(delayNs));
+            start();
+        }).detach();
+    } catch (const std::exception&) {
+        say("cannot start the thread that starts recording after the delay; recording now");
+        pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+        start();
+        return;
+    }
+    pthread_sigmask(SIG_SETMASK, &saved, nullptr);
 }
 
 } // namespace
@@ -94,45 +170,12 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
         const LockedState s;
         s->writer = std::move(writer); // before any record kind: buffers may complete at once
     }
-    std::vector<CUpti_ActivityKind> enable = {CUPTI_ACTIVITY_KIND_DEVICE,
-                                              CUPTI_ACTIVITY_KIND_OVERHEAD};
-    if (wanted(kinds, "kernels")) enable.push_back(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    if (wanted(kinds, "memcpy")) {
-        enable.push_back(CUPTI_ACTIVITY_KIND_MEMCPY);
-        enable.push_back(CUPTI_ACTIVITY_KIND_MEMSET);
-    }
-    if (wanted(kinds, "memory")) enable.push_back(CUPTI_ACTIVITY_KIND_MEMORY2);
-    if (wanted(kinds, "nvtx")) enable.push_back(CUPTI_ACTIVITY_KIND_MARKER);
-    size_t enabled = 0, asked = enable.size();
-    CUptiResult firstError = CUPTI_SUCCESS;
-    const auto count = [&](CUptiResult r) {
-        if (r == CUPTI_SUCCESS)
-            ++enabled;
-        else if (firstError == CUPTI_SUCCESS)
-            firstError = r;
-    };
-    for (const CUpti_ActivityKind kind : enable) count(cuptiActivityEnable(kind));
-    if (wanted(kinds, "api") || wanted(kinds, "api-all")) {
-        ++asked;
-        count(enableApiRecords(wanted(kinds, "api-all")));
-    }
-    if (enabled == 0) {
-        // Nothing can be recorded (no driver or GPU, no permission): leave no record file, so
-        // the launcher says the program recorded nothing and points here.
-        say("CUPTI cannot record anything: " + cuptiError(firstError) +
-            (firstError == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
-                 ? ""
-                 : " (is there an NVIDIA driver and a GPU this process may use?)"));
-        {
-            const LockedState s;
-            s->writer.reset();
-        }
-        ::unlink(path.c_str());
+    const char* startAt = std::getenv("STEPSCOPE_CUPTI_START_NS");
+    const int64_t delayNs = startAt ? std::atoll(startAt) - wallNs() : 0;
+    if (delayNs > 0)
+        startLater(delayNs, [kinds, path] { startRecording(kinds, path); });
+    else if (!startRecording(kinds, path))
         return 1;
-    }
-    if (enabled < asked)
-        say("CUPTI refused some record kinds (" + cuptiError(firstError) +
-            "); recording the others");
     startFlushing();
     return 1;
 }

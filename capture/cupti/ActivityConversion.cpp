@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "capture/cupti/ApiRecording.h"
 #include "capture/cupti/InjectionState.h"
 
 namespace stepscope::capture::injection {
@@ -29,8 +30,9 @@ const std::string& demangle(State& s, const char* name) {
     return it->second;
 }
 
-// A thread that no API callback named (ApiRecording.h): one that only marks NVTX ranges, or made
-// its first calls before the library subscribed. Its name now, if it still runs ("" if not).
+// A thread that no API callback named (ApiRecording.h): one that only marks NVTX ranges, made its
+// first calls before the library subscribed, or came after the callback's last slot. Its name
+// now, if it still runs ("" if not).
 void nameLate(State& s, uint32_t tid) {
     if (!s.threadsNamed.insert(tid).second) return;
     std::ifstream comm("/proc/self/task/" + std::to_string(tid) + "/comm");
@@ -154,6 +156,7 @@ void CUPTIAPI bufferCompleted(CUcontext context, uint32_t streamId, uint8_t* buf
     {
         const LockedState s;
         if (s->writer) {
+            writeThreadNames(*s);
             CUpti_Activity* record = nullptr;
             while (cuptiActivityGetNextRecord(buffer, validSize, &record) == CUPTI_SUCCESS)
                 convert(*s, record);

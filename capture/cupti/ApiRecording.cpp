@@ -3,6 +3,8 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -13,16 +15,31 @@ namespace stepscope::capture::injection {
 
 namespace {
 
+// Names read on the program's threads, handed to the writer without a lock: the callback runs
+// inside a CUDA call, where waiting for the state's lock (held by a buffer's conversion inside
+// CUPTI) could deadlock. Threads past the last slot are named late (ActivityConversion).
+struct NameSlot {
+    std::atomic<bool> ready{false};
+    uint32_t tid = 0;
+    char name[16] = {}; // the kernel's limit, with the terminating zero
+};
+constexpr size_t kNameSlots = 4096;
+NameSlot nameSlots[kNameSlots];
+std::atomic<size_t> slotsTaken{0};
+size_t slotsWritten = 0; // with the state locked
+
 // Once per thread, at its first recorded call; later calls cost one thread-local test.
 void CUPTIAPI onApiCall(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {
     static thread_local bool named = false;
     if (named) return;
     named = true;
-    char name[17] = {}; // the kernel's limit: 16 bytes with the terminating zero
-    ::prctl(PR_GET_NAME, name);
-    const uint32_t tid = uint32_t(::gettid());
-    const LockedState s;
-    if (s->writer && s->threadsNamed.insert(tid).second) s->writer->add(ThreadRecord{tid, name});
+    const size_t i = slotsTaken.fetch_add(1, std::memory_order_relaxed);
+    if (i >= kNameSlots) return;
+    NameSlot& slot = nameSlots[i];
+    ::prctl(PR_GET_NAME, slot.name);
+    slot.name[sizeof slot.name - 1] = 0;
+    slot.tid = uint32_t(::gettid());
+    slot.ready.store(true, std::memory_order_release);
 }
 
 struct ApiDomain {
@@ -38,6 +55,16 @@ constexpr ApiDomain kDomains[] = {{CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_ACTIVITY_K
                                    ApiRecord::Domain::Driver, CUPTI_DRIVER_TRACE_CBID_SIZE}};
 
 } // namespace
+
+void writeThreadNames(State& s) {
+    const size_t taken = std::min(slotsTaken.load(std::memory_order_relaxed), kNameSlots);
+    for (; slotsWritten < taken; ++slotsWritten) {
+        const NameSlot& slot = nameSlots[slotsWritten];
+        if (!slot.ready.load(std::memory_order_acquire)) break; // its thread is filling it
+        if (s.writer && s.threadsNamed.insert(slot.tid).second)
+            s.writer->add(ThreadRecord{slot.tid, slot.name});
+    }
+}
 
 CUptiResult enableApiRecords(bool everyCall) {
     CUpti_SubscriberHandle subscriber = nullptr;

@@ -14,4 +14,9 @@ namespace stepscope::capture::injection {
 // thread records its name. Returns the first CUPTI error, or CUPTI_SUCCESS.
 CUptiResult enableApiRecords(bool everyCall);
 
+struct State;
+// Adds the thread names read since the last call to the record file; called with the state
+// locked, before the records of a buffer are converted (so a thread's name precedes them).
+void writeThreadNames(State& s);
+
 } // namespace stepscope::capture::injection

@@ -13,6 +13,7 @@
 #include <exception>
 #include <thread>
 
+#include "capture/cupti/ApiRecording.h"
 #include "capture/cupti/InjectionState.h"
 
 namespace stepscope::capture::injection {
@@ -28,6 +29,7 @@ constexpr int kFlushPeriodMs = 1000;
 void flushEverything() {
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     const LockedState s;
+    writeThreadNames(*s);
     if (s->writer) s->writer->flush();
 }
 
@@ -37,6 +39,7 @@ void flushCompleted() {
     if (state().stopped) return;
     cuptiActivityFlushAll(0);
     const LockedState s;
+    writeThreadNames(*s);
     if (s->writer) s->writer->flush();
 }
 

@@ -112,13 +112,14 @@ class TestCuptiRealdata : public QObject {
         QCOMPARE(o.steps.steps.size(), stepCount);
         QCOMPARE(o.steps.notWellFormed, size_t(0));
         // Times as the ranges were recorded, relative to step 0 (the profile's time base starts
-        // at its earliest record).
-        const int64_t origin = o.steps.steps.front().beginPs - int64_t(nvtx.at(0).first) * 1000;
+        // at its earliest record; CUPTI's are Unix ns, too large to hold in ps).
+        const int64_t step0Ps = o.steps.steps.front().beginPs;
+        const uint64_t step0Ns = nvtx.at(0).first;
         for (size_t i = 0; i < o.steps.steps.size(); ++i) {
             const StepRecord& s = o.steps.steps[i];
             QCOMPARE(s.number, int64_t(i));
             QCOMPARE(s.name, "step " + std::to_string(i));
-            QCOMPARE(s.beginPs - origin, int64_t(nvtx.at(s.number).first) * 1000);
+            QCOMPARE(s.beginPs - step0Ps, int64_t(nvtx.at(s.number).first - step0Ns) * 1000);
             QCOMPARE(s.durationPs,
                      int64_t(nvtx.at(s.number).second - nvtx.at(s.number).first) * 1000);
             // Each step copies 64 MiB in and 16 MiB out around its GEMMs.

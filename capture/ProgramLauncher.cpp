@@ -10,11 +10,13 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
+
+#include "capture/LiveRecordCounts.h"
+#include "model/LogDir.h"
 
 extern char** environ;
 
@@ -23,15 +25,6 @@ namespace stepscope::capture {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string localTimestamp() {
-    const std::time_t now = std::time(nullptr);
-    std::tm tm{};
-    localtime_r(&now, &tm);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y_%m_%d_%H_%M_%S", &tm);
-    return text;
-}
 
 std::string signalName(int sig) {
     const char* name = sigabbrev_np(sig);
@@ -97,7 +90,7 @@ LaunchResult launchAndCapture(const LaunchOptions& o, const Progress& progress) 
             return result;
         }
     }
-    result.runName = o.runName.empty() ? localTimestamp() : o.runName;
+    result.runName = o.runName.empty() ? localTimeRunName() : o.runName;
     const fs::path records =
         fs::path(o.logDir) / "plugins" / "profile" / (".stepscope-records-" + result.runName);
     std::error_code ec;
@@ -118,9 +111,18 @@ LaunchResult launchAndCapture(const LaunchOptions& o, const Progress& progress) 
     argv.push_back(nullptr);
     // The environment is built before fork: the child only calls async-signal-safe functions.
     std::vector<std::pair<std::string, std::string>> added = {
-        {"CUDA_INJECTION64_PATH", o.injectionLibrary}, {"STEPSCOPE_CUPTI_DIR", records.string()}};
-    if (!o.cuptiLibrary.empty()) added.emplace_back("NVTX_INJECTION64_PATH", o.cuptiLibrary);
+        {"CUDA_INJECTION64_PATH", o.injectionLibrary},
+        {"NVTX_INJECTION64_PATH", o.injectionLibrary},
+        {"STEPSCOPE_CUPTI_DIR", records.string()}};
     if (!o.kinds.empty()) added.emplace_back("STEPSCOPE_CUPTI_KINDS", o.kinds);
+    if (o.delayMs > 0) {
+        const auto startAt =
+            std::chrono::system_clock::now() + std::chrono::milliseconds(o.delayMs);
+        added.emplace_back("STEPSCOPE_CUPTI_START_NS",
+                           std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                              startAt.time_since_epoch())
+                                              .count()));
+    }
     added.insert(added.end(), o.environment.begin(), o.environment.end());
     std::vector<std::string> envText;
     for (char** e = environ; *e; ++e) {
@@ -167,6 +169,10 @@ LaunchResult launchAndCapture(const LaunchOptions& o, const Progress& progress) 
     bool sentStop = false, sentKill = false, programDone = false;
     std::chrono::steady_clock::time_point stopSent, killSent;
     const auto start = std::chrono::steady_clock::now();
+    const auto recordingFrom = start + std::chrono::milliseconds(o.delayMs);
+    LiveRecordCounts live(records.string());
+    std::string recorded = recordCountsText(live.update());
+    auto lastCount = start;
     for (;;) {
         if (!programDone) {
             const pid_t done = ::waitpid(pid, &status, WNOHANG);
@@ -176,7 +182,7 @@ LaunchResult launchAndCapture(const LaunchOptions& o, const Progress& progress) 
         if (programDone && !groupRuns(pid)) break;
         const auto now = std::chrono::steady_clock::now();
         const bool timeUp =
-            o.stopAfterMs > 0 && now - start >= std::chrono::milliseconds(o.stopAfterMs);
+            o.stopAfterMs > 0 && now - recordingFrom >= std::chrono::milliseconds(o.stopAfterMs);
         if (!sentStop && (progress.cancelled() || timeUp)) {
             ::kill(-pid, SIGTERM); // the injection library flushes on SIGTERM
             sentStop = true;
@@ -191,8 +197,20 @@ LaunchResult launchAndCapture(const LaunchOptions& o, const Progress& progress) 
         } else if (sentKill && now - killSent > std::chrono::seconds(2)) {
             break; // SIGKILL cannot be ignored: whatever remains is not ours to wait for
         }
-        progress.report(programDone ? "Waiting for the processes " + o.argv.front() + " started"
-                                    : "Running " + o.argv.front(),
+        if (now - lastCount >= std::chrono::seconds(1)) {
+            recorded = recordCountsText(live.update());
+            lastCount = now;
+        }
+        const std::string soFar =
+            now < recordingFrom
+                ? "recording starts in " +
+                      std::to_string(
+                          std::chrono::ceil<std::chrono::seconds>(recordingFrom - now).count()) +
+                      " s"
+                : recorded;
+        progress.report((programDone ? "Waiting for the processes " + o.argv.front() + " started"
+                                     : "Running " + o.argv.front()) +
+                            ": " + soFar,
                         0.0);
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }

@@ -1,8 +1,9 @@
 #pragma once
 
 // Local capture: starts a program with libstepscope_cupti.so injected (CUDA_INJECTION64_PATH),
-// waits for it (or stops it on cancel), and converts the record files its processes wrote into
-// one run of a TensorBoard log directory (capture/CuptiConverter.h). Qt-free.
+// waits for it (or stops it on cancel), reporting what its processes have recorded so far once a
+// second (capture/LiveRecordCounts.h), and converts the record files they wrote into one run of
+// a TensorBoard log directory (capture/CuptiConverter.h). Qt-free.
 
 #include <cstdint>
 #include <string>
@@ -20,10 +21,17 @@ struct LaunchOptions {
     std::string runName;          // empty: the local time, YYYY_MM_DD_HH_MM_SS
     std::string workingDirectory; // empty: the current one
     std::vector<std::pair<std::string, std::string>> environment; // added to the program's
-    std::string kinds; // STEPSCOPE_CUPTI_KINDS: kernels,memcpy,memory,api,nvtx ("" = all)
-    std::string injectionLibrary; // libstepscope_cupti.so
-    std::string cuptiLibrary;     // libcupti.so, NVTX's injection (ranges as CUPTI markers)
-    uint64_t stopAfterMs = 0; // stop the program (SIGTERM) after this long; 0: wait for its exit
+    // STEPSCOPE_CUPTI_KINDS: kernels, memcpy, memory, api (capture/ApiCallFilter.h's calls),
+    // api-all (every API call), nvtx; "" = all but api-all
+    std::string kinds;
+    // libstepscope_cupti.so: CUDA's injection, and NVTX's (it forwards NVTX to the libcupti it
+    // records with, see capture/cupti/NvtxForwarding.cpp)
+    std::string injectionLibrary;
+    // Record from this long after the program starts (STEPSCOPE_CUPTI_START_NS, a wall-clock time
+    // its processes share), as nsys --delay.
+    uint64_t delayMs = 0;
+    // Stop the program (SIGTERM) after recording this long; 0: wait for its exit.
+    uint64_t stopAfterMs = 0;
     // Check for the CUDA driver before starting (tests of the other paths turn it off).
     bool requireDriver = true;
 };

@@ -251,15 +251,9 @@ bool RecordFileWriter::flush() {
     return true;
 }
 
-RecordFileContents readRecordBytes(const uint8_t* data, size_t size, const std::string& name) {
-    RecordFileContents out;
-    if (size < sizeof kRecordFileMagic ||
-        std::memcmp(data, kRecordFileMagic, sizeof kRecordFileMagic) != 0) {
-        out.error = name + " is not a Stepscope CUPTI record file" +
-                    (size < sizeof kRecordFileMagic ? " (shorter than its 8-byte header)" : "");
-        return out;
-    }
-    size_t at = sizeof kRecordFileMagic;
+size_t readRecordFrames(const uint8_t* data, size_t size, uint64_t offset,
+                        RecordFileContents& out) {
+    size_t at = 0;
     std::vector<uint8_t> frame;
     while (at < size) {
         const size_t compressedSize = ZSTD_findFrameCompressedSize(data + at, size - at);
@@ -275,14 +269,14 @@ RecordFileContents readRecordBytes(const uint8_t* data, size_t size, const std::
             contentSize == ZSTD_CONTENTSIZE_UNKNOWN || contentSize > (1ull << 31) ||
             contentSize > bound) {
             out.problem = "frame " + std::to_string(out.frames + 1) + " at byte " +
-                          std::to_string(at) + " is truncated or corrupt";
+                          std::to_string(offset + at) + " is truncated or corrupt";
             break;
         }
         frame.resize(size_t(contentSize));
         const size_t got = ZSTD_decompress(frame.data(), frame.size(), data + at, compressedSize);
         if (ZSTD_isError(got) || got != frame.size()) {
             out.problem = "frame " + std::to_string(out.frames + 1) + " at byte " +
-                          std::to_string(at) + " does not decompress";
+                          std::to_string(offset + at) + " does not decompress";
             break;
         }
         // Parse the frame's records; a frame is kept whole or not at all.
@@ -308,14 +302,26 @@ RecordFileContents readRecordBytes(const uint8_t* data, size_t size, const std::
         }
         if (!good) {
             out.problem = "frame " + std::to_string(out.frames + 1) + " at byte " +
-                          std::to_string(at) + " holds a malformed record";
+                          std::to_string(offset + at) + " holds a malformed record";
             break;
         }
         for (Record& r : records) out.records.push_back(std::move(r));
         ++out.frames;
         at += compressedSize;
     }
-    out.bytesIgnored = size - at;
+    return at;
+}
+
+RecordFileContents readRecordBytes(const uint8_t* data, size_t size, const std::string& name) {
+    RecordFileContents out;
+    if (size < sizeof kRecordFileMagic ||
+        std::memcmp(data, kRecordFileMagic, sizeof kRecordFileMagic) != 0) {
+        out.error = name + " is not a Stepscope CUPTI record file" +
+                    (size < sizeof kRecordFileMagic ? " (shorter than its 8-byte header)" : "");
+        return out;
+    }
+    constexpr size_t kMagic = sizeof kRecordFileMagic;
+    out.bytesIgnored = size - kMagic - readRecordFrames(data + kMagic, size - kMagic, kMagic, out);
     return out;
 }
 

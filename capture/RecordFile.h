@@ -59,6 +59,12 @@ struct RecordFileContents {
     bool ok() const { return error.empty(); }
 };
 
+// Decodes the whole frames in `data` (a record file's bytes after its magic, or a later part
+// that starts at a frame), appending to `out.records` and `out.frames`; at the first frame that
+// is truncated or damaged it stops and says so in `out.problem` (its byte counted from `offset`).
+// Returns the bytes of the whole frames read.
+size_t readRecordFrames(const uint8_t* data, size_t size, uint64_t offset, RecordFileContents& out);
+
 // Reads a record file; tolerant of a truncated or corrupt tail (see `problem`).
 RecordFileContents readRecordFile(const std::string& path);
 // The same from bytes already in memory; `name` is used in messages.

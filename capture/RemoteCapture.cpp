@@ -8,7 +8,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 
 #include "capture/profiler_service.grpc.pb.h"
+#include "model/LogDir.h"
 
 namespace stepscope::capture {
 
@@ -76,15 +76,6 @@ std::string checkAddress(const std::string& address) {
 std::string fileHost(std::string host) {
     std::replace(host.begin(), host.end(), ':', '_');
     return host;
-}
-
-std::string localTimestamp() {
-    const std::time_t now = std::time(nullptr);
-    std::tm tm{};
-    localtime_r(&now, &tm);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y_%m_%d_%H_%M_%S", &tm);
-    return text;
 }
 
 std::string seconds(uint64_t ms) {
@@ -443,7 +434,7 @@ RemoteCaptureResult captureRemote(const RemoteCaptureOptions& o, const Progress&
         }
     }
     if (o.runName.empty()) {
-        const std::string stamp = localTimestamp();
+        const std::string stamp = localTimeRunName();
         result.runName = stamp;
         for (int i = 2; fs::exists(root / result.runName, ec); ++i)
             result.runName = stamp + "_" + std::to_string(i);

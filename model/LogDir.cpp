@@ -1,6 +1,7 @@
 #include "model/LogDir.h"
 
 #include <algorithm>
+#include <ctime>
 #include <filesystem>
 #include <map>
 #include <system_error>
@@ -179,6 +180,15 @@ Discovery discoverProfiles(const std::string& path) {
                   " (expected LOGDIR/plugins/profile/<run>/<host>.xplane.pb, a run folder, an "
                   ".xplane.pb file, or a PyTorch/Chrome trace .json or .json.gz)";
     return d;
+}
+
+std::string localTimeRunName() {
+    const std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    localtime_r(&now, &tm);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y_%m_%d_%H_%M_%S", &tm);
+    return text;
 }
 
 } // namespace stepscope

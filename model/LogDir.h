@@ -33,4 +33,8 @@ struct Discovery {
 // `.xplane.pb` and a JSON trace, the `.xplane.pb` is used.
 Discovery discoverProfiles(const std::string& path);
 
+// A new run's name as TensorBoard's profiler names runs: the local time, YYYY_MM_DD_HH_MM_SS
+// (newest sorts first).
+std::string localTimeRunName();
+
 } // namespace stepscope

@@ -200,6 +200,8 @@ private slots:
         QVERIFY2(d.errorText().contains("\"bad line\" is not NAME=VALUE"),
                  qPrintable(d.errorText()));
         child<QPlainTextEdit>(&d, "environmentEdit")->setPlainText("GOOD=1");
+        // Every API call (the queries too) only when asked for.
+        QVERIFY(!child<QCheckBox>(&d, "kind_api-all")->isChecked());
         for (const char* k :
              {"kind_kernels", "kind_memcpy", "kind_memory", "kind_api", "kind_nvtx"})
             child<QCheckBox>(&d, k)->setChecked(false);

@@ -3,23 +3,32 @@
 // records); a program that crashes or is stopped keeps what it recorded (shell scripts stand in
 // for CUDA programs and drop a prepared record file where the injection library would write
 // it); the injection library loads and initialises cleanly where no driver exists.
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#ifdef STEPSCOPE_FAKE_CUPTI
+#include <cupti.h>
+#endif
 #include <dlfcn.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <functional>
 #include <thread>
 
+#include "capture/CuptiConverter.h"
 #include "capture/ProgramLauncher.h"
 #include "capture/RecordFile.h"
 #include "model/LogDir.h"
+#include "model/ProfileLoader.h"
 
 using namespace stepscope;
 using namespace stepscope::capture;
@@ -99,7 +108,8 @@ private slots:
         const QString envOut = dir_.filePath("env.txt");
         const QString script =
             QString("cp '%1' \"$STEPSCOPE_CUPTI_DIR/42.rec\"; "
-                    "echo \"$CUDA_INJECTION64_PATH|$STEPSCOPE_CUPTI_KINDS|$EXTRA\" "
+                    "echo \"$CUDA_INJECTION64_PATH|$NVTX_INJECTION64_PATH|$STEPSCOPE_CUPTI_KINDS|"
+                    "$EXTRA\" "
                     "> '%2'; kill -SEGV $$")
                 .arg(records_, envOut);
         LaunchOptions o = options({"sh", "-c", script}, "crash");
@@ -115,7 +125,9 @@ private slots:
                     .endsWith("/plugins/profile/run/gpu-box_42.xplane.pb"));
         QFile env(envOut);
         QVERIFY(env.open(QIODevice::ReadOnly));
-        QCOMPARE(env.readAll().trimmed(), (records_ + "|kernels,nvtx|yes").toUtf8());
+        // NVTX is injected with the injection library itself (it forwards to its libcupti).
+        QCOMPARE(env.readAll().trimmed(),
+                 (records_ + "|" + records_ + "|kernels,nvtx|yes").toUtf8());
         // The record folder is gone; the run is what TensorBoard lists.
         const Discovery d = discoverProfiles(o.logDir);
         QVERIFY(d.ok());
@@ -163,6 +175,44 @@ private slots:
         QCOMPARE(r.run.files.size(), size_t(1));
     }
 
+    // --delay and --duration: recording starts 0.7 s after the program (STEPSCOPE_CUPTI_START_NS,
+    // the same wall-clock time for every process it starts) and lasts 0.8 s, so the stop comes
+    // 1.5 s after the start; meanwhile the progress says when recording starts, then what the
+    // record files hold so far (the prepared file: one kernel).
+    void delayDurationAndLiveCounts() {
+        const QString startFile = dir_.filePath("start_ns.txt");
+        const QString script = QString("echo \"$STEPSCOPE_CUPTI_START_NS\" > '%1'; "
+                                       "cp '%2' \"$STEPSCOPE_CUPTI_DIR/42.rec\"; exec sleep 30")
+                                   .arg(startFile, records_);
+        LaunchOptions o = options({"sh", "-c", script}, "delay");
+        o.delayMs = 700;
+        o.stopAfterMs = 800;
+        QStringList stages;
+        const Progress progress([&stages](std::string_view stage, double) {
+            const QString s = QString::fromUtf8(stage.data(), qsizetype(stage.size()));
+            if (stages.isEmpty() || stages.back() != s) stages << s;
+        });
+        const auto launchedAt = std::chrono::system_clock::now();
+        const auto start = std::chrono::steady_clock::now();
+        const LaunchResult r = launchAndCapture(o, progress);
+        const auto took = std::chrono::steady_clock::now() - start;
+        QVERIFY2(r.ok(), r.error.c_str());
+        QCOMPARE(r.signal, SIGTERM);
+        QVERIFY(took >= std::chrono::milliseconds(1500));
+        QVERIFY(took < std::chrono::seconds(5));
+        std::ifstream startText(startFile.toStdString());
+        int64_t startNs = 0;
+        QVERIFY(startText >> startNs);
+        const int64_t expectedNs =
+            std::chrono::duration_cast<std::chrono::nanoseconds>(
+                (launchedAt + std::chrono::milliseconds(700)).time_since_epoch())
+                .count();
+        QVERIFY2(std::abs(startNs - expectedNs) < 300'000'000, qPrintable(stages.join(" | ")));
+        QVERIFY2(stages.contains("Running sh: recording starts in 1 s"),
+                 qPrintable(stages.join(" | ")));
+        QVERIFY2(stages.contains("Running sh: 1 kernel"), qPrintable(stages.join(" | ")));
+    }
+
     void cliSaysWhyItCannotCapture() {
         QProcess p;
         p.start(STEPSCOPE_CLI, {"capture", "--logdir", dir_.filePath("cli"), "--kernels", "--",
@@ -181,6 +231,38 @@ private slots:
         QVERIFY(p.waitForFinished(30000));
         QCOMPARE(p.exitCode(), 2);
         p.start(STEPSCOPE_CLI, {"capture", "--duration", "x", "--", "true"});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 2);
+    }
+
+    // Record files brought from another machine become a run as the launcher makes one: a host
+    // per process, named <hostname>_<pid>; a file that cannot be read is a warning; with nothing
+    // readable nothing is written and the exit code is 1; no file or no log directory is a usage
+    // error (2).
+    void cliTurnsRecordFilesIntoARun() {
+        const QString logDir = dir_.filePath("records");
+        const QString missing = dir_.filePath("missing.rec");
+        QProcess p;
+        p.start(STEPSCOPE_CLI, {"capture", "--records", records_, missing, "--logdir", logDir,
+                                "--run", "from_gpu_box"});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 0);
+        const QString out = logDir + "/plugins/profile/from_gpu_box/gpu-box_42.xplane.pb";
+        QCOMPARE(QString(p.readAllStandardOutput()).trimmed(), out);
+        QVERIFY2(QString(p.readAllStandardError()).contains("warning: cannot open " + missing),
+                 "the unreadable file is not named");
+        const LoadResult loaded = loadPath(out.toStdString());
+        QVERIFY2(loaded.ok(), loaded.error.c_str());
+        QCOMPARE(loaded.profile->eventCount(), size_t(1)); // the prepared kernel
+
+        p.start(STEPSCOPE_CLI, {"capture", "--records", missing, "--logdir", logDir});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 1);
+        QVERIFY(QString(p.readAllStandardError()).contains("no profile was recorded"));
+        p.start(STEPSCOPE_CLI, {"capture", "--records", "--logdir", logDir});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 2);
+        p.start(STEPSCOPE_CLI, {"capture", "--records", records_});
         QVERIFY(p.waitForFinished(30000));
         QCOMPARE(p.exitCode(), 2);
     }
@@ -228,11 +310,11 @@ private slots:
 
 private:
 #ifdef STEPSCOPE_FAKE_CUPTI
-    // Runs `body` in a child that loaded the stand-in libcupti (tests/fixtures/cupti) and the
-    // injection library and ran InitializeInjection, recording into `out`; gives its wait
-    // status, or -1 when it had not ended after 10 s (it is then killed: a hang).
-    static int injectedChild(const QString& out, const std::function<int(void* fake)>& body,
-                             const std::function<void()>& setup = {}) {
+    // Starts a child that loaded the stand-in libcupti (tests/fixtures/cupti) and the injection
+    // library and ran InitializeInjection, recording into `out`, then runs `body` and exits with
+    // what it returns.
+    static pid_t startInjectedChild(const QString& out, const std::function<int(void* fake)>& body,
+                                    const std::function<void()>& setup = {}) {
         QDir().mkpath(out);
         const pid_t pid = ::fork();
         if (pid == 0) {
@@ -246,6 +328,14 @@ private:
             if (!init || init() != 1) ::_exit(22);
             ::_exit(body(fake));
         }
+        return pid;
+    }
+
+    // startInjectedChild, then its wait status, or -1 when it had not ended after 10 s (it is
+    // then killed: a hang).
+    static int injectedChild(const QString& out, const std::function<int(void* fake)>& body,
+                             const std::function<void()>& setup = {}) {
+        const pid_t pid = startInjectedChild(out, body, setup);
         const auto start = std::chrono::steady_clock::now();
         int status = 0;
         while (::waitpid(pid, &status, WNOHANG) == 0) {
@@ -257,6 +347,21 @@ private:
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
         }
         return status;
+    }
+
+    template <class F> static F hook(void* fake, const char* name) {
+        return reinterpret_cast<F>(::dlsym(fake, name));
+    }
+
+    // The one record file a child wrote into `out`.
+    static RecordFileContents childRecords(const QString& out) {
+        const QStringList files = QDir(out).entryList({"*.rec"});
+        if (files.size() != 1) {
+            RecordFileContents none;
+            none.error = "expected one record file, found " + std::to_string(files.size());
+            return none;
+        }
+        return readRecordFile(QDir(out).filePath(files[0]).toStdString());
     }
 
     static std::string fakeLog(void* fake) {
@@ -336,7 +441,7 @@ private slots:
             out,
             [](void* fake) {
                 reinterpret_cast<void (*)(int)>(::dlsym(fake, "fakeCuptiRaiseInGetNext"))(SIGTERM);
-                reinterpret_cast<void (*)()>(::dlsym(fake, "fakeCuptiDeliver"))();
+                reinterpret_cast<size_t (*)()>(::dlsym(fake, "fakeCuptiDeliver"))();
                 return 7; // not reached: SIGTERM's default action ends the program
             },
             [] { ::signal(SIGTERM, SIG_DFL); }); // a program of its own, not QtTest's handlers
@@ -348,6 +453,224 @@ private slots:
         const RecordFileContents c = readRecordFile(QDir(out).filePath(files[0]).toStdString());
         QVERIFY2(c.ok() && c.problem.empty(), c.error.c_str());
         QVERIFY(!c.records.empty()); // the process record
+#endif
+    }
+
+    // A thread's name is read at its first recorded API call, while it runs: here the thread
+    // ("loader-7") has ended when its record is delivered, and /proc no longer knows it. Its host
+    // line carries the name. (Read at delivery, as before, it was "Thread <tid>".)
+    void threadNamesAreReadWhenAThreadFirstCalls() {
+#ifndef STEPSCOPE_FAKE_CUPTI
+        QSKIP("this build has no CUPTI (no CUDA toolkit found)");
+#else
+        const QString out = dir_.filePath("names");
+        const int status = injectedChild(out, [](void* fake) {
+            std::atomic<uint32_t> tid{0};
+            std::thread worker([&] {
+                pthread_setname_np(pthread_self(), "loader-7");
+                tid = uint32_t(::gettid());
+                hook<void (*)(CUpti_CallbackDomain, CUpti_CallbackId)>(fake, "fakeCuptiApiCall")(
+                    CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000);
+            });
+            worker.join();
+            hook<void (*)(int, uint32_t, uint32_t, uint64_t, uint64_t, uint32_t)>(
+                fake, "fakeCuptiQueueApi")(0, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, tid,
+                                           2'000'000, 2'000'500, 5);
+            hook<size_t (*)()>(fake, "fakeCuptiDeliver")();
+            return 0;
+        });
+        QVERIFY(WIFEXITED(status));
+        QCOMPARE(WEXITSTATUS(status), 0);
+        const RecordFileContents c = childRecords(out);
+        QVERIFY2(c.ok() && c.problem.empty(), c.error.c_str());
+        const LoadResult loaded = loadXSpaceBytes(convertToXSpace({c.records, ""}), "names");
+        QVERIFY2(loaded.ok(), loaded.error.c_str());
+        QStringList lines;
+        for (const Track& t : loaded.profile->tracks())
+            lines << QString::fromStdString(std::string(loaded.profile->str(t.name)));
+        QVERIFY2(lines.contains("loader-7"), qPrintable(lines.join(", ")));
+#endif
+    }
+
+    // By default the API queries (cudaGetDevice, cudaGetLastError, cuGetProcAddress,
+    // cuCtxGetCurrent, cuDeviceGetAttribute, cuStreamGetCaptureInfo) are not recorded, the calls
+    // that launch, copy or synchronise are; STEPSCOPE_CUPTI_KINDS=api-all records every call.
+    // The exit code names the first call whose recording is wrong (its index + 1).
+    void noisyApiCallsAreLeftOutUnlessAsked() {
+#ifndef STEPSCOPE_FAKE_CUPTI
+        QSKIP("this build has no CUPTI (no CUDA toolkit found)");
+#else
+        struct Expected {
+            CUpti_CallbackDomain domain;
+            CUpti_CallbackId cbid;
+            bool byDefault;
+        };
+        static constexpr Expected kCalls[] = {
+            {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, true},
+            {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, true},
+            {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020,
+             true},
+            {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, false},
+            {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020, false},
+            {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, true},
+            {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, true},
+            {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, true},
+            {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, true},
+            {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2, false},
+            {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent, false},
+            {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuDeviceGetAttribute, false},
+            {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_v2, false},
+        };
+        for (const bool everyCall : {false, true}) {
+            const int status = injectedChild(
+                dir_.filePath(everyCall ? "api-all" : "api-default"),
+                [everyCall](void* fake) {
+                    const auto recorded = hook<int (*)(CUpti_CallbackDomain, CUpti_CallbackId)>(
+                        fake, "fakeCuptiApiRecorded");
+                    for (size_t i = 0; i < std::size(kCalls); ++i)
+                        if (bool(recorded(kCalls[i].domain, kCalls[i].cbid)) !=
+                            (everyCall || kCalls[i].byDefault))
+                            return int(i) + 1;
+                    return 0;
+                },
+                [everyCall] {
+                    if (everyCall)
+                        ::setenv("STEPSCOPE_CUPTI_KINDS", "kernels,api-all", 1);
+                    else
+                        ::unsetenv("STEPSCOPE_CUPTI_KINDS");
+                });
+            QVERIFY(WIFEXITED(status));
+            QCOMPARE(WEXITSTATUS(status), 0);
+        }
+#endif
+    }
+
+    // NVTX reaches the CUPTI instance that records, in a process that loaded two copies of
+    // libcupti (PyTorch's wheel brings its own): the injection library, bound to the first copy,
+    // is what NVTX_INJECTION64_PATH names; NVTX loads it and calls its InitializeInjectionNvtx2
+    // (nvtx3/nvtxDetail/nvtxInit.h), which goes on to the first copy, never the second.
+    void nvtxReachesTheCuptiThatRecords() {
+#ifndef STEPSCOPE_FAKE_CUPTI
+        QSKIP("this build has no CUPTI (no CUDA toolkit found)");
+#else
+        const int status = injectedChild(dir_.filePath("nvtx"), [](void* fake) {
+            void* second = ::dlopen(STEPSCOPE_FAKE_CUPTI_COPY, RTLD_NOW | RTLD_LOCAL);
+            if (!second || second == fake) return 3;
+            // What NVTX does with NVTX_INJECTION64_PATH.
+            void* injection = ::dlopen(STEPSCOPE_CUPTI_LIBRARY, RTLD_LAZY);
+            using GetExportTable = const void* (*)(uint32_t);
+            const auto init = hook<int (*)(GetExportTable)>(injection, "InitializeInjectionNvtx2");
+            if (!init) return 4;
+            const GetExportTable table = [](uint32_t) -> const void* { return nullptr; };
+            if (init(table) != 1) return 5;
+            if (fakeLog(fake).find("nvtxInit 1;") == std::string::npos) return 6;
+            const auto secondLog = hook<const char* (*)()>(second, "fakeCuptiLog");
+            if (std::string(secondLog()).find("nvtxInit") != std::string::npos) return 7;
+            return 0;
+        });
+        QVERIFY(WIFEXITED(status));
+        QCOMPARE(WEXITSTATUS(status), 0); // 6: NVTX missed the recording copy; 7: reached the other
+#endif
+    }
+
+    // A program killed with SIGKILL (or by the OOM killer) keeps what CUPTI had completed up to
+    // the last periodic flush: the kernel it ran reaches the file within about a second, with no
+    // exit, signal or full buffer to flush it, and the file reads back whole after the kill.
+    void sigkillKeepsWhatWasFlushed() {
+#ifndef STEPSCOPE_FAKE_CUPTI
+        QSKIP("this build has no CUPTI (no CUDA toolkit found)");
+#else
+        const QString out = dir_.filePath("sigkill");
+        const auto start = std::chrono::steady_clock::now();
+        const pid_t pid = startInjectedChild(out, [](void* fake) -> int {
+            hook<void (*)(const char*, uint64_t, uint64_t, uint32_t, uint32_t)>(
+                fake, "fakeCuptiQueueKernel")("before_the_kill", 2'000'000, 2'001'000, 7, 9);
+            for (;;) ::pause();
+        });
+        const auto hasKernel = [](const RecordFileContents& c) {
+            return std::any_of(c.records.begin(), c.records.end(), [](const Record& r) {
+                const auto* k = std::get_if<KernelRecord>(&r);
+                return k && k->name == "before_the_kill";
+            });
+        };
+        bool flushed = false;
+        while (!flushed && std::chrono::steady_clock::now() - start < std::chrono::seconds(5)) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            flushed = hasKernel(childRecords(out));
+        }
+        const auto took = std::chrono::steady_clock::now() - start;
+        ::kill(pid, SIGKILL);
+        int status = 0;
+        QCOMPARE(::waitpid(pid, &status, 0), pid);
+        QVERIFY(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+        QVERIFY2(flushed, "nothing was flushed while the program ran");
+        QVERIFY2(took < std::chrono::milliseconds(2500), "the first flush took over 2.5 s");
+        const RecordFileContents c = childRecords(out);
+        QVERIFY2(c.ok(), c.error.c_str());
+        QVERIFY2(c.problem.empty(), c.problem.c_str());
+        QVERIFY(hasKernel(c));
+        QVERIFY(std::holds_alternative<ProcessRecord>(c.records.front()));
+#endif
+    }
+
+    // `bench capture` runs the injection library on the stand-in and prints one JSON line per
+    // figure: three record mixes, two frame sizes, the API callback (10 calls per record).
+    void benchCaptureRuns() {
+#ifndef STEPSCOPE_FAKE_CUPTI
+        QSKIP("this build has no CUPTI (no CUDA toolkit found)");
+#else
+        QProcess p;
+        p.start(STEPSCOPE_CLI, {"bench", "capture", "--records", "4000", "--repeat", "1"});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+        QStringList figures;
+        for (const QByteArray& line : p.readAllStandardOutput().split('\n')) {
+            if (line.isEmpty()) continue;
+            const QJsonObject o = QJsonDocument::fromJson(line).object();
+            QCOMPARE(o["bench"].toString(), QString("capture"));
+            figures << o["figure"].toString() + ":" + o["records"].toString();
+            if (o["figure"] == "api_callback") {
+                QCOMPARE(o["calls"].toInteger(), 40000);
+            } else {
+                QCOMPARE(o["count"].toInteger(), 4000);
+                QVERIFY(o["ns_per_record"].toDouble() > 0);
+                QVERIFY(o["bytes_per_record"].toDouble() > 0); // the records reached the file
+            }
+        }
+        QCOMPARE(figures,
+                 QStringList({"per_record:kernels", "per_record:api", "per_record:gemmsteps_mix",
+                              "frame_every_2000_records:gemmsteps_mix",
+                              "frame_every_20000_records:gemmsteps_mix", "api_callback:"}));
+#endif
+    }
+
+    // STEPSCOPE_CUPTI_START_NS (the launcher's --delay): the process record is written at once,
+    // the record kinds are enabled only once that time has come (kernels: enable 10,
+    // CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL).
+    void recordingStartsAfterTheDelay() {
+#ifndef STEPSCOPE_FAKE_CUPTI
+        QSKIP("this build has no CUPTI (no CUDA toolkit found)");
+#else
+        const QString out = dir_.filePath("delayed");
+        const int status = injectedChild(
+            out,
+            [out](void* fake) {
+                if (fakeLog(fake).find("enable 10;") != std::string::npos) return 3;
+                if (childRecords(out).records.empty()) return 4;
+                std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+                return fakeLog(fake).find("enable 10;") != std::string::npos ? 0 : 5;
+            },
+            [] {
+                const auto at = std::chrono::system_clock::now() + std::chrono::milliseconds(800);
+                ::setenv("STEPSCOPE_CUPTI_START_NS",
+                         std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                            at.time_since_epoch())
+                                            .count())
+                             .c_str(),
+                         1);
+            });
+        QVERIFY(WIFEXITED(status));
+        QCOMPARE(WEXITSTATUS(status), 0); // 3: enabled before the delay; 5: never after it
 #endif
     }
 

@@ -6,17 +6,22 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <filesystem>
 #include <fstream>
 #include <random>
+#include <tuple>
 
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "capture/ApiCallFilter.h"
 #include "capture/CuptiConverter.h"
+#include "capture/LiveRecordCounts.h"
 #include "capture/RecordFile.h"
 #include "model/LogDir.h"
 #include "model/ProfileLoader.h"
+#include "model/analysis/StepAnalysis.h"
 #include "tests/fixtures/ProtoXSpace.h"
 #include "xplane.pb.h"
 
@@ -377,6 +382,118 @@ private slots:
             QVERIFY2((steps != gpu.lines().end()) == (number >= 0), name);
             if (number >= 0) QCOMPARE(steps->events(0).stats(0).int64_value(), number);
         }
+    }
+
+    // The "step 0" range of stepRecords() reaches the step analysis through the device's Steps
+    // line (no group ids): one step [5,500, 12,000) ns, i.e. 400,000 ps after the profile's
+    // earliest event (the CUPTI overhead at 5,100) and 6,500,000 ps long. Inside it:
+    // cudaLaunchKernel [6,000, 6,500) and cudaMemcpyAsync [9,000, 9,200), both with a correlation
+    // id (kernel launch: 700 ns); gemm_kernel [7,000, 9,000) and the memset [10,000, 10,100)
+    // (32-bit compute: 2,100 ns); the HtoD copy [9,500, 10,000) (input: 500 ns); no event covers
+    // the other 3,200 ns.
+    void nvtxStepsReachTheStepAnalysis() {
+        const LoadResult r = loadXSpaceBytes(convertToXSpace({stepRecords(), ""}), "capture");
+        QVERIFY2(r.ok(), r.error.c_str());
+        const StepAnalysis a = analyzeSteps(*r.profile);
+        QCOMPARE(a.source, StepSource::StepLines);
+        QCOMPARE(a.steps.size(), size_t(1));
+        const StepRecord& s = a.steps[0];
+        QCOMPARE(s.number, int64_t(0));
+        QCOMPARE(s.name, std::string("step 0"));
+        QCOMPARE(s.beginPs, int64_t(400'000));
+        QCOMPARE(s.durationPs, int64_t(6'500'000));
+        QCOMPARE(s.ps(StepCategory::KernelLaunch), int64_t(700'000));
+        QCOMPARE(s.ps(StepCategory::DeviceCompute32), int64_t(2'100'000));
+        QCOMPARE(s.ps(StepCategory::Input), int64_t(500'000));
+        QCOMPARE(s.hostToDevicePs, int64_t(500'000));
+        QCOMPARE(s.ps(StepCategory::AllOthers), int64_t(3'200'000));
+    }
+
+    // What a running capture has recorded, read as its files grow: a frame still being written
+    // is not counted until it is whole. stepRecords() in frames of 5: [process, thread, device,
+    // NVTX range, API call], [kernel, API call, copy, memset, allocation], [allocation, free,
+    // overhead, dropped].
+    void liveCountsReadWholeFramesAsFilesGrow() {
+        std::vector<size_t> ends;
+        const QString whole = writeFrames(stepRecords(), 5, "live-whole.rec", &ends);
+        QCOMPARE(ends.size(), size_t(3));
+        const std::vector<uint8_t> bytes = readBytes(whole);
+        QDir().mkpath(dir_.filePath("live"));
+        const std::string growing = dir_.filePath("live/42.rec").toStdString();
+        const auto writePrefix = [&](size_t n) {
+            std::ofstream f(growing, std::ios::binary | std::ios::trunc);
+            f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(n));
+        };
+        LiveRecordCounts live(dir_.filePath("live").toStdString());
+        writePrefix(5); // not even the magic
+        QCOMPARE(recordCountsText(live.update()), std::string("no records yet"));
+        writePrefix(ends[0] + 7); // the second frame begun
+        QCOMPARE(recordCountsText(live.update()), std::string("1 API call, 1 NVTX range"));
+        writePrefix(bytes.size());
+        const RecordCounts& c = live.update();
+        QCOMPARE(recordCountsText(c), std::string("1 kernel, 2 copies, 2 API calls, 1 NVTX range, "
+                                                  "3 allocations and frees"));
+        QCOMPARE(c.total(), uint64_t(9));
+        std::filesystem::copy_file(whole.toStdString(), dir_.filePath("live/43.rec").toStdString());
+        QCOMPARE(recordCountsText(live.update()),
+                 std::string("2 kernels, 4 copies, 4 API calls, 2 NVTX ranges, "
+                             "6 allocations and frees in 2 processes"));
+    }
+
+    // The API calls recorded by default, for every call name in the H200 gemmsteps capture
+    // (../shared/realdata/h200/cupti/gemmsteps_50.rec), decided by hand from the rule: runtime
+    // calls but queries, driver calls that launch, copy, set, allocate, load or synchronise.
+    void defaultApiCallsByName() {
+        using D = ApiRecord::Domain;
+        const std::tuple<D, const char*, bool> cases[] = {
+            {D::Driver, "cuCtxGetCurrent", false},
+            {D::Driver, "cuCtxGetLimit", false},
+            {D::Driver, "cuDeviceGet", false},
+            {D::Driver, "cuDeviceGetAttribute", false},
+            {D::Driver, "cuDeviceTotalMem_v2", false},
+            {D::Driver, "cuDriverGetVersion", false},
+            {D::Driver, "cuFuncGetAttribute", false},
+            {D::Driver, "cuGetProcAddress_v2", false},
+            {D::Driver, "cuInit", false},
+            {D::Driver, "cuKernelGetFunction", false},
+            {D::Driver, "cuKernelSetAttribute", false},
+            {D::Driver, "cuLibraryGetKernel", false},
+            {D::Driver, "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", false},
+            {D::Driver, "cuStreamGetCaptureInfo_v2", false},
+            {D::Driver, "cuLaunchKernel", true},
+            {D::Driver, "cuLaunchKernelEx", true},
+            {D::Driver, "cuLaunchKernel_ptsz", true},
+            {D::Driver, "cuLibraryLoadData", true},
+            {D::Driver, "cuMemcpyDtoHAsync_v2", true},
+            {D::Driver, "cuMemsetD32Async", true},
+            {D::Driver, "cuMemHostAlloc", true},
+            {D::Driver, "cuMemFreeHost", true},
+            {D::Driver, "cuStreamSynchronize", true},
+            {D::Driver, "cuEventRecord", true},
+            {D::Driver, "cuStreamWaitEvent", true},
+            {D::Driver, "cuGraphLaunch", true},
+            {D::Runtime, "cudaGetDevice_v3020", false},
+            {D::Runtime, "cudaDeviceGetAttribute_v5000", false},
+            {D::Runtime, "cudaGetDriverEntryPointByVersion_v12050", false},
+            {D::Runtime, "cudaGetSymbolAddress_v3020", false},
+            {D::Runtime, "cudaOccupancyMaxActiveClusters_v11070", false},
+            {D::Runtime, "cudaGetLastError_v3020", false},
+            {D::Runtime, "cudaPeekAtLastError_v3020", false},
+            {D::Runtime, "cudaStreamIsCapturing_v10000", false},
+            {D::Runtime, "cudaLaunchKernel_v7000", true},
+            {D::Runtime, "cudaLaunchKernel_ptsz_v7000", true},
+            {D::Runtime, "cudaMemcpy_v3020", true},
+            {D::Runtime, "cudaMemsetAsync_v3020", true},
+            {D::Runtime, "cudaEventRecord_v3020", true},
+            {D::Runtime, "cudaEventQuery_v3020", true},
+            {D::Runtime, "cudaFuncSetAttribute_v9000", true},
+            {D::Runtime, "cudaGraphInstantiate_v12000", true},
+            {D::Runtime, "cudaStreamBeginCapture_v10000", true},
+            {D::Runtime, "cudaDeviceSynchronize_v3020", true},
+            {D::Runtime, "cudaMalloc_v3020", true},
+        };
+        for (const auto& [domain, name, recorded] : cases)
+            QVERIFY2(recordedByDefault(domain, name) == recorded, name);
     }
 
     // CUPTI's "unknown" time is 0 (records cut short by a forced flush). Times here are

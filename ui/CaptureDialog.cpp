@@ -20,6 +20,8 @@
 #include <QVBoxLayout>
 #include <QtConcurrent>
 
+#include <string_view>
+
 namespace stepscope {
 
 namespace {
@@ -203,24 +205,28 @@ QWidget* CaptureDialog::buildLaunchTab() {
     environment_->setFixedHeight(56);
     form->addRow(tr("Environment additions:"), environment_);
     auto* kinds = new QHBoxLayout;
-    const std::pair<const char*, QString> kindNames[] = {{"kernels", tr("Kernels")},
-                                                         {"memcpy", tr("Copies")},
-                                                         {"memory", tr("Memory")},
-                                                         {"api", tr("API calls")},
-                                                         {"nvtx", tr("NVTX")}};
+    const std::pair<const char*, QString> kindNames[] = {
+        {"kernels", tr("Kernels")}, {"memcpy", tr("Copies")}, {"memory", tr("Memory")},
+        {"api", tr("API calls")},   {"nvtx", tr("NVTX")},     {"api-all", tr("Every API call")}};
     for (const auto& [key, label] : kindNames) {
         auto* box = new QCheckBox(label, page);
         box->setObjectName(QStringLiteral("kind_") + key);
-        box->setChecked(true);
+        box->setChecked(std::string_view(key) != "api-all");
         kindBoxes_.push_back({key, box});
         kinds->addWidget(box);
     }
     kinds->addStretch();
     form->addRow(tr("Record:"), kinds);
+    launchDelay_ = new QSpinBox(page);
+    launchDelay_->setObjectName("launchDelaySpin");
+    launchDelay_->setRange(0, 24 * 3600);
+    launchDelay_->setSuffix(tr(" s"));
+    launchDelay_->setSpecialValueText(tr("at once"));
+    form->addRow(tr("Start recording:"), launchDelay_);
     stopAfter_ = new QSpinBox(page);
     stopAfter_->setObjectName("stopAfterSpin");
     stopAfter_->setRange(0, 24 * 3600);
-    stopAfter_->setSuffix(tr(" s"));
+    stopAfter_->setSuffix(tr(" s of recording"));
     stopAfter_->setSpecialValueText(tr("when it exits"));
     form->addRow(tr("Stop the program:"), stopAfter_);
 #endif
@@ -245,10 +251,13 @@ void CaptureDialog::loadSettings(const QString& suggestedLogDir) {
         workDir_->setText(value("workDir", QString()).toString());
         environment_->setPlainText(value("environment", QString()).toString());
         stopAfter_->setValue(value("stopAfterS", 0).toInt());
+        launchDelay_->setValue(value("launchDelayS", 0).toInt());
         const QStringList kinds =
             value("kinds", QString()).toString().split(',', Qt::SkipEmptyParts);
+        // Nothing saved: every kind but every API call (queries included), as the CLI.
         for (auto& [key, box] : kindBoxes_)
-            box->setChecked(kinds.isEmpty() || kinds.contains(QString::fromLatin1(key)));
+            box->setChecked(kinds.isEmpty() ? std::string_view(key) != "api-all"
+                                            : kinds.contains(QString::fromLatin1(key)));
     }
 }
 
@@ -268,6 +277,7 @@ void CaptureDialog::saveSettings() const {
         settings_->setValue("capture/workDir", workDir_->text());
         settings_->setValue("capture/environment", environment_->toPlainText());
         settings_->setValue("capture/stopAfterS", stopAfter_->value());
+        settings_->setValue("capture/launchDelayS", launchDelay_->value());
         settings_->setValue("capture/kinds", launchKinds());
     }
 }
@@ -283,7 +293,6 @@ capture::LaunchOptions CaptureDialog::launchOptions(QString* error) const {
     capture::LaunchOptions o;
 #ifdef STEPSCOPE_CUPTI_LIBRARY
     o.injectionLibrary = STEPSCOPE_CUPTI_LIBRARY;
-    o.cuptiLibrary = STEPSCOPE_LIBCUPTI;
 #endif
     const QString program = program_ ? program_->text().trimmed() : QString();
     if (program.isEmpty()) {
@@ -316,6 +325,7 @@ capture::LaunchOptions CaptureDialog::launchOptions(QString* error) const {
         return o;
     }
     o.stopAfterMs = uint64_t(stopAfter_->value()) * 1000;
+    o.delayMs = uint64_t(launchDelay_->value()) * 1000;
     return o;
 }
 
@@ -368,7 +378,7 @@ void CaptureDialog::setBusy(bool busy) {
         w->setEnabled(!busy);
     if (launchAvailable_) {
         for (QWidget* w : std::initializer_list<QWidget*>{program_, arguments_, workDir_,
-                                                          environment_, stopAfter_})
+                                                          environment_, launchDelay_, stopAfter_})
             w->setEnabled(!busy);
         for (auto& [key, box] : kindBoxes_) box->setEnabled(!busy);
     }
@@ -435,7 +445,7 @@ void CaptureDialog::startLaunch() {
     saveSettings();
     showError(QString());
     runningDurationMs_ = o.stopAfterMs;
-    runningDelayMs_ = 0;
+    runningDelayMs_ = o.delayMs;
     launching_ = true;
     launchClock_.start();
     progressBar_->setRange(0, o.stopAfterMs > 0 ? 1000 : 0); // busy bar when it runs to its end
@@ -510,14 +520,15 @@ void CaptureDialog::reject() {
 void CaptureDialog::onProgress(const QString& stage, double fraction) {
     if (!progress_ || progress_->cancelled()) return;
     if (launching_) {
+        // The stage says what was recorded so far (or when recording starts).
         const double elapsedMs = double(launchClock_.elapsed());
-        status_->setText(runningDurationMs_ > 0 ? tr("%1 — %2 of %3")
-                                                      .arg(stage, secondsText(elapsedMs),
-                                                           secondsText(double(runningDurationMs_)))
-                                                : tr("%1 — %2").arg(stage, secondsText(elapsedMs)));
+        const double spanMs = double(runningDelayMs_ + runningDurationMs_);
+        status_->setText(
+            runningDurationMs_ > 0
+                ? tr("%1 — %2 of %3").arg(stage, secondsText(elapsedMs), secondsText(spanMs))
+                : tr("%1 — %2").arg(stage, secondsText(elapsedMs)));
         if (runningDurationMs_ > 0)
-            progressBar_->setValue(
-                int(std::min(1.0, elapsedMs / double(runningDurationMs_)) * 1000));
+            progressBar_->setValue(int(std::min(1.0, elapsedMs / spanMs) * 1000));
         return;
     }
     const double span = double(runningDelayMs_ + runningDurationMs_);

@@ -84,6 +84,7 @@ private:
     QPlainTextEdit* environment_ = nullptr;
     std::vector<std::pair<const char*, QCheckBox*>> kindBoxes_;
     QSpinBox* stopAfter_ = nullptr;
+    QSpinBox* launchDelay_ = nullptr;
     bool launching_ = false;
     QElapsedTimer launchClock_;
     QLabel* status_;

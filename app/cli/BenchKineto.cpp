@@ -2,8 +2,6 @@
 // traces, beside a bare simdjson On-Demand pass over the same file in the same run. One JSON line
 // per size.
 
-#include <QTemporaryDir>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +17,7 @@
 #include "app/cli/Arguments.h"
 #include "app/cli/BenchRepeat.h"
 #include "app/cli/Commands.h"
+#include "app/cli/TempDir.h"
 #include "model/ProfileLoader.h"
 
 namespace stepscope::cli {
@@ -201,12 +200,12 @@ bool bareParse(const simdjson::padded_string& json, uint64_t& events) {
 }
 
 int benchOne(uint64_t requested) {
-    QTemporaryDir dir;
-    if (!dir.isValid()) {
-        std::fprintf(stderr, "stepscope-cli bench kineto: cannot create a temporary folder\n");
+    const TempDir dir;
+    if (!dir.ok()) {
+        std::fprintf(stderr, "stepscope-cli bench kineto: %s\n", dir.error().c_str());
         return 1;
     }
-    const std::string path = dir.path().toStdString() + "/bench.pt.trace.json";
+    const std::string path = dir.filePath("bench.pt.trace.json");
     const uint64_t jsonEvents = writeTrace(path, requested);
     if (jsonEvents == 0) {
         std::fprintf(stderr, "stepscope-cli bench kineto: cannot write %s\n", path.c_str());

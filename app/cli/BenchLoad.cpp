@@ -2,8 +2,6 @@
 // protobuf's generic parser on the same bytes and beside the load on one thread, measured in the
 // same run. One JSON line per size and thread count.
 
-#include <QTemporaryDir>
-
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -21,6 +19,7 @@
 #include "app/cli/Arguments.h"
 #include "app/cli/BenchRepeat.h"
 #include "app/cli/Commands.h"
+#include "app/cli/TempDir.h"
 #include "model/ParallelFor.h"
 #include "model/ProfileLoader.h"
 #include "model/SyntheticProfile.h"
@@ -186,16 +185,15 @@ int benchFile(const HostFile& file, uint64_t requested, const std::vector<uint64
 }
 
 int benchSynthetic(uint64_t requested, int gpus, const std::vector<uint64_t>& threadCounts) {
-    QTemporaryDir dir;
-    if (!dir.isValid()) {
-        std::fprintf(stderr, "stepscope-cli bench load: cannot create a temporary folder: %s\n",
-                     qPrintable(dir.errorString()));
+    const TempDir dir;
+    if (!dir.ok()) {
+        std::fprintf(stderr, "stepscope-cli bench load: %s\n", dir.error().c_str());
         return 1;
     }
     SyntheticOptions options;
     options.events = requested;
     options.gpus = gpus;
-    const std::string logDir = dir.path().toStdString();
+    const std::string logDir = dir.path();
     const std::string error = writeSyntheticLogDir(options, 1, logDir, "bench");
     if (!error.empty()) {
         std::fprintf(stderr, "stepscope-cli bench load: %s\n", error.c_str());

@@ -19,6 +19,7 @@
 
 #include "app/cli/Arguments.h"
 #include "app/cli/Commands.h"
+#include "app/cli/PaintingApp.h"
 #include "model/ProfileLoader.h"
 #include "model/SyntheticProfile.h"
 #include "model/analysis/MemoryProfile.h"
@@ -94,6 +95,7 @@ std::vector<double> frameTimes(MemoryTimelineChart& chart, const std::vector<Fra
 } // namespace
 
 int runBenchMemory(const std::vector<std::string>& args) {
+    const auto app = startPaintingApp(true);
     std::vector<uint64_t> sizes = {5'000'000};
     uint64_t repeat = 3;
     for (size_t i = 0; i < args.size(); ++i) {

@@ -1,8 +1,6 @@
 // `stepscope-cli bench reopen`: opening a profile again from the profile cache beside loading its
 // source, measured in the same run on the same synthetic profile. One JSON line per size.
 
-#include <QTemporaryDir>
-
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -12,6 +10,7 @@
 #include "app/cli/Arguments.h"
 #include "app/cli/BenchRepeat.h"
 #include "app/cli/Commands.h"
+#include "app/cli/TempDir.h"
 #include "model/ProfileCache.h"
 #include "model/ProfileLoader.h"
 #include "model/SyntheticProfile.h"
@@ -33,13 +32,12 @@ int fail(const std::string& message) {
 }
 
 int benchOne(uint64_t requested, int gpus) {
-    QTemporaryDir dir;
-    if (!dir.isValid())
-        return fail("cannot create a temporary folder: " + dir.errorString().toStdString());
+    const TempDir dir;
+    if (!dir.ok()) return fail(dir.error());
     SyntheticOptions options;
     options.events = requested;
     options.gpus = gpus;
-    const std::string root = dir.path().toStdString();
+    const std::string root = dir.path();
     if (const std::string e = writeSyntheticLogDir(options, 1, root + "/logs", "bench"); !e.empty())
         return fail(e);
     const std::vector<HostFile> hosts{

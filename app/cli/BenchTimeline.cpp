@@ -16,6 +16,7 @@
 #include "app/cli/Arguments.h"
 #include "app/cli/BenchRepeat.h"
 #include "app/cli/Commands.h"
+#include "app/cli/PaintingApp.h"
 #include "app/cli/SyntheticLoad.h"
 #include "model/ProfileLoader.h"
 #include "model/SyntheticProfile.h"
@@ -161,6 +162,7 @@ Stats measure(const std::vector<BenchFrame>& frames,
 } // namespace
 
 int runBenchTimeline(const std::vector<std::string>& args) {
+    const auto app = startPaintingApp(false);
     std::vector<uint64_t> sizes = {1000000, 10000000};
     std::string file;
     bool withNaive = true;

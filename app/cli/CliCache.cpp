@@ -1,18 +1,21 @@
 #include "app/cli/CliCache.h"
 
-#include <QStandardPaths>
-
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 namespace stepscope::cli {
 
 std::string cliCacheFolder() {
     // The GUI's QStandardPaths::CacheLocation is GenericCacheLocation/<organization>/<app>, with
-    // organization "Stepscope" and app "stepscope" (app/gui_main.cpp); the CLI names itself
-    // differently, so it spells the GUI's folder out.
-    return QStandardPaths::writableLocation(QStandardPaths::GenericCacheLocation).toStdString() +
-           "/Stepscope/stepscope/profiles";
+    // organization "Stepscope" and app "stepscope" (app/gui_main.cpp). On Linux Qt's
+    // GenericCacheLocation is $XDG_CACHE_HOME when it is an absolute path, else ~/.cache; the
+    // CLI, which has no Qt, spells both out.
+    const char* xdg = std::getenv("XDG_CACHE_HOME");
+    const char* home = std::getenv("HOME");
+    const std::string base =
+        xdg && xdg[0] == '/' ? std::string(xdg) : std::string(home ? home : "") + "/.cache";
+    return base + "/Stepscope/stepscope/profiles";
 }
 
 std::unique_ptr<ProfileCache> openCliCache(const std::string& who) {

@@ -1,14 +1,13 @@
 // `stepscope-cli generate`: a synthetic profile written as a TensorBoard log directory, from the
 // same generator as `stepscope --demo`, the tests and the benchmarks.
 
-#include <QDateTime>
-
 #include <charconv>
 #include <cstdio>
 #include <optional>
 
 #include "app/cli/Arguments.h"
 #include "app/cli/Commands.h"
+#include "model/LogDir.h"
 #include "model/SyntheticProfile.h"
 
 namespace stepscope::cli {
@@ -75,8 +74,7 @@ int runGenerate(const std::vector<std::string>& args) {
     }
     if (out.empty()) return usage("--out LOGDIR is required");
     // TensorBoard names runs by their start time; newest sorts first.
-    if (run.empty())
-        run = QDateTime::currentDateTime().toString("yyyy_MM_dd_HH_mm_ss").toStdString();
+    if (run.empty()) run = localTimeRunName();
 
     const std::string error = writeSyntheticLogDir(options, hosts, out, run);
     if (!error.empty()) {

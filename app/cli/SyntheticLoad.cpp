@@ -1,17 +1,17 @@
 #include "app/cli/SyntheticLoad.h"
 
-#include <QTemporaryDir>
+#include "app/cli/TempDir.h"
 
 namespace stepscope::cli {
 
 LoadResult loadSyntheticProfile(const SyntheticOptions& options, const std::string& hostName) {
     LoadResult result;
-    QTemporaryDir dir;
-    if (!dir.isValid()) {
-        result.error = "cannot create a temporary folder: " + dir.errorString().toStdString();
+    const TempDir dir;
+    if (!dir.ok()) {
+        result.error = dir.error();
         return result;
     }
-    const std::string path = dir.filePath("synthetic.xplane.pb").toStdString();
+    const std::string path = dir.filePath("synthetic.xplane.pb");
     result.error = writeSyntheticXSpace(options, hostName, path);
     if (!result.error.empty()) return result;
     return loadHosts({{hostName, path}});

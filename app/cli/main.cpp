@@ -1,10 +1,8 @@
 // stepscope-cli: the analyses of the GUI, headless, plus the synthetic generator and benchmarks.
-
-#include <QApplication>
-#include <QGuiApplication>
+// No Qt here: the capture-only build (-DSTEPSCOPE_GUI=OFF) has none; the painting benchmarks of
+// the GUI build start their own Qt application.
 
 #include <cstdio>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,6 +30,10 @@ constexpr const char* kUsage =
     "                                 compare two runs step by step (see diff --help)\n"
     "  capture --service ADDR[,ADDR..] --logdir DIR [--duration-ms N] [OPTIONS]\n"
     "                                 profile running TensorFlow/JAX jobs (see capture --help)\n"
+    "  capture --logdir DIR [OPTIONS] -- PROGRAM [ARGS..]\n"
+    "                                 profile a CUDA program with CUPTI (see capture --help)\n"
+    "  capture --records FILE.rec.. --logdir DIR [--run NAME]\n"
+    "                                 turn record files from a GPU server into a run\n"
     "  bench load [--events-list N,N,..] [--with-100m]\n"
     "                                 XSpace load speed and memory vs protobuf's parser\n"
     "  bench timeline                 timeline frame times\n"
@@ -44,6 +46,8 @@ constexpr const char* kUsage =
     "                                 Kineto JSON load speed and memory vs a bare simdjson parse\n"
     "  bench reopen [--events-list N,N,..]\n"
     "                                 reopening from the profile cache vs loading the source\n"
+    "  bench capture [--records N]    the CUPTI injection library's cost per record and per\n"
+    "                                 flush, with a stand-in libcupti (no GPU needed)\n"
     "  cache (info | clear) [--dir DIR]\n"
     "                                 the profile cache: its size, or empty it\n"
     "  convert PATH [--to chrome-json] [--no-cache] OUT.json[.gz]\n"
@@ -82,21 +86,6 @@ int main(int argc, char** argv) {
     }
 
     const std::vector<std::string> rest(args.begin() + 1, args.end());
-    // `bench timeline` paints into QImages, which needs a QGuiApplication (on the offscreen
-    // platform, so no display is needed); every other command needs no GUI at all.
-    // `bench memory` draws the memory timeline, a QCustomPlot widget, so it needs a QApplication.
-    const bool paints = command == "bench" && !rest.empty() && rest[0] == "timeline";
-    const bool widgets = command == "bench" && !rest.empty() && rest[0] == "memory";
-    if ((paints || widgets) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    int qtArgc = 1;
-    const std::unique_ptr<QCoreApplication> app =
-        widgets  ? std::make_unique<QApplication>(qtArgc, argv)
-        : paints ? std::make_unique<QGuiApplication>(qtArgc, argv)
-                 : std::make_unique<QCoreApplication>(qtArgc, argv);
-    QCoreApplication::setApplicationName("stepscope-cli");
-    QCoreApplication::setApplicationVersion(kVersion);
-
     if (command == "info") return stepscope::cli::runInfo(rest);
     if (command == "generate") return stepscope::cli::runGenerate(rest);
     if (command == "export") return stepscope::cli::runExport(rest);
@@ -107,18 +96,30 @@ int main(int argc, char** argv) {
     if (command == "bench") {
         if (rest.empty())
             return usageError("bench needs one of: load, timeline, stats, memory, kineto, "
-                              "overview, diff, reopen");
+                              "overview, diff, reopen, capture");
         const std::vector<std::string> benchArgs(rest.begin() + 1, rest.end());
         if (rest[0] == "load") return stepscope::cli::runBenchLoad(benchArgs);
-        if (rest[0] == "timeline") return stepscope::cli::runBenchTimeline(benchArgs);
         if (rest[0] == "stats") return stepscope::cli::runBenchStats(benchArgs);
         if (rest[0] == "kineto") return stepscope::cli::runBenchKineto(benchArgs);
+#ifdef STEPSCOPE_GUI
+        if (rest[0] == "timeline") return stepscope::cli::runBenchTimeline(benchArgs);
         if (rest[0] == "memory") return stepscope::cli::runBenchMemory(benchArgs);
+#else
+        if (rest[0] == "timeline" || rest[0] == "memory") {
+            std::fprintf(stderr,
+                         "stepscope-cli: bench %s paints with Qt and is not in this capture-only "
+                         "build (-DSTEPSCOPE_GUI=OFF)\n",
+                         rest[0].c_str());
+            return 1;
+        }
+#endif
         if (rest[0] == "overview") return stepscope::cli::runBenchOverview(benchArgs);
         if (rest[0] == "diff") return stepscope::cli::runBenchDiff(benchArgs);
         if (rest[0] == "reopen") return stepscope::cli::runBenchReopen(benchArgs);
+        if (rest[0] == "capture") return stepscope::cli::runBenchCapture(benchArgs);
         return usageError("unknown benchmark '" + rest[0] +
-                          "' (load, timeline, stats, memory, kineto, overview, diff, reopen)");
+                          "' (load, timeline, stats, memory, kineto, overview, diff, reopen, "
+                          "capture)");
     }
     return usageError("unknown command '" + command + "'");
 }

@@ -53,6 +53,8 @@ std::string_view stepSourceName(StepSource source) {
         return "events matching a name pattern";
     case StepSource::XlaModules:
         return "XLA module executions";
+    case StepSource::StepLines:
+        return "'Steps' line step_num stats";
     }
     return "";
 }
@@ -323,6 +325,9 @@ void breakDown(const StepDetails& d, Span step, StepRecord& out, bool& hasComput
     std::vector<Boundary> b;
     b.reserve(d.events.size() * 2);
     for (const TypedSpan& e : d.events) {
+        // An instant (an allocation) covers no time; its end, sorted before its start, would
+        // leave its type open until some other event of that type ends.
+        if (e.span.duration() <= 0) continue;
         b.push_back({e.span.begin, int(e.type), true});
         b.push_back({e.span.end, int(e.type), false});
     }
@@ -539,7 +544,7 @@ std::vector<Marker> findMarkers(const Profile& p, const StatKeys& keys, StepSour
     return found;
 }
 
-// The events of each step (sources 2-5): device stream events that overlap the step and host
+// The events of each step (sources 2-6): device stream events that overlap the step and host
 // events wholly inside it (other than the step's own marker), both from the step's host, are
 // classified as XProf classifies grouped events.
 void collectStepEvents(const Profile& p, const StatKeys& keys, NameFacts& names, StepMap& all,
@@ -585,7 +590,31 @@ StepMap markedSteps(const std::vector<Marker>& markers) {
     return all;
 }
 
-// Source 5 (Stepscope's): XLA module executions, for JAX and other XLA programs on GPUs that carry
+// Source 5 (Stepscope's): each event of a GPU plane's "Steps" line with a step_num stat and no
+// group id is a device marker of that step; several GPUs of one host share the number.
+StepMap stepLineSteps(const Profile& p, const StatKeys& keys) {
+    StepMap all;
+    for (const Plane& plane : p.planes()) {
+        if (plane.kind != PlaneKind::Gpu) continue;
+        for (const Track& t : p.tracksOf(plane)) {
+            if (t.kind != TrackKind::Steps) continue;
+            const uint32_t ti = uint32_t(&t - p.tracks().data());
+            for (uint32_t depth = 0; depth < t.depthCount; ++depth) {
+                const EventRange r = p.eventsAt(ti, depth);
+                for (EventIndex e = r.begin; e < r.end; ++e) {
+                    const std::optional<int64_t> number = keys.stepNum(e);
+                    if (!number || p.groupId(e) >= 0) continue;
+                    StepDetails& d = all[{*number, plane.host}];
+                    d.addMarker(d.deviceMarker, Span{p.start(e), p.end(e)});
+                    if (d.name.empty()) d.name = std::string(p.name(e));
+                }
+            }
+        }
+    }
+    return all;
+}
+
+// Source 6 (Stepscope's): XLA module executions, for JAX and other XLA programs on GPUs that carry
 // no step annotation. XProf does not do this on GPUs: it groups GPU profiles only from host root
 // events (TraceMe `_r`, JAX's StepTraceAnnotation; tsl/profiler/utils/group_events.cc
 // CreateEventGroups) and, on TPUs only, falls back to the device's "XLA Modules" line, one step per
@@ -740,12 +769,13 @@ StepAnalysis analyzeSteps(const Profile& profile, std::string_view namePattern,
             collectStepEvents(profile, keys, names, details, result.hasDevice);
             result.source = s;
         }
-        if (details.empty()) {
-            details = moduleSteps(profile, keys);
-            if (!details.empty()) {
-                collectStepEvents(profile, keys, names, details, result.hasDevice);
-                result.source = StepSource::XlaModules;
-            }
+        for (StepSource s : {StepSource::StepLines, StepSource::XlaModules}) {
+            if (!details.empty()) break;
+            details = s == StepSource::StepLines ? stepLineSteps(profile, keys)
+                                                 : moduleSteps(profile, keys);
+            if (details.empty()) continue;
+            collectStepEvents(profile, keys, names, details, result.hasDevice);
+            result.source = s;
         }
     }
     if (progress && progress->cancelled()) return {};

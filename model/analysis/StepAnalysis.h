@@ -62,6 +62,8 @@ enum class StepSource : uint8_t {
     ProfilerSteps, // PyTorch's "ProfilerStep#N" annotations
     NamePattern,   // events whose name contains the user's pattern
     XlaModules,    // executions of the program's main XLA module (Stepscope's, see analyzeSteps)
+    StepLines,     // a device "Steps" line numbered by step_num, without group ids (Stepscope's
+                   // CUPTI capture: NVTX "step N" ranges)
 };
 std::string_view stepSourceName(StepSource source);
 
@@ -109,7 +111,12 @@ struct StepAnalysis {
 // Then, per step: XProf's sweep turns overlapping events into non-overlapping spans (larger type
 // wins), each clipped to the step; time no event covers is UnknownTime. When the profile has GPU
 // work, a step without device compute is dropped (XProf's well-formed test).
-// 5. XlaModules (Stepscope's; XProf has no GPU counterpart): when none of the above finds a step,
+// 5. StepLines (Stepscope's): events of a GPU plane's "Steps" line that carry a `step_num` stat and
+//    no group id are the steps (one per number and host, the longest where several GPUs have it),
+//    with their events collected as for sources 2-4. Stepscope's CUPTI converter writes such a
+//    line from NVTX ranges named like steps ("step 3"); XProf, which groups by group id, finds no
+//    step in them.
+// 6. XlaModules (Stepscope's; XProf has no GPU counterpart): when none of the above finds a step,
 //    each execution of the XLA module with the most device time is a step (JAX without step
 //    annotations). The rule and how it departs from XProf are at moduleSteps() in the .cpp.
 // Steps are keyed by host: every host numbers its group ids and steps on its own.

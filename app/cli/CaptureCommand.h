@@ -1,0 +1,35 @@
+#pragma once
+
+// The parts of `stepscope-cli capture` (CaptureCommand.cpp dispatches): local capture of a program
+// or of record files brought from another machine (CaptureLocal.cpp), and, in the GUI build,
+// remote capture from profiler servers (CaptureRemote.cpp, gRPC).
+
+#include <string>
+#include <vector>
+
+#include "model/Progress.h"
+
+namespace stepscope::cli {
+
+// Prints the message and the capture usage on stderr; returns 2 (a usage error).
+int captureUsage(const std::string& message);
+
+// Ctrl+C cancels `progress` while this lives (the previous SIGINT disposition comes back after).
+class CancelOnInterrupt {
+public:
+    explicit CancelOnInterrupt(Progress& progress);
+    ~CancelOnInterrupt();
+    CancelOnInterrupt(const CancelOnInterrupt&) = delete;
+    CancelOnInterrupt& operator=(const CancelOnInterrupt&) = delete;
+};
+
+// `capture [OPTIONS] -- PROGRAM ARGS...`: `programAt` is the index of PROGRAM in `args`.
+int runProgramCapture(const std::vector<std::string>& args, size_t programAt);
+// `capture --records FILE.rec... --logdir DIR [--run NAME]`.
+int runRecordsCapture(const std::vector<std::string>& args);
+#ifdef STEPSCOPE_REMOTE_CAPTURE
+// `capture --service ADDR[,ADDR...] --logdir DIR [...]`.
+int runRemoteCapture(const std::vector<std::string>& args);
+#endif
+
+} // namespace stepscope::cli

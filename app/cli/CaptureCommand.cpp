@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <string>
 
 #include "app/cli/Commands.h"
 
@@ -57,6 +58,25 @@ extern "C" void onInterrupt(int) {
 int captureUsage(const std::string& message) {
     std::fprintf(stderr, "stepscope-cli capture: %s\n\n%s", message.c_str(), kCaptureUsage);
     return 2;
+}
+
+int reportCapture(const std::vector<std::string>& warnings, const std::string& error,
+                  const std::vector<std::string>& files) {
+    for (const std::string& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    if (!error.empty()) {
+        std::fprintf(stderr, "stepscope-cli capture: %s\n", error.c_str());
+        return 1;
+    }
+    for (const std::string& f : files) std::printf("%s\n", f.c_str());
+    return 0;
+}
+
+Progress::Callback stagesOnStderr() {
+    return [lastStage = std::string()](std::string_view stage, double) mutable {
+        if (stage == lastStage) return;
+        lastStage = stage;
+        std::fprintf(stderr, "%.*s\n", int(stage.size()), stage.data());
+    };
 }
 
 CancelOnInterrupt::CancelOnInterrupt(Progress& progress) {

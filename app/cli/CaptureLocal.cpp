@@ -52,24 +52,13 @@ int runProgramCapture(const std::vector<std::string>& args, size_t programAt) {
     if (o.logDir.empty()) return captureUsage("no --logdir given");
 
     // What was recorded so far, on stderr as it changes (at most once a second).
-    std::string lastStage;
-    Progress progress([&lastStage](std::string_view stage, double) {
-        if (stage == lastStage) return;
-        lastStage = stage;
-        std::fprintf(stderr, "%.*s\n", int(stage.size()), stage.data());
-    });
+    Progress progress(stagesOnStderr());
     const capture::LaunchResult r = [&] {
         const CancelOnInterrupt interrupt(progress);
         return capture::launchAndCapture(o, progress);
     }();
     for (const std::string& n : r.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
-    for (const std::string& w : r.run.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-    if (!r.ok()) {
-        std::fprintf(stderr, "stepscope-cli capture: %s\n", r.error.c_str());
-        return 1;
-    }
-    for (const std::string& f : r.run.files) std::printf("%s\n", f.c_str());
-    return 0;
+    return reportCapture(r.run.warnings, r.ok() ? std::string() : r.error, r.run.files);
 }
 
 // `capture --records FILE.rec... --logdir DIR [--run NAME]`: what the launcher does once its
@@ -97,13 +86,7 @@ int runRecordsCapture(const std::vector<std::string>& args) {
     if (logDir.empty()) return captureUsage("no --logdir given");
     if (run.empty()) run = localTimeRunName();
     const capture::CaptureRunResult r = capture::writeCaptureRun(files, logDir, run);
-    for (const std::string& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-    if (!r.ok()) {
-        std::fprintf(stderr, "stepscope-cli capture: %s\n", r.error.c_str());
-        return 1;
-    }
-    for (const std::string& f : r.files) std::printf("%s\n", f.c_str());
-    return 0;
+    return reportCapture(r.warnings, r.ok() ? std::string() : r.error, r.files);
 }
 
 } // namespace stepscope::cli

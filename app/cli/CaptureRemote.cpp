@@ -61,28 +61,18 @@ int runRemoteCapture(const std::vector<std::string>& args) {
         return captureUsage(error);
     if (std::string error = capture::validateOptions(o); !error.empty()) return captureUsage(error);
 
-    std::string lastStage;
-    Progress progress([&lastStage](std::string_view stage, double) {
-        if (stage == lastStage) return;
-        lastStage = stage;
-        std::fprintf(stderr, "%.*s\n", int(stage.size()), stage.data());
-    });
+    Progress progress(stagesOnStderr());
     const capture::RemoteCaptureResult r = [&] {
         const CancelOnInterrupt interrupt(progress);
         return capture::captureRemote(o, progress);
     }();
 
-    for (const std::string& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     if (r.cancelled) {
+        for (const std::string& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
         std::fputs("stepscope-cli capture: cancelled\n", stderr);
         return 130;
     }
-    if (!r.ok()) {
-        std::fprintf(stderr, "stepscope-cli capture: %s\n", r.error.c_str());
-        return 1;
-    }
-    for (const std::string& f : r.files) std::printf("%s\n", f.c_str());
-    return 0;
+    return reportCapture(r.warnings, r.ok() ? std::string() : r.error, r.files);
 }
 
 } // namespace stepscope::cli

@@ -60,10 +60,10 @@ int captureUsage(const std::string& message) {
     return 2;
 }
 
-int reportCapture(const std::vector<std::string>& warnings, const std::string& error,
+int reportCapture(const std::vector<std::string>& warnings, bool ok, const std::string& error,
                   const std::vector<std::string>& files) {
     for (const std::string& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-    if (!error.empty()) {
+    if (!ok) {
         std::fprintf(stderr, "stepscope-cli capture: %s\n", error.c_str());
         return 1;
     }

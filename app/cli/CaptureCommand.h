@@ -14,9 +14,9 @@ namespace stepscope::cli {
 // Prints the message and the capture usage on stderr; returns 2 (a usage error).
 int captureUsage(const std::string& message);
 
-// What a capture wrote, as the command reports it: warnings and the error on stderr, the written
-// files on stdout; returns the exit status (1 when `error` is not empty).
-int reportCapture(const std::vector<std::string>& warnings, const std::string& error,
+// What a capture wrote, as the command reports it: warnings and, unless `ok`, the error on stderr,
+// the written files on stdout; returns the exit status (1 unless `ok`).
+int reportCapture(const std::vector<std::string>& warnings, bool ok, const std::string& error,
                   const std::vector<std::string>& files);
 
 // A progress callback that prints each new stage on its own line on stderr (what a capture has

@@ -58,7 +58,7 @@ int runProgramCapture(const std::vector<std::string>& args, size_t programAt) {
         return capture::launchAndCapture(o, progress);
     }();
     for (const std::string& n : r.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
-    return reportCapture(r.run.warnings, r.ok() ? std::string() : r.error, r.run.files);
+    return reportCapture(r.run.warnings, r.ok(), r.error, r.run.files);
 }
 
 // `capture --records FILE.rec... --logdir DIR [--run NAME]`: what the launcher does once its
@@ -86,7 +86,7 @@ int runRecordsCapture(const std::vector<std::string>& args) {
     if (logDir.empty()) return captureUsage("no --logdir given");
     if (run.empty()) run = localTimeRunName();
     const capture::CaptureRunResult r = capture::writeCaptureRun(files, logDir, run);
-    return reportCapture(r.warnings, r.ok() ? std::string() : r.error, r.files);
+    return reportCapture(r.warnings, r.ok(), r.error, r.files);
 }
 
 } // namespace stepscope::cli

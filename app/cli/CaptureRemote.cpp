@@ -72,7 +72,7 @@ int runRemoteCapture(const std::vector<std::string>& args) {
         std::fputs("stepscope-cli capture: cancelled\n", stderr);
         return 130;
     }
-    return reportCapture(r.warnings, r.ok() ? std::string() : r.error, r.files);
+    return reportCapture(r.warnings, r.ok(), r.error, r.files);
 }
 
 } // namespace stepscope::cli

@@ -1502,7 +1502,9 @@ void Importer::finishHostNames() {
         wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
         std::vector<std::pair<uint64_t, const OpSpan*>> ops;
         for (HostThread& t : threads_) {
-            // Threads without launches still hold their ops in the order read.
+            // Threads without launches still hold their ops in the order read. Threads with
+            // launches are sorted already and must not be sorted again: byId holds pointers into
+            // their ops.
             if (!std::is_sorted(t.ops.begin(), t.ops.end(), opOrder))
                 std::sort(t.ops.begin(), t.ops.end(), opOrder);
             for (const OpSpan& o : t.ops)

@@ -291,6 +291,39 @@ private slots:
         QCOMPARE(t.exactText(row, size_t(t.columnIndex("Calls shift per step"))), std::string("1"));
     }
 
+    // Two hosts per run, paired by name: worker-a runs the jitter baseline in both runs, worker-b
+    // the baseline and then the candidate with op_3 20% slower (as oneSlowerOpAmongJittered
+    // Ones). op_3 is slower on worker-b only; each host pair has its own 22 rows.
+    void hostPairsNotSummed() {
+        QTemporaryDir dir;
+        const QString same = dir.filePath("a.pt.trace.json"),
+                      slower = dir.filePath("b.pt.trace.json");
+        std::ofstream(same.toStdString()) << jitterTraceText(jitterSteps(10, baseJitter, 1.0));
+        std::ofstream(slower.toStdString())
+            << jitterTraceText(jitterSteps(10, candidateJitter, 1.2));
+        auto loaded = [](std::vector<HostFile> files) {
+            LoadResult r = loadHosts(files);
+            if (!r.ok()) qFatal("hosts do not load: %s", r.error.c_str());
+            return r.profile;
+        };
+        const auto base =
+            loaded({{"worker-a", same.toStdString()}, {"worker-b", same.toStdString()}});
+        const auto candidate =
+            loaded({{"worker-b", slower.toStdString()}, {"worker-a", same.toStdString()}});
+        const RunDiff d = diffRuns(*base, *candidate, byOrder());
+        QCOMPARE(d.hostMatching, HostMatching::ByName);
+        QCOMPARE(d.hostOps.size(), size_t(44));
+        for (const HostOpRow& r : d.hostOps) {
+            const bool found = r.self.host == "worker-b" && r.self.name == "op_3";
+            QVERIFY2(r.self.diffClass == (found ? DiffClass::Slower : DiffClass::Unchanged),
+                     (r.self.host + " " + r.self.name).c_str());
+        }
+        const Table t = runDiffTable(d, DiffBy::HostOp);
+        QCOMPARE(t.columnIndex("Host"), 0);
+        QCOMPARE(t.text(0, 0), std::string("worker-b"));
+        QCOMPARE(t.text(0, 2), std::string("op_3"));
+    }
+
     // python_function events are host ops only when asked for.
     void pythonFunctionsOnlyWhenAsked() {
         std::string text = jitterTraceText({{{90}}, {{90}}});

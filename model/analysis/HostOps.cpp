@@ -13,6 +13,9 @@ namespace {
 constexpr uint32_t kUnread = 0xFFFFFFFEu;
 constexpr uint32_t kNoCategory = 0xFFFFFFFDu;
 
+// The one row of every step marker ProfilerStep#N.
+constexpr std::string_view kStepMarkerOpName = "ProfilerStep#*";
+
 bool isStepMarker(std::string_view name) {
     constexpr std::string_view prefix = "ProfilerStep#";
     if (!name.starts_with(prefix) || name.size() == prefix.size()) return false;

@@ -24,9 +24,8 @@ namespace stepscope {
 //                                      trace holds ten or more of them per operator
 // named by the event. The step markers ProfilerStep#N are one op, user_annotation
 // "ProfilerStep#*", so that the marker of step N in one run meets the marker of its paired step in
-// the other. HTA's trace diff
-// (facebookresearch/HolisticTraceAnalysis, hta/trace_diff.py) compares every CPU event (stream
-// -1) of an iteration by name, these categories among them.
+// the other. HTA's trace diff (facebookresearch/HolisticTraceAnalysis, hta/trace_diff.py)
+// compares every CPU event (stream -1) of an iteration by name, these categories among them.
 // TensorFlow and JAX (XSpace) events: the host ops of the TF op stats (OpCatalog::hostOp: an op
 // name such as "model/dense/MatMul:MatMul", a `tf_op` stat, an input-pipeline stage), kind = the
 // op type, name = the op name, as the tool's host rows show them.
@@ -34,8 +33,6 @@ struct HostOpIdentity {
     std::string kind;
     std::string name;
 };
-
-inline constexpr std::string_view kStepMarkerOpName = "ProfilerStep#*";
 
 class HostOpCatalog {
 public:
@@ -48,7 +45,6 @@ public:
     uint32_t of(EventIndex event, StringId tfOp, bool runtime);
 
     const HostOpIdentity& op(uint32_t index) const { return ops_[index]; }
-    size_t size() const { return ops_.size(); }
 
 private:
     uint32_t intern(std::string_view kind, std::string_view name);

@@ -2,14 +2,20 @@
 // shared table widget, keeps the last good candidate when a new one cannot be loaded, and is
 // reachable from the window (File > Compare With…, --compare).
 #include <QAction>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
+#include <QTabBar>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <fstream>
+#include <map>
 
 #include "model/ProfileLoader.h"
 #include "model/analysis/StepAnalysis.h"
 #include "tests/fixtures/DiffFixtures.h"
+#include "tests/fixtures/HostOpFixtures.h"
 #include "ui/CommandLine.h"
 #include "ui/MainWindow.h"
 #include "ui/widgets/DataTableView.h"
@@ -212,6 +218,69 @@ private slots:
             {"stepscope", "--screenshot", "run_diff", "o.png", "a.pb", "--compare", "b.pb"});
         QVERIFY(c.error.isEmpty());
         QCOMPARE(c.screenshot->comparePath, QString("b.pb"));
+        QVERIFY(!c.screenshot->compareTable);
+        c = parseGuiCommand({"stepscope", "--screenshot", "run_diff", "o.png", "a.pb", "--compare",
+                             "b.pb", "--compare-table", "host_ops"});
+        QVERIFY(c.error.isEmpty());
+        QCOMPARE(*c.screenshot->compareTable, DiffBy::HostOp);
+        c = parseGuiCommand({"stepscope", "--screenshot", "run_diff", "o.png", "a.pb", "--compare",
+                             "b.pb", "--compare-table", "hosts"});
+        QVERIFY(c.error.contains("host_ops"));
+        c = parseGuiCommand(
+            {"stepscope", "--screenshot", "run_diff", "o.png", "a.pb", "--compare-table", "ops"});
+        QVERIFY(c.error.contains("goes with --compare"));
+        c = parseGuiCommand({"stepscope", "a.pb", "--compare", "b.pb", "--compare-table", "ops"});
+        QVERIFY(c.error.contains("only goes with --screenshot"));
+    }
+
+    // The Host ops tab on HTA's trace-compare pair (tests/fixtures/HostOpFixtures.h): both steps,
+    // auto pairing. Nine rows (step 1009 adds no op name). The three ops the test trace adds are
+    // added and the all-reduce it drops in step 1010 is a call fewer in one of two steps: with
+    // two steps no interval exists, so it is inconclusive, not "fewer calls". Both runs are
+    // PyTorch: the step breakdown is the plugin's, and the page says so. With STEPSCOPE_SHOTS set
+    // to a folder the page is saved there as run_diff_host_ops.png.
+    void hostOpsTab() {
+        const QString base = dir_.filePath("hta_base.pt.trace.json");
+        const QString test = dir_.filePath("hta_test.pt.trace.json");
+        std::ofstream(base.toStdString()) << htaTraceCompareText(false);
+        std::ofstream(test.toStdString()) << htaTraceCompareText(true);
+        RunDiffView view;
+        view.resize(1280, 720);
+        view.show();
+        view.setProfile(loadPath(base.toStdString()).profile);
+        view.setTableKind(DiffBy::HostOp);
+        view.setCandidatePath(test);
+        QTRY_VERIFY_WITH_TIMEOUT(view.isReady() && view.diff(), kTimeoutMs);
+        QCOMPARE(view.tableKind(), DiffBy::HostOp);
+        auto* tabs = view.findChild<QTabBar*>("diffTables");
+        QVERIFY(tabs);
+        QCOMPARE(tabs->count(), 4);
+        QCOMPARE(tabs->tabText(tabs->currentIndex()), QString("Host ops"));
+        const Table& t = view.tableView()->table();
+        QCOMPARE(t.rowCount(), size_t(9));
+        QCOMPARE(t.columnIndex("Kind"), 0);
+        std::map<std::string, std::string> classOf;
+        for (size_t r = 0; r < t.rowCount(); ++r)
+            classOf[t.text(r, 1)] = t.text(r, size_t(t.columnIndex("Class")));
+        QCOMPARE(classOf["All2All_Pooled_Req"], std::string("added"));
+        QCOMPARE(classOf["CatBackward0"], std::string("added"));
+        QCOMPARE(classOf["AddmmBackward0"], std::string("added"));
+        QCOMPARE(classOf["nccl:all_reduce"], std::string("inconclusive"));
+        QCOMPARE(classOf["cudaLaunchKernel"], std::string("unchanged"));
+        QVERIFY2(view.statusText().contains("the PyTorch TensorBoard plugin's categories"),
+                 qPrintable(view.statusText()));
+        QVERIFY2(view.summaryText().contains("Host op All2All_Pooled_Req added (0.5 calls and "
+                                             "156 µs per step)."),
+                 qPrintable(view.summaryText()));
+        if (const QByteArray shots = qgetenv("STEPSCOPE_SHOTS"); !shots.isEmpty())
+            QVERIFY(view.grab().save(QString::fromLocal8Bit(shots) + "/run_diff_host_ops.png"));
+        // The Python functions switch compares again (this trace has none: the same rows).
+        auto* python = view.findChild<QCheckBox*>("diffPythonFunctions");
+        QVERIFY(python);
+        python->setChecked(true);
+        QVERIFY(!view.isReady());
+        QTRY_VERIFY_WITH_TIMEOUT(view.isReady() && view.diff(), kTimeoutMs);
+        QCOMPARE(view.tableView()->table().rowCount(), size_t(9));
     }
 
 private:

@@ -5,6 +5,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
@@ -16,6 +17,7 @@
 #include "model/analysis/HloCatalog.h"
 #include "model/analysis/StackedRuns.h"
 #include "model/analysis/StepAnalysis.h"
+#include "tests/fixtures/DiffFixtures.h"
 
 using namespace stepscope;
 
@@ -196,6 +198,51 @@ private slots:
         QCOMPARE(names(index.kernelEvents("gemm")), (Names{{0, "gemm"}, {1, "gemm"}}));
         QVERIFY(index.kernelEvents("train").empty()); // host events are no kernels
         QVERIFY(index.opEvents("nothing").empty());
+    }
+
+    // Two hosts per run (test_run_diff's hostsPairedNotSummed): worker-a runs KernelSlower's
+    // baseline in both runs, worker-b its baseline, then its candidate (gemm 20% slower); the
+    // candidate's files come in the order b, a. The hosts share one clock, so a step pair's
+    // stacked profile holds all four hosts' gemm (Baseline · worker-a, Baseline · worker-b,
+    // Candidate · worker-b, Candidate · worker-a). The MatMul op and the gemm kernel are slower
+    // on worker-b only: exactly its two gemm events are outlined, in both runs, whichever host
+    // pair's step is stacked.
+    void slowerOnlyOnItsHostPair() {
+        QTemporaryDir dir;
+        const auto [same, slower] = fixtures::diffFixture(fixtures::DiffScenario::KernelSlower);
+        const QString a = dir.filePath("a.xplane.pb"), b = dir.filePath("b.xplane.pb");
+        QVERIFY(fixtures::writeFile(a, same.encode()));
+        QVERIFY(fixtures::writeFile(b, slower.encode()));
+        auto loaded = [](std::vector<HostFile> files) {
+            LoadResult r = loadHosts(files);
+            if (!r.ok()) qFatal("fixture hosts do not load: %s", r.error.c_str());
+            return r.profile;
+        };
+        const auto base = loaded({{"worker-a", a.toStdString()}, {"worker-b", a.toStdString()}});
+        const auto candidate =
+            loaded({{"worker-b", b.toStdString()}, {"worker-a", a.toStdString()}});
+        const RunDiff d = diffRuns(*base, *candidate, {});
+        QCOMPARE(d.hostPairs.size(), size_t(2));
+        for (size_t pair : {size_t(0), size_t(8)}) {
+            const auto [bi, ci] = d.pairing.pairs[pair];
+            const StackedRuns runs =
+                stackRuns(*base, d.baseSteps.steps[bi], *candidate, d.candidateSteps.steps[ci]);
+            const Profile& p = *runs.profile;
+            const StackedOpIndex index(p);
+            std::set<std::string> gemmHosts;
+            for (EventIndex e = 0; e < p.eventCount(); ++e)
+                if (p.name(e) == "volta_sgemm_128x64_nn")
+                    gemmHosts.insert(
+                        p.hosts()[p.planes()[p.tracks()[p.trackOf(e)].plane].host].name);
+            QCOMPARE(gemmHosts.size(), size_t(4));
+            std::multiset<std::string> flagged;
+            for (EventIndex e : slowerEvents(runs, index, d)) {
+                QCOMPARE(p.name(e), std::string_view("volta_sgemm_128x64_nn"));
+                flagged.insert(p.hosts()[p.planes()[p.tracks()[p.trackOf(e)].plane].host].name);
+            }
+            QCOMPARE(flagged,
+                     (std::multiset<std::string>{"Baseline · worker-b", "Candidate · worker-b"}));
+        }
     }
 
     // A step with nothing in it still gives a profile; a cancelled stacking gives none.

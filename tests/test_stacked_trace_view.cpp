@@ -1,13 +1,20 @@
 // The Compare runs page's "Stacked trace": the step pair in the trace viewer, the slower op's
 // events outlined, a picked diff row lit up in both runs and the rest dimmed. Fixture: the
 // KernelSlower pair of tests/fixtures/DiffFixtures.h. With STEPSCOPE_SHOTS set to a folder, the
-// page is also saved there as stacked_trace.png (1280x720) for a person to look at.
+// page is also saved there as stacked_trace.png (1280x720) for a person to look at. The trace keys
+// act only with focus inside the stacked trace. Host op rows are outlined and linked too
+// (tests/fixtures/HostOpFixtures.h).
 #include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
+#include <QTextBrowser>
 #include <QtTest>
+
+#include <fstream>
 
 #include "model/ProfileLoader.h"
 #include "tests/fixtures/DiffFixtures.h"
+#include "tests/fixtures/HostOpFixtures.h"
 #include "ui/widgets/DataTableView.h"
 #include "views/run_diff/RunDiffView.h"
 #include "views/trace/EventPalette.h"
@@ -127,6 +134,77 @@ private slots:
         QVERIFY(view.isReady());
         QVERIFY(!stacked->stacked());
         QVERIFY(!stacked->trace()->canvas()->profile());
+    }
+
+    // Host ops: 8 steps of op_0..op_2 (self 90, 30, 50 µs); the candidate's op_1 has 60 µs in
+    // every step (all ties: p = 1.4e-4, 10 tests in the family; shift 30 µs, slower). Its host
+    // events, one per run in the stacked step pair, carry the outline; double-clicking its row in
+    // the Host ops tab links them.
+    void hostOpRowsOutlinedAndLinked() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString basePath = dir.filePath("base.pt.trace.json");
+        const QString candidatePath = dir.filePath("cand.pt.trace.json");
+        std::ofstream(basePath.toStdString())
+            << jitterTraceText(std::vector<JitterStep>(8, {{90, 30, 50}}));
+        std::ofstream(candidatePath.toStdString())
+            << jitterTraceText(std::vector<JitterStep>(8, {{90, 60, 50}}));
+        RunDiffView view;
+        view.resize(1280, 720);
+        view.show();
+        view.setProfile(loadPath(basePath.toStdString()).profile);
+        view.setCandidatePath(candidatePath);
+        QTRY_VERIFY_WITH_TIMEOUT(view.isReady() && view.stackedTrace()->stacked(), kTimeoutMs);
+        const Profile& p = *view.stackedTrace()->stacked()->runs.profile;
+        TimelineCanvas* canvas = view.stackedTrace()->trace()->canvas();
+        QVERIFY(canvas->overlay().flagged);
+        std::vector<EventIndex> op1;
+        for (EventIndex e = 0; e < p.eventCount(); ++e)
+            if (p.name(e) == "op_1") op1.push_back(e);
+        QCOMPARE(op1.size(), size_t(2));
+        QCOMPARE(*canvas->overlay().flagged, op1);
+        view.setTableKind(DiffBy::HostOp);
+        const Table& t = view.tableView()->table();
+        int row = -1;
+        for (size_t r = 0; r < t.rowCount(); ++r)
+            if (t.text(r, size_t(t.columnIndex("Operation"))) == "op_1") row = int(r);
+        QVERIFY(row >= 0);
+        QCOMPARE(t.text(size_t(row), size_t(t.columnIndex("Class"))), std::string("slower"));
+        emit view.tableView()->rowActivated(row);
+        QVERIFY(canvas->overlay().linked);
+        QCOMPARE(*canvas->overlay().linked, op1);
+    }
+
+    // The trace keys (W zooms in) act on the stacked trace only while focus is inside it: typed
+    // on the diff table of the same page they do nothing to it (they used to zoom it); typed on
+    // the stacked trace's details pane, or its timeline, they zoom it.
+    void keysActOnlyWithFocusInside() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const auto [base, candidate] = diffFixture(DiffScenario::KernelSlower);
+        const QString basePath = dir.filePath("base.xplane.pb");
+        const QString candidatePath = dir.filePath("cand.xplane.pb");
+        QVERIFY(writeFile(basePath, base.encode()));
+        QVERIFY(writeFile(candidatePath, candidate.encode()));
+        RunDiffView view;
+        view.resize(1280, 720);
+        view.show();
+        view.setProfile(loadPath(basePath.toStdString()).profile);
+        view.setCandidatePath(candidatePath);
+        QTRY_VERIFY_WITH_TIMEOUT(view.isReady() && view.stackedTrace()->stacked(), kTimeoutMs);
+        TraceView* trace = view.stackedTrace()->trace();
+        TimelineCanvas* canvas = trace->canvas();
+        const TimeRange before = canvas->visibleRange();
+        QVERIFY(!before.empty());
+        auto* table = view.tableView()->findChild<QTableView*>();
+        QVERIFY(table);
+        QTest::keyClick(table, Qt::Key_W);
+        QCOMPARE(canvas->visibleRange(), before);
+        QTest::keyClick(trace->detailsPane(), Qt::Key_W);
+        const TimeRange zoomed = canvas->visibleRange();
+        QVERIFY(zoomed.span() < before.span());
+        QTest::keyClick(canvas, Qt::Key_W);
+        QVERIFY(canvas->visibleRange().span() < zoomed.span());
     }
 };
 

@@ -10,7 +10,8 @@ GuiCommand parseGuiCommand(const QStringList& args) {
     parser.setApplicationDescription(
         "Stepscope: a profiler for GPU training jobs.\n\n"
         "  stepscope [PATH | --demo] [--compare CANDIDATE] [--no-cache]\n"
-        "  stepscope --screenshot TOOL OUT.png (PATH | --demo) [--size WxH]\n\n"
+        "  stepscope --screenshot TOOL OUT.png (PATH | --demo) [--size WxH]\n"
+        "      [--compare CANDIDATE [--compare-table steps|ops|kernels|host_ops]]\n\n"
         "PATH is a TensorBoard log directory, its plugins/profile folder, one run folder, or a "
         "single .xplane.pb file.");
     const QCommandLineOption help({"h", "help"}, "Show this help.");
@@ -22,9 +23,14 @@ GuiCommand parseGuiCommand(const QStringList& args) {
     const QCommandLineOption compare(
         "compare", "Compare the profile (the baseline) with CANDIDATE on the Compare runs page.",
         "CANDIDATE");
+    const QCommandLineOption compareTable(
+        "compare-table",
+        "With --screenshot run_diff and --compare: the table to show (steps, ops, kernels or "
+        "host_ops; default ops).",
+        "TABLE");
     const QCommandLineOption noCache(
         "no-cache", "Load profiles from their sources; neither read nor write the profile cache.");
-    parser.addOptions({help, demo, screenshot, size, noCache, compare});
+    parser.addOptions({help, demo, screenshot, size, noCache, compare, compareTable});
     parser.addPositionalArgument("PATH", "The profile to open.", "[PATH]");
 
     GuiCommand cmd;
@@ -64,11 +70,25 @@ GuiCommand parseGuiCommand(const QStringList& args) {
             return cmd;
         }
         req.size = QSize(m.captured(1).toInt(), m.captured(2).toInt());
+        if (parser.isSet(compareTable)) {
+            static const QStringList tables = {"steps", "ops", "kernels", "host_ops"};
+            const qsizetype table = tables.indexOf(parser.value(compareTable));
+            if (req.comparePath.isEmpty() || table < 0) {
+                cmd.error = req.comparePath.isEmpty()
+                                ? "--compare-table goes with --compare"
+                                : QString("--compare-table wants steps, ops, kernels or host_ops, "
+                                          "not '%1'")
+                                      .arg(parser.value(compareTable));
+                return cmd;
+            }
+            req.compareTable = DiffBy(table);
+        }
         cmd.screenshot = req;
         return cmd;
     }
-    if (parser.isSet(size)) {
-        cmd.error = "--size only goes with --screenshot";
+    if (parser.isSet(size) || parser.isSet(compareTable)) {
+        cmd.error = QString("--%1 only goes with --screenshot")
+                        .arg(parser.isSet(size) ? "size" : "compare-table");
         return cmd;
     }
     if (positional.size() > 1 || (cmd.demo && !positional.isEmpty())) {

@@ -23,6 +23,7 @@ struct GuiCommand {
 // Parses the arguments (args[0] is the program) of:
 //   stepscope [PATH | --demo] [--compare CANDIDATE] [--no-cache]
 //   stepscope --screenshot TOOL OUT.png (PATH | --demo) [--size WxH]
+//       [--compare CANDIDATE [--compare-table steps|ops|kernels|host_ops]]
 GuiCommand parseGuiCommand(const QStringList& args);
 
 } // namespace stepscope

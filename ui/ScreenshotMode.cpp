@@ -99,6 +99,7 @@ QString takeScreenshot(const ScreenshotRequest& request) {
     if (!request.comparePath.isEmpty()) {
         auto* diff = qobject_cast<RunDiffView*>(view);
         if (!diff) return QStringLiteral("--compare goes with the run_diff tool");
+        if (request.compareTable) diff->setTableKind(*request.compareTable);
         diff->setCandidatePath(request.comparePath);
     }
     const bool ready = waitFor(

@@ -2,6 +2,9 @@
 
 #include <QSize>
 #include <QString>
+#include <optional>
+
+#include "model/analysis/RunDiff.h"
 
 namespace stepscope {
 
@@ -13,6 +16,7 @@ struct ScreenshotRequest {
     QString profilePath; // unused with demo
     bool demo = false;
     QString comparePath; // --compare CANDIDATE: compared with the profile on the run_diff page
+    std::optional<DiffBy> compareTable; // --compare-table: the run_diff page's table
     QSize size{1600, 1000};
     int timeoutMs = 120000; // per wait: the load, then the tool
 };

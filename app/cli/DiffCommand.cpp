@@ -1,4 +1,4 @@
-// `stepscope-cli diff BASE CANDIDATE [--steps A:B] [--by op|kernel|category] [OPTIONS]
+// `stepscope-cli diff BASE CANDIDATE [--steps A:B] [--by op|kernel|category|host_op] [OPTIONS]
 // (--json OUT | --csv OUT)`: two runs compared with model/analysis/RunDiff, the same tables and
 // verdicts as the GUI's diff page. OUT may be '-' for standard output.
 #include <charconv>
@@ -24,7 +24,8 @@ namespace {
 constexpr const char* kUsage =
     "usage: stepscope-cli diff BASE CANDIDATE (--csv OUT | --json OUT) [OPTIONS]\n"
     "  BASE, CANDIDATE   profiles (file, run folder or log directory) of the two runs\n"
-    "  --by category|op|kernel  the table to write (CSV default: op; JSON default: all three)\n"
+    "  --by category|op|kernel|host_op  the table to write (CSV default: op; JSON default:\n"
+    "                    all four)\n"
     "  --steps A:B       baseline step numbers A to B, inclusive (A: or :B leave a side open)\n"
     "  --align auto|order|number  pair steps by order (auto: detect extra leading steps) or by\n"
     "                    step number (default auto)\n"
@@ -34,6 +35,7 @@ constexpr const char* kUsage =
     "  --confidence C    confidence of the per-step shift interval, 0 < C < 1 (default 0.95)\n"
     "  --min-change P    smallest change, % of the baseline per-step time, called slower or\n"
     "                    faster (default 1)\n"
+    "  --python-functions  host ops: PyTorch's python_function events too\n"
     "  OUT               the file to write ('-' for standard output)\n";
 
 int usageError(const std::string& message) {
@@ -57,7 +59,17 @@ std::optional<double> parseDouble(const std::string& text) {
 }
 
 std::string_view byName(DiffBy by) {
-    return by == DiffBy::Category ? "categories" : by == DiffBy::Op ? "ops" : "kernels";
+    switch (by) {
+    case DiffBy::Category:
+        return "categories";
+    case DiffBy::Op:
+        return "ops";
+    case DiffBy::Kernel:
+        return "kernels";
+    case DiffBy::HostOp:
+        return "host_ops";
+    }
+    return "";
 }
 
 std::string diffJson(const RunDiff& d, const std::string& basePath,
@@ -94,7 +106,8 @@ std::string diffJson(const RunDiff& d, const std::string& basePath,
     }
     w.endArray();
     w.endObject();
-    for (DiffBy t : {DiffBy::Category, DiffBy::Op, DiffBy::Kernel})
+    w.field("step_breakdown", d.torchCategories ? "pytorch" : "xprof");
+    for (DiffBy t : {DiffBy::Category, DiffBy::Op, DiffBy::Kernel, DiffBy::HostOp})
         if (!by || *by == t) w.key(byName(t)).table(runDiffTable(d, t));
     w.key("callouts").beginArray();
     for (const DiffCallout& c : d.callouts) w.value(c.text);
@@ -131,15 +144,17 @@ int runDiff(const std::vector<std::string>& args) {
             out = *v;
         } else if (a == "--by") {
             const std::string* v = value();
-            if (!v) return usageError("--by needs category, op or kernel");
+            if (!v) return usageError("--by needs category, op, kernel or host_op");
             if (*v == "category")
                 by = DiffBy::Category;
             else if (*v == "op")
                 by = DiffBy::Op;
             else if (*v == "kernel")
                 by = DiffBy::Kernel;
+            else if (*v == "host_op")
+                by = DiffBy::HostOp;
             else
-                return usageError("--by must be category, op or kernel, not '" + *v + "'");
+                return usageError("--by must be category, op, kernel or host_op, not '" + *v + "'");
         } else if (a == "--steps") {
             const std::string* v = value();
             const size_t colon = v ? v->find(':') : std::string::npos;
@@ -193,6 +208,8 @@ int runDiff(const std::vector<std::string>& args) {
             const std::optional<double> c = v ? parseDouble(*v) : std::nullopt;
             if (!c || *c < 0) return usageError("--min-change needs a percentage >= 0");
             options.minChangePercent = *c;
+        } else if (a == "--python-functions") {
+            options.pythonFunctions = true;
         } else if (a.size() > 1 && a[0] == '-') {
             return usageError("unknown option '" + a + "'");
         } else {

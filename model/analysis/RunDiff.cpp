@@ -2,15 +2,18 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <memory>
 #include <unordered_map>
 
 #include "model/NumberFormat.h"
 #include "model/analysis/KernelFacts.h"
 #include "model/analysis/OpName.h"
+#include "model/analysis/TorchOverview.h"
 
 namespace stepscope {
 
@@ -88,40 +91,6 @@ std::string shiftPhrase(int shift) {
 
 } // namespace
 
-std::string_view diffClassName(DiffClass c) {
-    switch (c) {
-    case DiffClass::Added:
-        return "added";
-    case DiffClass::Removed:
-        return "removed";
-    case DiffClass::Slower:
-        return "slower";
-    case DiffClass::Faster:
-        return "faster";
-    case DiffClass::Unchanged:
-        return "unchanged";
-    case DiffClass::Inconclusive:
-        return "inconclusive";
-    }
-    return "unchanged";
-}
-
-std::string_view diffEvidenceText(DiffEvidence e) {
-    switch (e) {
-    case DiffEvidence::Significant:
-        return "significant";
-    case DiffEvidence::NotSignificant:
-        return "within noise";
-    case DiffEvidence::NotSignificantAcrossRows:
-        return "noise across rows";
-    case DiffEvidence::TooFewSteps:
-        return "too few steps";
-    case DiffEvidence::NoNoiseEstimate:
-        return "one step each";
-    }
-    return "";
-}
-
 StepPairing pairSteps(const StepAnalysis& base, const StepAnalysis& candidate,
                       const RunDiffOptions& options) {
     StepPairing result;
@@ -195,11 +164,6 @@ StepPairing pairSteps(const StepAnalysis& base, const StepAnalysis& candidate,
 
 namespace {
 
-struct Window {
-    int64_t begin = 0, end = 0;
-    size_t pair = 0;
-};
-
 // Rows of one table, keyed by their identity, accumulated from both runs.
 class RowSet {
 public:
@@ -236,15 +200,6 @@ private:
     std::unordered_map<std::string, size_t> index_;
 };
 
-// The window holding time t, or null.
-const Window* windowAt(const std::vector<Window>& windows, int64_t t) {
-    auto w = std::upper_bound(windows.begin(), windows.end(), t,
-                              [](int64_t s, const Window& x) { return s < x.begin; });
-    if (w == windows.begin()) return nullptr;
-    --w;
-    return t < w->end ? &*w : nullptr;
-}
-
 std::string launchConfiguration(const KernelDetails& k) {
     auto dims = [](const std::array<uint32_t, 3>& d) {
         return std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]);
@@ -257,7 +212,7 @@ std::string launchConfiguration(const KernelDetails& k) {
 
 // Adds one run's GPU stream events on the host pair's GPUs launched (else started) inside its
 // aligned steps to the op and kernel rows.
-bool collect(const Profile& p, const HostPair& hosts, const std::vector<Window>& windows,
+bool collect(const Profile& p, const HostPair& hosts, const std::vector<StepSpan>& windows,
              bool isBase, RowSet& ops, RowSet& kernels, const Progress* progress) {
     const uint32_t host = isBase ? hosts.base : hosts.candidate;
     const HloCatalog hlo(p, progress);
@@ -293,16 +248,16 @@ bool collect(const Profile& p, const HostPair& hosts, const std::vector<Window>&
                     flowCursor < byTarget.size() && byTarget[flowCursor].target == e;
                 // The step holding the launch, else (no launch, or a launch outside every step:
                 // steps spanned by device markers) the one holding the event's start.
-                const Window* w = windowAt(windows, p.start(e));
+                const StepSpan* w = stepSpanAt(windows, p.start(e));
                 if (launched) {
-                    if (const Window* byLaunch =
-                            windowAt(windows, p.start(byTarget[flowCursor].launch)))
+                    if (const StepSpan* byLaunch =
+                            stepSpanAt(windows, p.start(byTarget[flowCursor].launch)))
                         w = byLaunch;
                 }
                 const StringId* fw = frameworkOps.at(e);
                 const StringId* hlo = hloOps.at(e);
                 const uint32_t* kernel = kernelIds.at(e);
-                if (!w) continue;
+                if (!w || w->pair == kNotCompared) continue;
                 const int64_t dur = p.duration(e);
                 const double us = double(dur) / kPsPerUs;
                 uint32_t op = fw || hlo ? catalog.deviceOp(e, fw ? *fw : 0, hlo ? *hlo : 0)
@@ -345,112 +300,60 @@ bool collect(const Profile& p, const HostPair& hosts, const std::vector<Window>&
     return true;
 }
 
-// The steps of one host pair as time windows, numbered by their pair within the host pair.
-std::vector<Window> windowsOf(const StepAnalysis& steps, const StepPairing& pairing,
-                              const HostPair& hosts, bool isBase, bool wholeProfiles) {
-    std::vector<Window> windows;
+// The PyTorch TensorBoard plugin's steps of a profile (TorchOverview), by host and the N of
+// ProfilerStep#N (the step number StepAnalysis gives a ProfilerStep#N step).
+class TorchSteps {
+public:
+    const TorchStepCosts* find(const StepRecord& s) const {
+        const auto it = steps_.find({s.host, s.number});
+        return it == steps_.end() ? nullptr : &it->second;
+    }
+    void add(uint32_t host, TorchStepCosts costs) {
+        int64_t n = 0;
+        const char* end = costs.name.data() + costs.name.size();
+        const auto [ptr, ec] = std::from_chars(costs.name.data(), end, n);
+        if (ec == std::errc{} && ptr == end)
+            steps_.emplace(std::make_pair(host, n), std::move(costs));
+    }
+
+private:
+    std::map<std::pair<uint32_t, int64_t>, TorchStepCosts> steps_;
+};
+
+TorchSteps torchStepsOf(const Profile& p, const Progress* progress) {
+    TorchSteps steps;
+    for (TorchOverview& o : computeTorchOverviews(p, progress))
+        for (TorchStepCosts& s : o.steps) steps.add(o.host, std::move(s));
+    return steps;
+}
+
+// The steps of one run's host of a host pair as time windows: the compared ones numbered by their
+// pair within the host pair, the others (left out by the pairing or the step range) marked not
+// compared, so that work launched in them is not counted by its start in a compared step.
+std::vector<StepSpan> windowsOf(const StepAnalysis& steps, const StepPairing& pairing,
+                                const HostPair& hosts, bool isBase, bool wholeProfiles) {
+    std::vector<StepSpan> windows;
     if (wholeProfiles) {
         windows.push_back(
             {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), 0});
         return windows;
     }
+    std::vector<size_t> pairOf(steps.steps.size(), kNotCompared);
     for (size_t i = 0; i < hosts.pairCount; ++i) {
         const auto& pair = pairing.pairs[hosts.firstPair + i];
-        const StepRecord& s = steps.steps[isBase ? pair.first : pair.second];
-        windows.push_back({s.beginPs, s.beginPs + s.durationPs, i});
+        pairOf[isBase ? pair.first : pair.second] = i;
+    }
+    const uint32_t host = isBase ? hosts.base : hosts.candidate;
+    for (size_t i = 0; i < steps.steps.size(); ++i) {
+        const StepRecord& s = steps.steps[i];
+        if (s.host == host) windows.push_back({s.beginPs, s.beginPs + s.durationPs, pairOf[i]});
     }
     std::sort(windows.begin(), windows.end(),
-              [](const Window& a, const Window& b) { return a.begin < b.begin; });
+              [](const StepSpan& a, const StepSpan& b) { return a.begin < b.begin; });
     return windows;
 }
 
-// Step 1 of classifyDiffRows for one row: presence, the per-step test and its interval, the
-// relative change.
-void testRow(DiffRow& row, double confidence, const RankSumNull* null) {
-    const size_t pairs = row.base.perStepUs.size();
-    if (row.base.totalPs == 0 && row.candidate.totalPs > 0) row.diffClass = DiffClass::Added;
-    if (row.candidate.totalPs == 0 && row.base.totalPs > 0) row.diffClass = DiffClass::Removed;
-    if (pairs >= 2) {
-        row.test = shiftTest(row.base.perStepUs, row.candidate.perStepUs, confidence, null);
-        row.evidence = !row.test.interval ? DiffEvidence::TooFewSteps
-                       : row.test.interval->first > 0 || row.test.interval->second < 0
-                           ? DiffEvidence::Significant
-                           : DiffEvidence::NotSignificant;
-    } else {
-        row.evidence = DiffEvidence::NoNoiseEstimate;
-    }
-    row.relativeKnown = row.base.totalPs > 0;
-    if (!row.relativeKnown) return;
-    if (row.candidate.totalPs == 0) {
-        row.relativeShiftPercent = -100;
-    } else if (row.test.interval) {
-        const double baseMeanUs = double(row.base.totalPs) / kPsPerUs / double(pairs);
-        row.relativeShiftPercent = 100.0 * row.test.shift / baseMeanUs;
-    } else {
-        row.relativeShiftPercent =
-            100.0 * double(row.candidate.totalPs - row.base.totalPs) / double(row.base.totalPs);
-    }
-}
-
-void sortRows(std::vector<DiffRow>& rows) {
-    std::sort(rows.begin(), rows.end(), [](const DiffRow& a, const DiffRow& b) {
-        const int64_t da = std::llabs(a.candidate.totalPs - a.base.totalPs);
-        const int64_t db = std::llabs(b.candidate.totalPs - b.base.totalPs);
-        if (da != db) return da > db;
-        const int64_t ta = std::max(a.base.totalPs, a.candidate.totalPs);
-        const int64_t tb = std::max(b.base.totalPs, b.candidate.totalPs);
-        if (ta != tb) return ta > tb;
-        if (a.name != b.name) return a.name < b.name;
-        return a.type < b.type;
-    });
-}
-
 } // namespace
-
-void classifyDiffRows(std::vector<DiffRow>& rows, double confidence, double minChangePercent) {
-    if (rows.empty()) return;
-    // One exact null per number of step pairs (host pairs may have different numbers).
-    std::unordered_map<size_t, std::unique_ptr<RankSumNull>> nulls;
-    std::vector<size_t> family; // rows in both runs with an interval
-    for (size_t i = 0; i < rows.size(); ++i) {
-        DiffRow& row = rows[i];
-        const size_t pairs = row.base.perStepUs.size();
-        std::unique_ptr<RankSumNull>& null = nulls[pairs];
-        if (!null && pairs >= 2 && pairs <= kExactLimit)
-            null = std::make_unique<RankSumNull>(pairs, pairs);
-        testRow(row, confidence, null.get());
-        const bool comparable = row.base.totalPs > 0 && row.candidate.totalPs > 0;
-        if (comparable && row.test.interval) family.push_back(i);
-    }
-    // Benjamini-Hochberg step-up: the i-th smallest of m p-values, adjusted, is the smallest
-    // m/j · p_(j) over j >= i, capped at 1.
-    std::sort(family.begin(), family.end(),
-              [&](size_t a, size_t b) { return rows[a].test.pValue < rows[b].test.pValue; });
-    const double m = double(family.size());
-    double running = 1;
-    for (size_t j = family.size(); j-- > 0;) {
-        running = std::min(running, m / double(j + 1) * rows[family[j]].test.pValue);
-        rows[family[j]].adjustedPValue = running;
-    }
-    const double alpha = 1 - confidence;
-    for (DiffRow& row : rows) {
-        if (row.evidence == DiffEvidence::Significant && !(row.adjustedPValue <= alpha))
-            row.evidence = DiffEvidence::NotSignificantAcrossRows;
-        if (row.diffClass == DiffClass::Added || row.diffClass == DiffClass::Removed) continue;
-        if (row.base.totalPs == 0 || row.candidate.totalPs == 0) continue; // neither run has it
-        const double rel = row.relativeShiftPercent;
-        if (row.evidence == DiffEvidence::Significant && rel >= minChangePercent &&
-            row.test.interval->first > 0)
-            row.diffClass = DiffClass::Slower;
-        else if (row.evidence == DiffEvidence::Significant && rel <= -minChangePercent &&
-                 row.test.interval->second < 0)
-            row.diffClass = DiffClass::Faster;
-        else if (!row.test.interval && std::fabs(rel) >= minChangePercent)
-            row.diffClass = DiffClass::Inconclusive;
-        else
-            row.diffClass = DiffClass::Unchanged;
-    }
-}
 
 std::vector<HostPair> pairHosts(const Profile& base, const Profile& candidate, HostMatching how,
                                 HostMatching* used) {
@@ -561,8 +464,21 @@ RunDiff diffRuns(const Profile& base, const Profile& candidate, const RunDiffOpt
 
     // Categories: the step time and its breakdown, per aligned step, host pair by host pair.
     if (!diff.wholeProfiles) {
+        // PyTorch profiles: the plugin's steps, as their overview shows them.
+        TorchSteps torchBase, torchCandidate;
+        if (isTorchProfile(base) && isTorchProfile(candidate)) {
+            torchBase = torchStepsOf(base, progress);
+            torchCandidate = torchStepsOf(candidate, progress);
+            if (progress && progress->cancelled()) return {};
+            for (auto [b, c] : diff.pairing.pairs)
+                diff.torchCategories =
+                    diff.torchCategories || (torchBase.find(diff.baseSteps.steps[b]) &&
+                                             torchCandidate.find(diff.candidateSteps.steps[c]));
+        }
         for (const HostPair& h : diff.hostPairs) {
             std::vector<DiffRow> rows;
+            // `value(step, isBase)`: the row's time in that step, or none; a pair counts when
+            // both of its steps have one.
             auto add = [&](std::string name, auto value) {
                 DiffRow row;
                 row.host = h.label;
@@ -570,23 +486,47 @@ RunDiff diffRuns(const Profile& base, const Profile& candidate, const RunDiffOpt
                 row.baseTensorCorePercent = row.candidateTensorCorePercent = Table::missing();
                 for (size_t i = h.firstPair; i < h.firstPair + h.pairCount; ++i) {
                     const auto [b, c] = diff.pairing.pairs[i];
-                    const int64_t vb = value(diff.baseSteps.steps[b]);
-                    const int64_t vc = value(diff.candidateSteps.steps[c]);
-                    row.base.perStepUs.push_back(double(vb) / kPsPerUs);
-                    row.candidate.perStepUs.push_back(double(vc) / kPsPerUs);
-                    row.base.totalPs += vb;
-                    row.candidate.totalPs += vc;
+                    const std::optional<int64_t> vb = value(diff.baseSteps.steps[b], true);
+                    const std::optional<int64_t> vc = value(diff.candidateSteps.steps[c], false);
+                    if (!vb || !vc) continue;
+                    row.base.perStepUs.push_back(double(*vb) / kPsPerUs);
+                    row.candidate.perStepUs.push_back(double(*vc) / kPsPerUs);
+                    row.base.totalPs += *vb;
+                    row.candidate.totalPs += *vc;
+                    ++row.base.count;
                 }
-                row.base.count = row.candidate.count = h.pairCount;
+                row.candidate.count = row.base.count;
                 // A category neither run has (compilation, always 0 as in XProf) is no row.
                 if (row.base.totalPs == 0 && row.candidate.totalPs == 0) return;
                 rows.push_back(std::move(row));
             };
             if (h.pairCount == 0) continue;
-            add("Step time", [](const StepRecord& s) { return s.durationPs; });
-            for (size_t k = 0; k < kStepCategoryCount; ++k)
-                add(std::string(stepCategoryName(StepCategory(k))),
-                    [k](const StepRecord& s) { return s.categoryPs[k]; });
+            if (diff.torchCategories) {
+                auto torch = [&](const StepRecord& s, bool isBase) {
+                    return (isBase ? torchBase : torchCandidate).find(s);
+                };
+                add("Step time", [&](const StepRecord& s, bool isBase) -> std::optional<int64_t> {
+                    const TorchStepCosts* t = torch(s, isBase);
+                    if (!t) return std::nullopt;
+                    return t->range.end - t->range.start;
+                });
+                for (size_t r = 0; r < kTorchRoleCount; ++r)
+                    add(std::string(torchRoleName(TorchRole(r))),
+                        [&, r](const StepRecord& s, bool isBase) -> std::optional<int64_t> {
+                            const TorchStepCosts* t = torch(s, isBase);
+                            if (!t) return std::nullopt;
+                            return t->ps[r];
+                        });
+            } else {
+                add("Step time", [](const StepRecord& s, bool) -> std::optional<int64_t> {
+                    return s.durationPs;
+                });
+                for (size_t k = 0; k < kStepCategoryCount; ++k)
+                    add(std::string(stepCategoryName(StepCategory(k))),
+                        [k](const StepRecord& s, bool) -> std::optional<int64_t> {
+                            return s.categoryPs[k];
+                        });
+            }
             for (DiffRow& r : rows) diff.categories.push_back(std::move(r));
         }
         classifyDiffRows(diff.categories, diff.confidence, diff.minChangePercent);
@@ -598,7 +538,7 @@ RunDiff diffRuns(const Profile& base, const Profile& candidate, const RunDiffOpt
                 ++j;
             std::vector<DiffRow> rest(std::make_move_iterator(diff.categories.begin() + i + 1),
                                       std::make_move_iterator(diff.categories.begin() + j));
-            sortRows(rest);
+            sortDiffRows(rest);
             ordered.push_back(std::move(diff.categories[i]));
             for (DiffRow& r : rest) ordered.push_back(std::move(r));
             i = j;
@@ -628,13 +568,26 @@ RunDiff diffRuns(const Profile& base, const Profile& candidate, const RunDiffOpt
     }
     diff.ops = std::move(ops.rows());
     diff.kernels = std::move(kernels.rows());
+    if (progress) progress->report("Host ops", 0.8);
+    HostOpTally hostOps(options.pythonFunctions);
+    for (const HostPair& h : diff.hostPairs) {
+        if (h.pairCount == 0) continue;
+        if (!hostOps.add(base, h.base, h.label, h.pairCount,
+                         windowsOf(diff.baseSteps, diff.pairing, h, true, diff.wholeProfiles), true,
+                         progress) ||
+            !hostOps.add(candidate, h.candidate, h.label, h.pairCount,
+                         windowsOf(diff.candidateSteps, diff.pairing, h, false, diff.wholeProfiles),
+                         false, progress))
+            return {};
+    }
+    diff.hostOps = hostOps.finish(diff.confidence, diff.minChangePercent);
     if (progress) progress->report("Tests", 0.9);
     classifyDiffRows(diff.ops, diff.confidence, diff.minChangePercent);
     if (progress && progress->cancelled()) return {};
     classifyDiffRows(diff.kernels, diff.confidence, diff.minChangePercent);
     if (progress && progress->cancelled()) return {};
-    sortRows(diff.ops);
-    sortRows(diff.kernels);
+    sortDiffRows(diff.ops);
+    sortDiffRows(diff.kernels);
 
     // Callouts: precision and Tensor Core use.
     if (!diff.wholeProfiles) {
@@ -671,6 +624,8 @@ RunDiff diffRuns(const Profile& base, const Profile& candidate, const RunDiffOpt
 }
 
 Table runDiffTable(const RunDiff& diff, DiffBy by) {
+    const bool hosts = diff.hostPairs.size() > 1 || !diff.hostExplanation.empty();
+    if (by == DiffBy::HostOp) return hostOpTable(diff.hostOps, hosts, diff.confidence);
     Table t;
     const std::vector<DiffRow>& rows = by == DiffBy::Category ? diff.categories
                                        : by == DiffBy::Op     ? diff.ops
@@ -678,7 +633,6 @@ Table runDiffTable(const RunDiff& diff, DiffBy by) {
     const std::string level = percentText(100 * diff.confidence);
     using T = Table::Type;
     using F = ColumnFormat;
-    const bool hosts = diff.hostPairs.size() > 1 || !diff.hostExplanation.empty();
     if (hosts)
         t.addColumn("Host", T::Text, F::Plain,
                     "the host pair compared: its name, or baseline / candidate names");
@@ -777,6 +731,18 @@ std::string findingName(const std::string& name) {
     return name.substr(0, cut) + "…";
 }
 
+// Calls per step: "1", "2.5", "0.333".
+std::string perStepText(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+}
+
+// "1 call", "2.5 calls".
+std::string callsText(double calls) {
+    return perStepText(calls) + (calls == 1 ? " call" : " calls");
+}
+
 } // namespace
 
 std::vector<Recommendation> runDiffFindings(const RunDiff& diff, size_t maxRows) {
@@ -863,21 +829,92 @@ std::vector<Recommendation> runDiffFindings(const RunDiff& diff, size_t maxRows)
     };
     rows(diff.ops, "Op", "diff_op");
     rows(diff.kernels, "Kernel", "diff_kernel");
-    // Moves that could not be tested are counted, never named as changes.
-    size_t inconclusive = 0;
-    const DiffRow* largest = nullptr;
-    for (const DiffRow& r : diff.ops) {
-        if (r.diffClass != DiffClass::Inconclusive) continue;
-        ++inconclusive;
-        if (!largest) largest = &r; // rows are sorted by the size of their change
+    // Host ops: added and removed with their calls and time per step, calls that moved, self time
+    // that moved.
+    size_t toldHostOps = 0;
+    for (const HostOpRow& h : diff.hostOps) {
+        if (toldHostOps >= maxRows) break;
+        const DiffRow& r = h.self;
+        const double pairs = double(pairsOf(r));
+        const std::string name = "Host op " + findingName(r.name) + onHost(r);
+        auto perStep = [&](uint64_t calls, int64_t totalPs) {
+            return callsText(double(calls) / pairs) + " and " +
+                   durationText(double(totalPs) / kPsPerUs / pairs) + " per step";
+        };
+        const bool more = r.diffClass == DiffClass::MoreCalls;
+        if (r.diffClass == DiffClass::Added)
+            add("diff_host_op_added", "moderate",
+                name + " added (" + perStep(r.candidate.count, h.candidateTotalPs) + ").",
+                double(h.candidateTotalPs) / kPsPerUs / pairs);
+        else if (r.diffClass == DiffClass::Removed)
+            add("diff_host_op_removed", "moderate",
+                name + " removed (was " + perStep(r.base.count, h.baseTotalPs) + ").",
+                -double(h.baseTotalPs) / kPsPerUs / pairs);
+        else if (more || r.diffClass == DiffClass::FewerCalls)
+            add(more ? "diff_host_op_more_calls" : "diff_host_op_fewer_calls",
+                more ? "moderate" : "info",
+                name + " called " + (more ? "more" : "less") + " often than the baseline " +
+                    steps(h.calls) + " (" + perStepText(double(r.base.count) / pairs) + " → " +
+                    perStepText(double(r.candidate.count) / pairs) + " calls per step).",
+                h.calls.relativeShiftPercent);
+        else if (r.diffClass == DiffClass::Slower)
+            add("diff_host_op_slower", "moderate", shifted(name + " (self time)", r),
+                r.relativeShiftPercent);
+        else if (r.diffClass == DiffClass::Faster)
+            add("diff_host_op_faster", "info", shifted(name + " (self time)", r),
+                r.relativeShiftPercent);
+        else
+            continue;
+        ++toldHostOps;
     }
-    if (largest)
+    // Moves that could not be tested are counted, in every table, never named as changes. The
+    // largest by time is named (a host op by its self time; "calls" when its calls moved); of
+    // equal moves, the first met in the order ops, kernels, host ops, categories.
+    struct Untested {
+        const char* one;
+        const char* many;
+        size_t count = 0;
+    };
+    std::array<Untested, 4> untested{{{"op", "ops"},
+                                      {"kernel", "kernels"},
+                                      {"host op", "host ops"},
+                                      {"category", "categories"}}};
+    const DiffRow* largest = nullptr;
+    std::string largestText;
+    auto consider = [&](size_t table, const DiffRow& r, const DiffRow& moved, bool calls) {
+        if (r.diffClass != DiffClass::Inconclusive) return;
+        ++untested[table].count;
+        if (largest && std::llabs(r.candidate.totalPs - r.base.totalPs) <=
+                           std::llabs(largest->candidate.totalPs - largest->base.totalPs))
+            return;
+        largest = &r;
+        largestText = std::string(untested[table].one) + " " + findingName(r.name) + onHost(r) +
+                      ", " + (calls ? "calls " : "") +
+                      signedPercentText(moved.relativeShiftPercent);
+    };
+    for (const DiffRow& r : diff.ops) consider(0, r, r, false);
+    for (const DiffRow& r : diff.kernels) consider(1, r, r, false);
+    for (const HostOpRow& h : diff.hostOps) {
+        const bool calls = h.calls.diffClass == DiffClass::Inconclusive;
+        consider(2, h.self, calls ? h.calls : h.self, calls);
+    }
+    for (const DiffRow& r : diff.categories)
+        if (r.name != "Step time") consider(3, r, r, false);
+    if (largest) {
+        size_t total = 0;
+        std::string tables;
+        for (const Untested& u : untested) {
+            if (u.count == 0) continue;
+            total += u.count;
+            tables += (tables.empty() ? "" : ", ") + std::to_string(u.count) + " " +
+                      (u.count == 1 ? u.one : u.many);
+        }
         add("diff_inconclusive", "info",
-            std::to_string(inconclusive) + (inconclusive == 1 ? " op's" : " ops'") +
-                " time moved by " + shortestNumber(diff.minChangePercent) + "% or more, but " +
-                noNoise(*largest) + " (largest: " + findingName(largest->name) + onHost(*largest) +
-                ", " + signedPercentText(largest->relativeShiftPercent) + ").",
-            double(inconclusive));
+            std::to_string(total) + (total == 1 ? " row" : " rows") + " moved by " +
+                shortestNumber(diff.minChangePercent) + "% or more (" + tables + "), but " +
+                noNoise(*largest) + " (largest: " + largestText + ").",
+            double(total));
+    }
     for (const DiffCallout& c : diff.callouts)
         add(c.id, c.points > 0 ? "info" : "moderate", c.text, c.points);
     return out;

@@ -11,6 +11,8 @@
 #include "model/Profile.h"
 #include "model/Progress.h"
 #include "model/Table.h"
+#include "model/analysis/DiffRow.h"
+#include "model/analysis/HostOpDiff.h"
 #include "model/analysis/Overview.h"
 #include "model/analysis/ShiftTest.h"
 #include "model/analysis/StepAnalysis.h"
@@ -18,26 +20,34 @@
 namespace stepscope {
 
 // Two runs compared: which step of the candidate goes with which step of the baseline, and per
-// step-breakdown category, per framework op and per GPU kernel, how the time per step moved and
-// whether that move stands out of the step-to-step noise.
+// step-breakdown category, per framework op, per GPU kernel and per host op, how the time per
+// step moved and whether that move stands out of the step-to-step noise.
 //
 // Steps: each run's steps as StepAnalysis finds them (analyzeSteps). A run without steps counts
 // as one "step" spanning the whole profile (then no noise estimate is possible).
 // Work of a step: the GPU stream events (Track::deviceOps on GPU planes) whose host launch
 // (the launch -> device flow, by correlation id) starts inside the step's span [begin, begin +
-// duration), on every GPU of the profile; an event without a recorded launch counts in the step
-// its own start falls in. The GPU runs behind the host, so a kernel launched late in step N
-// often runs in step N + 1's span: counting it by its own start would move it a step.
+// duration), on every GPU of the profile; an event without a recorded launch, or whose launch lies
+// outside every step of the run, counts in the step its own start falls in. The GPU runs behind
+// the host, so a kernel launched late in step N often runs in step N + 1's span: counting it by its
+// own start would move it a step. Work launched in a step that is not compared (left out by the
+// pairing or by the step range) counts nowhere.
 // Rows:
 //   category  StepCategory of StepAnalysis, plus "Step time"; per-step value = that category's
-//             time in the step
+//             time in the step. When both runs are PyTorch profiles, the PyTorch TensorBoard
+//             plugin's step breakdown instead, as their overview shows it (TorchOverview: Kernel,
+//             Memcpy, Memset, Communication, Runtime, DataLoader, CPU Exec, Other, and the
+//             plugin's step time), over the step pairs whose steps both runs' plugin steps hold
+//             (matched by host and the N of ProfilerStep#N)
 //   op        the framework op an event counts in, as the TF op stats' device side names it
 //             (OpCatalog: tf_op / level 0 / JAX name / hlo_op; device work without an op is a row
 //             named by the kernel or copy, type "Unknown"); per-step value = summed duration.
 //             Self time equals total time on GPU streams (no nesting; XProf's rule), so it is not
-//             a column of its own. Host ops are not compared.
+//             a column of its own.
 //   kernel    kernel name + launch configuration (grid, block, registers, shared memory), events
 //             with kernel details only; per-step value = summed duration
+//   host op   what ran on the host threads (HostOpDiff.h): calls, total and self time, the
+//             verdict on calls and on self time per step
 // Rows are sorted by the size of the change of their totals, then by their larger total.
 // Class: added (only the candidate has it), removed (only the baseline), else slower / faster /
 // unchanged from the verdict below.
@@ -57,21 +67,7 @@ enum class HostMatching : uint8_t {
     ByOrder, // the i-th host of the baseline with the i-th of the candidate (Profile::hosts())
 };
 
-enum class DiffBy : uint8_t { Category, Op, Kernel };
-// Inconclusive: the totals moved by at least the practical floor, but there is no interval to
-// tell that from noise (too few steps, or one step each); never named in the summary.
-enum class DiffClass : uint8_t { Added, Removed, Slower, Faster, Unchanged, Inconclusive };
-enum class DiffEvidence : uint8_t {
-    Significant,    // the interval of the per-step shift excludes 0, and the row's p-value
-                    // passes Benjamini-Hochberg over the table's tested rows
-    NotSignificant, // the interval includes 0
-    NotSignificantAcrossRows, // the interval excludes 0, but with this many rows compared such a
-                              // p-value is expected from noise (Benjamini-Hochberg fails)
-    TooFewSteps,              // steps on both sides, too few for an interval at the confidence
-    NoNoiseEstimate // one step each (or a run without steps): nothing to estimate noise from
-};
-std::string_view diffClassName(DiffClass c);
-std::string_view diffEvidenceText(DiffEvidence e);
+enum class DiffBy : uint8_t { Category, Op, Kernel, HostOp };
 
 struct RunDiffOptions {
     StepAlignment alignment = StepAlignment::Auto;
@@ -84,6 +80,8 @@ struct RunDiffOptions {
     // "inconclusive" above).
     double minChangePercent = 1.0;
     HostMatching hosts = HostMatching::Auto;
+    // Host ops: PyTorch's python_function events too (HostOps.h).
+    bool pythonFunctions = false;
 };
 
 struct StepPairing {
@@ -91,31 +89,6 @@ struct StepPairing {
     int shift = 0;
     std::vector<std::pair<size_t, size_t>> pairs; // indices into base / candidate steps
     std::string explanation;                      // one sentence for the user
-};
-
-// One run's side of a row, over the aligned steps.
-struct DiffSide {
-    uint64_t count = 0;            // events (categories: steps)
-    int64_t totalPs = 0;           // summed time
-    std::vector<double> perStepUs; // one value per aligned pair, µs
-};
-
-struct DiffRow {
-    std::string host; // the host pair's label (HostPair::label); empty with one host each
-    std::string type; // op type; kernel: launch configuration; category: empty
-    std::string name; // op / kernel / category name
-    DiffSide base, candidate;
-    DiffClass diffClass = DiffClass::Unchanged;
-    DiffEvidence evidence = DiffEvidence::NoNoiseEstimate;
-    ShiftTest test; // per-step shift, when there are >= 2 pairs
-    // Benjamini-Hochberg adjusted p-value over the table's tested rows (NaN when not tested).
-    double adjustedPValue = std::numeric_limits<double>::quiet_NaN();
-    double relativeShiftPercent = 0; // shift / baseline median per-step (or total) time
-    bool relativeKnown = false;      // false when the baseline has no time (added rows)
-    // Tensor Core: kernel rows, the kernel uses them; op rows, % of the op's kernel time in
-    // kernels that use them (NaN when the op ran no kernel in that run).
-    bool usesTensorCore = false;
-    double baseTensorCorePercent = 0, candidateTensorCorePercent = 0;
 };
 
 // A Tensor Core or precision change, in plain words. id: "diff_tensor_core" or "diff_precision";
@@ -142,6 +115,8 @@ struct RunDiff {
     StepPairing pairing;         // all host pairs' step pairs, host pair by host pair
     double confidence = 0.95, minChangePercent = 1.0;
     std::vector<DiffRow> categories, ops, kernels; // categories: "Step time" first
+    bool torchCategories = false; // categories are the PyTorch plugin's (both runs PyTorch)
+    std::vector<HostOpRow> hostOps;
     std::vector<DiffCallout> callouts;
 };
 
@@ -153,18 +128,6 @@ struct RunDiff {
 // noise) apart: a warm-up step is far from every other step, a lucky match of jitter is not.
 StepPairing pairSteps(const StepAnalysis& base, const StepAnalysis& candidate,
                       const RunDiffOptions& options);
-
-// Tests and classes the rows of one table (all with the same number of per-step values):
-// 1. per row with >= 2 steps, shiftTest at `confidence`;
-// 2. over the rows that were tested with an interval and ran in both runs (the family), the
-//    Benjamini-Hochberg step-up adjustment of their p-values (Benjamini & Hochberg, JRSS B 57,
-//    1995), so that a table of hundreds of ops with no real change does not show the ~5% of
-//    them that a per-row test at 95% flags by chance: a row is significant when its interval
-//    excludes 0 AND its adjusted p-value is at most 1 - confidence;
-// 3. class: added / removed by presence; slower / faster when significant and the shift is at
-//    least `minChangePercent` of the baseline's mean per-step time; inconclusive when there is no
-//    interval and the totals moved by at least that; else unchanged.
-void classifyDiffRows(std::vector<DiffRow>& rows, double confidence, double minChangePercent);
 
 // The hosts of the two runs paired (options.hosts); labels set, step pairs not yet.
 std::vector<HostPair> pairHosts(const Profile& base, const Profile& candidate, HostMatching how,
@@ -179,7 +142,7 @@ RunDiff diffRuns(const Profile& base, const Profile& candidate, const RunDiffOpt
 // [Type | Launch configuration,] Name, Class, Evidence, Baseline count, Candidate count,
 // Baseline total (µs), Candidate total (µs), Delta total (µs), Ratio, Baseline avg (µs),
 // Candidate avg (µs), Shift per step (µs), Shift low (µs), Shift high (µs), Shift (%), p-value,
-// then Tensor Core columns (op: baseline / candidate TC %, kernel: uses TC).
+// then Tensor Core columns (op: baseline / candidate TC %, kernel: uses TC). HostOp: hostOpTable.
 Table runDiffTable(const RunDiff& diff, DiffBy by);
 
 // What changed in the candidate against the baseline, as findings for the candidate's overview
@@ -193,9 +156,16 @@ Table runDiffTable(const RunDiff& diff, DiffBy by);
 //                        step).", "Kernel K 20.0% slower than the baseline in every step (...)."
 //                        ("in N of M steps" when not every pair moved that way); moderate, faster
 //                        ones info
-//   diff_inconclusive    the totals moved by the practical floor or more but no interval tells that
-//                        from noise (one step each, or too few steps): how many rows, the largest
-//                        named; the step time says the same of itself (info)
+//   diff_host_op_*       the first `maxRows` host op rows that were added, removed, called more or
+//                        fewer times, got slower or faster (self time): "Host op CatBackward0
+//                        added (1 call and 11 µs per step).", "Host op X called more often than
+//                        the baseline in every step (2 -> 3 calls per step).", "Host op X (self
+//                        time) 20.0% slower than the baseline in every step (...)."
+//   diff_inconclusive    the rows of every table (step breakdown categories but the step time,
+//                        ops, kernels, host ops) that moved by the practical floor or more while no
+//                        interval tells that from noise (one step each, or too few steps): how
+//                        many, per table, the largest (by time) named; the step time says the
+//                        same of itself (info)
 //   the callouts         diff_tensor_core / diff_precision (moderate when use dropped, else info)
 // Names longer than 80 characters (C++ kernel names) are cut with "…". Empty when nothing
 // changed.

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "model/ProfileBuilder.h"
+#include "model/SideTable.h"
+#include "model/analysis/HostOps.h"
 #include "model/analysis/OpName.h"
 
 namespace stepscope {
@@ -158,6 +160,11 @@ StackedRuns stackRuns(const Profile& base, const StepRecord& baseStep, const Pro
 StackedOpIndex::StackedOpIndex(const Profile& p) {
     const HloCatalog hlo(p);
     OpCatalog catalog(p, &hlo);
+    HostOpCatalog hostOps(p, true);
+    // Events are visited in index order: forward cursors serve.
+    SideCursor<StringId> frameworkOps(p.frameworkOps());
+    SideCursor<uint64_t> correlations(p.correlationIds());
+    SideCursor<StringId> memoryEvents(p.memoryEvents());
     for (uint32_t ti = 0; ti < p.tracks().size(); ++ti) {
         const Track& t = p.tracks()[ti];
         const PlaneKind kind = p.planes()[t.plane].kind;
@@ -167,6 +174,13 @@ StackedOpIndex::StackedOpIndex(const Profile& p) {
         for (EventIndex e = first; e < last; ++e) {
             if (!device) {
                 ops_[std::string(p.name(e))].push_back(e);
+                if (t.derived) continue;
+                const StringId* fw = frameworkOps.at(e);
+                const uint32_t op =
+                    hostOps.of(e, fw ? *fw : 0, correlations.at(e) || memoryEvents.at(e));
+                if (op == HostOpCatalog::kNone) continue;
+                const HostOpIdentity& id = hostOps.op(op);
+                hostOps_[id.kind + '\0' + id.name].push_back(e);
                 continue;
             }
             const StringId* fw = p.frameworkOps().find(e);
@@ -191,6 +205,42 @@ const std::vector<EventIndex>& StackedOpIndex::kernelEvents(const std::string& n
     static const std::vector<EventIndex> none;
     const auto it = kernels_.find(name);
     return it == kernels_.end() ? none : it->second;
+}
+
+const std::vector<EventIndex>& StackedOpIndex::hostOpEvents(const std::string& kind,
+                                                            const std::string& name) const {
+    static const std::vector<EventIndex> none;
+    const auto it = hostOps_.find(kind + '\0' + name);
+    return it == hostOps_.end() ? none : it->second;
+}
+
+std::vector<EventIndex> slowerEvents(const StackedRuns& runs, const StackedOpIndex& index,
+                                     const RunDiff& diff) {
+    std::vector<EventIndex> slower;
+    if (!runs.profile) return slower;
+    const Profile& p = *runs.profile;
+    // The stacked hosts of a row's host pair (its label; one pair with an empty label: all).
+    auto take = [&](const DiffRow& row, const std::vector<EventIndex>& events) {
+        const HostPair* pair = nullptr;
+        for (const HostPair& h : diff.hostPairs)
+            if (h.label == row.host) pair = &h;
+        if (!pair) return;
+        for (EventIndex e : events) {
+            const uint32_t host = p.planes()[p.tracks()[p.trackOf(e)].plane].host;
+            if (host == pair->base || host == runs.candidateFirstHost + pair->candidate)
+                slower.push_back(e);
+        }
+    };
+    for (const DiffRow& r : diff.ops)
+        if (r.diffClass == DiffClass::Slower) take(r, index.opEvents(r.name));
+    for (const DiffRow& r : diff.kernels)
+        if (r.diffClass == DiffClass::Slower) take(r, index.kernelEvents(r.name));
+    for (const HostOpRow& h : diff.hostOps)
+        if (h.self.diffClass == DiffClass::Slower)
+            take(h.self, index.hostOpEvents(h.self.type, h.self.name));
+    std::sort(slower.begin(), slower.end());
+    slower.erase(std::unique(slower.begin(), slower.end()), slower.end());
+    return slower;
 }
 
 } // namespace stepscope

@@ -9,6 +9,7 @@
 
 #include "model/Profile.h"
 #include "model/Progress.h"
+#include "model/analysis/RunDiff.h"
 #include "model/analysis/StepAnalysis.h"
 
 namespace stepscope {
@@ -53,9 +54,22 @@ public:
     const std::vector<EventIndex>& opEvents(const std::string& name) const;
     // A kernel row: the GPU stream events named `name`.
     const std::vector<EventIndex>& kernelEvents(const std::string& name) const;
+    // A host-op row: the host-plane events that are host op (kind, name) by HostOpCatalog's rule
+    // (python_function events included: such a row exists only where the diff asked for them).
+    const std::vector<EventIndex>& hostOpEvents(const std::string& kind,
+                                                const std::string& name) const;
 
 private:
     std::unordered_map<std::string, std::vector<EventIndex>> ops_, kernels_;
+    std::unordered_map<std::string, std::vector<EventIndex>> hostOps_; // kind '\0' name
 };
+
+// The events of `runs` that the rows `diff` classes as slower stand for: op and kernel rows
+// (StackedOpIndex::opEvents, kernelEvents) and host-op rows (hostOpEvents), each only on the hosts
+// of its row's host pair, so that with several hosts an op is outlined where it got slower and
+// not on the hosts where it did not. Hosts of `runs`: the baseline's in their order, then the
+// candidate's from candidateFirstHost. Sorted, without repeats.
+std::vector<EventIndex> slowerEvents(const StackedRuns& runs, const StackedOpIndex& index,
+                                     const RunDiff& diff);
 
 } // namespace stepscope

@@ -1,6 +1,7 @@
 #include "model/analysis/TfOpStats.h"
 
 #include "model/analysis/KernelFacts.h"
+#include "model/analysis/TrackChildren.h"
 
 #include <algorithm>
 #include <cmath>
@@ -49,57 +50,6 @@ private:
     std::vector<int64_t> longestPs_; // by row of rows_
 };
 
-// The time of each op event's child ops on one track. `opOf[i]` is the op of the track's i-th
-// event (kNoOp for non-ops). A child op lies wholly inside its parent op, with only non-op events
-// (or none) between them; an event that merely overlaps the event above it (the builder stacks
-// such an event one lane deeper) is no child of it. Fills childPs(i) for every op event.
-class TrackChildren {
-public:
-    void run(const Profile& p, uint32_t trackIndex, const std::vector<uint32_t>& opOf) {
-        const Track& t = p.tracks()[trackIndex];
-        const EventIndex base = t.firstEvent;
-        parent_.assign(t.eventCount, kNone);
-        opAncestor_.assign(t.eventCount, kNone);
-        childPs_.assign(t.eventCount, 0);
-        auto contains = [&](uint32_t outer, EventIndex inner) {
-            const EventIndex o = base + outer;
-            return p.start(o) <= p.start(inner) && p.end(inner) <= p.end(o);
-        };
-        // The nearest op at or above `local` that contains it: itself when it is an op.
-        auto opAtOrAbove = [&](uint32_t local) {
-            return opOf[local] != OpCatalog::kNoOp ? local : opAncestor_[local];
-        };
-        for (uint32_t d = 1; d < t.depthCount; ++d) {
-            const EventRange up = p.eventsAt(trackIndex, d - 1);
-            const EventRange here = p.eventsAt(trackIndex, d);
-            EventIndex j = up.begin;
-            for (EventIndex e = here.begin; e < here.end; ++e) {
-                const int64_t s = p.start(e), dur = p.duration(e);
-                // The event above that the builder opened last before this one (ordered by
-                // start, longer first): the one this event was stacked on.
-                while (j + 1 < up.end &&
-                       (p.start(j + 1) < s || (p.start(j + 1) == s && p.duration(j + 1) >= dur)))
-                    ++j;
-                const uint32_t local = e - base;
-                uint32_t above = j - base;
-                parent_[local] = above;
-                // Climb to the first event that wholly contains this one; everything above that
-                // contains it too.
-                while (above != kNone && !contains(above, e)) above = parent_[above];
-                opAncestor_[local] = above == kNone ? kNone : opAtOrAbove(above);
-                if (opOf[local] != OpCatalog::kNoOp && opAncestor_[local] != kNone)
-                    childPs_[opAncestor_[local]] += dur;
-            }
-        }
-    }
-    int64_t childPs(uint32_t local) const { return childPs_[local]; }
-
-private:
-    std::vector<uint32_t> parent_;     // event stacked on (track-local index) or kNone
-    std::vector<uint32_t> opAncestor_; // nearest op that wholly contains it, or kNone
-    std::vector<int64_t> childPs_;     // time of child ops, per op event
-};
-
 } // namespace
 
 TfOpStats computeTfOpStats(const Profile& p, const Progress* progress, const HloCatalog* given) {
@@ -110,6 +60,7 @@ TfOpStats computeTfOpStats(const Profile& p, const Progress* progress, const Hlo
     OpCatalog catalog(p, &hlo);
     RowSink hostRows(OpSide::Host, result.rows);
     RowSink deviceRows(OpSide::Device, result.rows);
+    static_assert(TrackChildren::kNotAnOp == OpCatalog::kNoOp);
     TrackChildren children;
     KernelFacts facts(p, hlo);
     std::vector<uint32_t> opOf;

@@ -29,27 +29,6 @@ bool isDataLoader(std::string_view name) {
            name.starts_with("enumerate(DataPipe)#");
 }
 
-// trace.py EventTypeMap, looked up by the lower-cased category. Departure: "cuda_driver" is a
-// runtime too. The plugin predates it; Kineto records driver-API launches under it, and on
-// Hopper cuBLAS launches its GEMMs with cuLaunchKernelEx (every nvjet kernel of the H200 gpt12
-// trace), which the plugin's reading would leave outside every operator.
-TorchEventType typeOfCategory(std::string_view cat) {
-    std::string lower(cat);
-    for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
-    if (lower == "cpu_op" || lower == "operator") return TorchEventType::Operator;
-    if (lower == "runtime" || lower == "cuda_runtime" || lower == "mtia_runtime" ||
-        lower == "glow_runtime" || lower == "xpu_runtime" || lower == "privateuse1_runtime" ||
-        lower == "cuda_driver")
-        return TorchEventType::Runtime;
-    if (lower == "kernel") return TorchEventType::Kernel;
-    if (lower == "memcpy" || lower == "gpu_memcpy") return TorchEventType::Memcpy;
-    if (lower == "memset" || lower == "gpu_memset") return TorchEventType::Memset;
-    if (lower == "python") return TorchEventType::Python;
-    if (lower == "python_function") return TorchEventType::PythonFunction;
-    if (lower == "user_annotation") return TorchEventType::UserAnnotation;
-    return TorchEventType::Other;
-}
-
 struct Keys {
     StringId category, externalId, externalIdLower, inputDims, inputDimsLower, moduleId, device,
         blocksPerSm, occupancy, grid, block, registers, sharedMemory;
@@ -118,7 +97,7 @@ EventArgs readArgs(const Profile& p, const Keys& k, EventIndex e) {
 TorchEventType typeOf(const Profile& p, const Keys& k, EventIndex e) {
     if (k.category == StringPool::kNotFound) return TorchEventType::Other;
     for (const StatValue& s : p.metadataStats(p.metadataOf(e)))
-        if (s.key == k.category && s.isText()) return typeOfCategory(p.str(s.asString()));
+        if (s.key == k.category && s.isText()) return torchEventTypeOfCategory(p.str(s.asString()));
     return TorchEventType::Other;
 }
 
@@ -678,6 +657,23 @@ size_t extendStepsToDeviceWork(std::vector<TorchRange>& steps, std::vector<Torch
         }
     }
     return keep;
+}
+
+TorchEventType torchEventTypeOfCategory(std::string_view cat) {
+    std::string lower(cat);
+    for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (lower == "cpu_op" || lower == "operator") return TorchEventType::Operator;
+    if (lower == "runtime" || lower == "cuda_runtime" || lower == "mtia_runtime" ||
+        lower == "glow_runtime" || lower == "xpu_runtime" || lower == "privateuse1_runtime" ||
+        lower == "cuda_driver")
+        return TorchEventType::Runtime;
+    if (lower == "kernel") return TorchEventType::Kernel;
+    if (lower == "memcpy" || lower == "gpu_memcpy") return TorchEventType::Memcpy;
+    if (lower == "memset" || lower == "gpu_memset") return TorchEventType::Memset;
+    if (lower == "python") return TorchEventType::Python;
+    if (lower == "python_function") return TorchEventType::PythonFunction;
+    if (lower == "user_annotation") return TorchEventType::UserAnnotation;
+    return TorchEventType::Other;
 }
 
 bool isTorchProfile(const Profile& profile) {

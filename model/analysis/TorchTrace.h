@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/Profile.h"
@@ -140,6 +141,14 @@ struct TorchTrace {
     std::array<std::vector<TorchRange>, kTorchRoleCount - 1> roleRanges; // merged
     bool hasHostEvents = false;
 };
+
+// trace.py EventTypeMap, looked up by the lower-cased category (the Kineto importer keeps it as
+// the metadata stat `category`). Departure: "cuda_driver" is a runtime too. The plugin predates
+// it; Kineto records driver-API launches under it, and on Hopper cuBLAS launches its GEMMs with
+// cuLaunchKernelEx (every nvjet kernel of the H200 gpt12 trace), which the plugin's reading would
+// leave outside every operator. Any other category: Other (Module and ProfilerStep come from
+// more than the category).
+TorchEventType torchEventTypeOfCategory(std::string_view category);
 
 // Whether the profile holds PyTorch operators (host events of category cpu_op or Operator).
 bool isTorchProfile(const Profile& profile);

@@ -1,5 +1,6 @@
 #include "views/run_diff/RunDiffView.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -9,6 +10,7 @@
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QVBoxLayout>
 #include <QtConcurrent>
@@ -27,7 +29,8 @@ RunDiffView::RunDiffView(QWidget* parent)
     , runBox_(new QComboBox(this))
     , hostBox_(new QComboBox(this))
     , hostMatching_(new QComboBox(this))
-    , by_(new QComboBox(this))
+    , tables_(new QTabBar(this))
+    , pythonFunctions_(new QCheckBox(tr("Python functions"), this))
     , align_(new QComboBox(this))
     , shift_(new QSpinBox(this))
     , status_(new QLabel(this))
@@ -41,11 +44,21 @@ RunDiffView::RunDiffView(QWidget* parent)
     // Long paths and messages wrap or clip; they never widen the window.
     candidateLabel_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     cancel_->setVisible(false);
-    by_->setObjectName("diffBy");
-    by_->addItem(tr("Step breakdown"), int(DiffBy::Category));
-    by_->addItem(tr("Ops"), int(DiffBy::Op));
-    by_->addItem(tr("Kernels"), int(DiffBy::Kernel));
-    by_->setCurrentIndex(1);
+    tables_->setObjectName("diffTables");
+    tables_->setDocumentMode(true);
+    tables_->setExpanding(false);
+    for (auto [by, name] : {std::pair{DiffBy::Category, tr("Step breakdown")},
+                            {DiffBy::Op, tr("Ops")},
+                            {DiffBy::Kernel, tr("Kernels")},
+                            {DiffBy::HostOp, tr("Host ops")}})
+        tables_->setTabData(tables_->addTab(name), int(by));
+    tables_->setTabToolTip(3, tr("What ran on the host threads: PyTorch cpu_op, user_annotation "
+                                 "and runtime calls, TensorFlow / JAX host ops; calls, total and "
+                                 "self time, the verdict on calls and self time per step"));
+    tables_->setCurrentIndex(1);
+    pythonFunctions_->setObjectName("diffPythonFunctions");
+    pythonFunctions_->setToolTip(tr("Host ops: compare PyTorch's python_function events too "
+                                    "(a Python trace holds many of them per operator)"));
     align_->setObjectName("diffAlign");
     align_->addItem(tr("Auto (by order)"), int(StepAlignment::Auto));
     align_->addItem(tr("By order"), int(StepAlignment::ByOrder));
@@ -92,13 +105,12 @@ RunDiffView::RunDiffView(QWidget* parent)
     chooseFile_->setToolTip(tr("Choose the candidate: a profile file"));
     chooseFolder_->setToolTip(tr("Choose the candidate: a log directory or run folder"));
     auto* controls = new QHBoxLayout;
-    controls->addWidget(new QLabel(tr("Table:"), this));
-    controls->addWidget(by_);
-    controls->addSpacing(12);
     controls->addWidget(new QLabel(tr("Pair steps:"), this));
     controls->addWidget(align_);
     controls->addWidget(new QLabel(tr("Shift:"), this));
     controls->addWidget(shift_);
+    controls->addSpacing(12);
+    controls->addWidget(pythonFunctions_);
     controls->addStretch(1);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
@@ -134,8 +146,14 @@ RunDiffView::RunDiffView(QWidget* parent)
     views->addTab(timeline_, tr("GPU step timeline"));
     timelineLayout->addWidget(views, 1);
     connect(stacked_, &StackedTraceView::finished, this, [this] { finishStep(); });
+    auto* tableBox = new QWidget(this);
+    auto* tableLayout = new QVBoxLayout(tableBox);
+    tableLayout->setContentsMargins(0, 0, 0, 0);
+    tableLayout->setSpacing(0);
+    tableLayout->addWidget(tables_);
+    tableLayout->addWidget(table_, 1);
     auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(table_);
+    splitter->addWidget(tableBox);
     splitter->addWidget(timelineBox);
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 1);
@@ -144,18 +162,19 @@ RunDiffView::RunDiffView(QWidget* parent)
     table_->setRowActionText(tr("Highlight this op in the stacked trace and step timeline"));
     connect(table_, &DataTableView::rowActivated, this, [this](int row) {
         const Table& t = table_->table();
-        const int name = t.columnIndex("Operation");
-        if (name >= 0 && row >= 0 && size_t(row) < t.rowCount())
-            timeline_->setHighlight(QString::fromStdString(t.text(size_t(row), size_t(name))));
-        // The stacked trace links op and kernel rows; a category row clears the link.
-        const int kernel = t.columnIndex("Kernel");
-        const int linked = name >= 0 ? name : kernel;
-        const bool known = linked >= 0 && row >= 0 && size_t(row) < t.rowCount();
-        stacked_->linkRow(name >= 0     ? DiffBy::Op
-                          : kernel >= 0 ? DiffBy::Kernel
-                                        : DiffBy::Category,
-                          known ? QString::fromStdString(t.text(size_t(row), size_t(linked)))
-                                : QString());
+        const DiffBy by = tableKind();
+        auto cell = [&](const char* column) {
+            const int c = t.columnIndex(column);
+            return c >= 0 && row >= 0 && size_t(row) < t.rowCount()
+                       ? QString::fromStdString(t.text(size_t(row), size_t(c)))
+                       : QString();
+        };
+        const QString name = cell(by == DiffBy::Kernel ? "Kernel" : "Operation");
+        // The GPU step timeline lanes are device ops; the stacked trace links op, kernel and host
+        // op rows, and a category row clears the link.
+        if (by == DiffBy::Op && !name.isEmpty()) timeline_->setHighlight(name);
+        stacked_->linkRow(by, by == DiffBy::Category ? QString() : name,
+                          by == DiffBy::HostOp ? cell("Kind") : QString());
     });
     connect(pair_, &QSpinBox::valueChanged, this, [this](int v) { showStepPair(v - 1); });
 
@@ -171,7 +190,8 @@ RunDiffView::RunDiffView(QWidget* parent)
         if (!path.isEmpty()) setCandidatePath(path);
     });
     connect(cancel_, &QPushButton::clicked, this, &RunDiffView::cancelCandidateLoad);
-    connect(by_, &QComboBox::currentIndexChanged, this, [this] { showDiff(); });
+    connect(tables_, &QTabBar::currentChanged, this, [this] { showDiff(); });
+    connect(pythonFunctions_, &QCheckBox::toggled, this, [this] { compare(); });
     connect(align_, &QComboBox::currentIndexChanged, this, [this] {
         shift_->setEnabled(StepAlignment(align_->currentData().toInt()) != StepAlignment::Auto);
         compare();
@@ -197,7 +217,12 @@ QString RunDiffView::summaryText() const {
 }
 
 void RunDiffView::setTableKind(DiffBy by) {
-    by_->setCurrentIndex(by_->findData(int(by)));
+    for (int i = 0; i < tables_->count(); ++i)
+        if (tables_->tabData(i).toInt() == int(by)) tables_->setCurrentIndex(i);
+}
+
+DiffBy RunDiffView::tableKind() const {
+    return DiffBy(tables_->tabData(tables_->currentIndex()).toInt());
 }
 
 void RunDiffView::setAlignment(StepAlignment alignment, int shift) {
@@ -388,6 +413,7 @@ void RunDiffView::compare() {
     options.alignment = StepAlignment(align_->currentData().toInt());
     if (options.alignment != StepAlignment::Auto) options.shift = shift_->value();
     options.hosts = HostMatching(hostMatching_->currentData().toInt());
+    options.pythonFunctions = pythonFunctions_->isChecked();
     computing_ = true;
     status_->setText(tr("Comparing…"));
     showDiff();
@@ -422,11 +448,20 @@ void RunDiffView::showDiff() {
         summary_->clear();
         return;
     }
-    const auto by = DiffBy(by_->currentData().toInt());
+    const DiffBy by = tableKind();
+    // The host-op table's many columns would squeeze the names: its columns up to the self times
+    // are fitted to the view, the rest scroll in.
+    table_->setLeadingColumns(by == DiffBy::HostOp
+                                  ? QStringList{"Host", "Kind", "Operation", "Class", "Evidence",
+                                                "Baseline calls", "Candidate calls",
+                                                "Baseline total (µs)", "Candidate total (µs)",
+                                                "Baseline self (µs)", "Candidate self (µs)"}
+                                  : QStringList());
     table_->setTable(runDiffTable(*diff_, by));
     table_->setExportFileName(by == DiffBy::Category ? "run_diff_steps.csv"
                               : by == DiffBy::Op     ? "run_diff_ops.csv"
-                                                     : "run_diff_kernels.csv");
+                              : by == DiffBy::Kernel ? "run_diff_kernels.csv"
+                                                     : "run_diff_host_ops.csv");
     const size_t pairs = diff_->pairing.pairs.size();
     QString status =
         (diff_->hostExplanation.empty() ? QString()
@@ -440,6 +475,8 @@ void RunDiffView::showDiff() {
                       .arg(diff_->minChangePercent);
     else
         status += tr("; one step each: no noise estimate is possible.");
+    if (diff_->torchCategories)
+        status += tr(" Step breakdown: the PyTorch TensorBoard plugin's categories.");
     status_->setText(status);
     QStringList lines;
     for (const std::string& s : runDiffSummary(*diff_)) lines << QString::fromStdString(s);

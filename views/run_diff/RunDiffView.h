@@ -12,10 +12,12 @@
 #include "views/run_diff/StackedTraceView.h"
 #include "views/run_diff/StepTimeline.h"
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QPushButton;
 class QSpinBox;
+class QTabBar;
 
 namespace stepscope {
 
@@ -25,10 +27,10 @@ class DataTableView;
 // picks a candidate (a file, run folder or log directory, loaded here in the background with
 // progress and Cancel; its own Run and Host selectors, newest run and all hosts first), and the
 // page
-// shows RunDiff's tables (step breakdown, ops, kernels) in the shared table widget with CSV
-// export, how the steps were paired, the Tensor Core / precision callouts and a plain summary of
-// what changed. A candidate that cannot be loaded leaves the one before it (and the baseline) in
-// place and says why.
+// shows RunDiff's tables (step breakdown, ops, kernels, host ops: a tab each) in the shared table
+// widget with CSV export, how the steps were paired, the Tensor Core / precision callouts and a
+// plain summary of what changed. A candidate that cannot be loaded leaves the one before it (and
+// the baseline) in place and says why.
 class RunDiffView : public ToolView {
     Q_OBJECT
 public:
@@ -55,6 +57,7 @@ public:
     QString summaryText() const;
     const RunDiff* diff() const { return diff_.get(); }
     void setTableKind(DiffBy by);
+    DiffBy tableKind() const;
     void setAlignment(StepAlignment alignment, int shift);
     void setHostMatching(HostMatching matching);
     // The step pair the timeline shows (0-based index into the pairing).
@@ -93,7 +96,8 @@ private:
     QComboBox* runBox_;
     QComboBox* hostBox_;
     QComboBox* hostMatching_;
-    QComboBox* by_;
+    QTabBar* tables_; // the tables: step breakdown, ops, kernels, host ops
+    QCheckBox* pythonFunctions_;
     QComboBox* align_;
     QSpinBox* shift_;
     QLabel* status_;

@@ -30,6 +30,9 @@ StackedTraceView::StackedTraceView(QWidget* parent)
     // The page shares its height with the diff table: the timeline and the details pane may
     // shrink further than in the trace viewer's own tab, so the table keeps a few rows in a
     // 720-pixel window.
+    // Keys act on the stacked trace only while it has focus: the page's table and selectors
+    // share the window.
+    trace_->setKeysFromWindow(false);
     trace_->canvas()->setMinimumHeight(120);
     if (auto* details = trace_->findChild<QTabWidget*>()) details->setMinimumHeight(50);
     if (auto* split = trace_->findChild<QSplitter*>(QStringLiteral("traceSplitter")))
@@ -64,11 +67,6 @@ void StackedTraceView::setStepPair(std::shared_ptr<const Profile> base,
     const size_t b = diff->pairing.pairs[pair].first, c = diff->pairing.pairs[pair].second;
     const StepRecord baseStep = diff->baseSteps.steps[b];
     const StepRecord candidateStep = diff->candidateSteps.steps[c];
-    std::vector<std::string> slowerOps, slowerKernels;
-    for (const DiffRow& r : diff->ops)
-        if (r.diffClass == DiffClass::Slower) slowerOps.push_back(r.name);
-    for (const DiffRow& r : diff->kernels)
-        if (r.diffClass == DiffClass::Slower) slowerKernels.push_back(r.name);
     pairText_ = tr("Baseline step %1 (%2) and candidate step %3 (%4), shifted to start together.")
                     .arg(baseStep.number)
                     .arg(duration(baseStep.durationPs))
@@ -82,24 +80,12 @@ void StackedTraceView::setStepPair(std::shared_ptr<const Profile> base,
     busy_ = true;
     job_.start(
         std::move(base),
-        [candidate, baseStep, candidateStep, slowerOps, slowerKernels](const Profile& p,
-                                                                       const Progress* progress) {
+        [candidate, baseStep, candidateStep, diff](const Profile& p, const Progress* progress) {
             StackedTrace t;
             t.runs = stackRuns(p, baseStep, *candidate, candidateStep, progress);
             if (!t.runs.profile) return t; // cancelled: the job drops it
             auto index = std::make_shared<StackedOpIndex>(*t.runs.profile);
-            std::vector<EventIndex> slower;
-            for (const std::string& name : slowerOps) {
-                const std::vector<EventIndex>& events = index->opEvents(name);
-                slower.insert(slower.end(), events.begin(), events.end());
-            }
-            for (const std::string& name : slowerKernels) {
-                const std::vector<EventIndex>& events = index->kernelEvents(name);
-                slower.insert(slower.end(), events.begin(), events.end());
-            }
-            std::sort(slower.begin(), slower.end());
-            slower.erase(std::unique(slower.begin(), slower.end()), slower.end());
-            t.slowerRows = slowerOps.size() + slowerKernels.size();
+            std::vector<EventIndex> slower = slowerEvents(t.runs, *index, *diff);
             t.index = std::move(index);
             if (!slower.empty())
                 t.slower = std::make_shared<const std::vector<EventIndex>>(std::move(slower));
@@ -135,20 +121,23 @@ void StackedTraceView::show(std::shared_ptr<const StackedTrace> stacked) {
     const int64_t end = runs.stepBeginPs + longer + margin;
     if (end > begin) trace_->canvas()->setVisibleRange({begin, end});
     info_->setText(pairText_ + " " +
-                   tr("%1 + %2 events. Red outline: slower in the diff; double-click an op or "
-                      "kernel row to light it up in both runs.")
+                   tr("%1 + %2 events. Red outline: slower in the diff; double-click an op, "
+                      "kernel or host op row to light it up in both runs.")
                        .arg(QLocale().toString(qulonglong(runs.baseEvents)))
                        .arg(QLocale().toString(qulonglong(runs.candidateEvents))));
     emit finished();
 }
 
-void StackedTraceView::linkRow(DiffBy by, const QString& name) {
+void StackedTraceView::linkRow(DiffBy by, const QString& name, const QString& kind) {
     if (!stacked_ || !stacked_->index) return;
     std::shared_ptr<const std::vector<EventIndex>> linked;
     if (!name.isEmpty() && by != DiffBy::Category) {
         const std::string n = name.toStdString();
-        const std::vector<EventIndex>& events =
-            by == DiffBy::Op ? stacked_->index->opEvents(n) : stacked_->index->kernelEvents(n);
+        const StackedOpIndex& index = *stacked_->index;
+        const std::vector<EventIndex>& events = by == DiffBy::Op ? index.opEvents(n)
+                                                : by == DiffBy::Kernel
+                                                    ? index.kernelEvents(n)
+                                                    : index.hostOpEvents(kind.toStdString(), n);
         linked = std::make_shared<const std::vector<EventIndex>>(events);
     }
     trace_->canvas()->setLinkedEvents(std::move(linked), stacked_->slower);

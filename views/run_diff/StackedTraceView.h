@@ -19,14 +19,15 @@ class TraceView;
 struct StackedTrace {
     StackedRuns runs;
     std::shared_ptr<const StackedOpIndex> index;
-    std::shared_ptr<const std::vector<EventIndex>> slower; // events of slower op / kernel rows
-    size_t slowerRows = 0;
+    // Events of slower op, kernel and host-op rows, on their host pair's hosts (slowerEvents).
+    std::shared_ptr<const std::vector<EventIndex>> slower;
 };
 
 // The "Stacked trace" pane of the Compare runs page: the trace viewer (every track, search,
 // details, flows) over both runs' step of one pair, with the candidate's step shifted to start
 // where the baseline's does. Zoom and pan are shared because it is one timeline. The events of
-// ops the diff classes as slower carry a red outline in both runs; linkRow() lights one row's
+// ops, kernels and host ops the diff classes as slower carry a red outline in both runs (on the
+// hosts of the host pair where they are slower); linkRow() lights one row's
 // events up in both runs and dims the rest. The stacking runs in a worker; a newer pair cancels it.
 class StackedTraceView : public QWidget {
     Q_OBJECT
@@ -37,9 +38,9 @@ public:
     void setStepPair(std::shared_ptr<const Profile> base, std::shared_ptr<const Profile> candidate,
                      std::shared_ptr<const RunDiff> diff, size_t pair);
     void clear(const QString& message);
-    // Lights up the events of one diff row (an op or kernel name) in both runs; an empty name or
-    // a category row clears the link.
-    void linkRow(DiffBy by, const QString& name);
+    // Lights up the events of one diff row (an op, kernel or host op name; `kind`: a host op's
+    // kind) in both runs; an empty name or a category row clears the link.
+    void linkRow(DiffBy by, const QString& name, const QString& kind = QString());
 
     bool busy() const { return busy_; }
     TraceView* trace() const { return trace_; }

@@ -251,7 +251,8 @@ bool TraceView::eventFilter(QObject* watched, QEvent* event) {
     if (event->type() != QEvent::KeyPress || !watched->isWidgetType() || !isVisible())
         return ToolView::eventFilter(watched, event);
     auto* w = static_cast<QWidget*>(watched);
-    if (w == canvas_ || w->window() != window() || isTextInput(w))
+    if (w == canvas_ || w->window() != window() || isTextInput(w) ||
+        (!keysFromWindow_ && !isAncestorOf(w)))
         return ToolView::eventFilter(watched, event);
     return canvas_->handleKey(static_cast<QKeyEvent*>(event)) ||
            ToolView::eventFilter(watched, event);

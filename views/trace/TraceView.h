@@ -53,6 +53,12 @@ public:
     bool searchRunning() const { return searching_; }
     bool aggregateRunning() const { return aggregating_; }
 
+    // Whether the timeline's keys (W/A/S/D, 1-4, ...) work from any widget of the window (the
+    // default: the trace viewer's own tab) or only while focus is inside this view (a trace
+    // embedded in another page, such as the Compare runs page's stacked trace, whose keys must
+    // not act while the user types in that page's table).
+    void setKeysFromWindow(bool fromWindow) { keysFromWindow_ = fromWindow; }
+
     // Steps to the next (or previous) search hit, selecting it; the zoom stays when the hit fits.
     void stepSearch(bool forward);
 
@@ -63,8 +69,9 @@ public:
     QMenu* contextMenu(QPoint pos);
 
 protected:
-    // The timeline's keys work wherever focus is in the trace viewer's window, except in text
-    // fields: forwarded here from any widget of the window while the viewer is showing.
+    // The timeline's keys work wherever focus is in the trace viewer's window (or, without
+    // keysFromWindow, in this view), except in text fields: forwarded here from those widgets
+    // while the viewer is showing.
     bool eventFilter(QObject* watched, QEvent* event) override;
     void showEvent(QShowEvent* e) override;
 
@@ -107,6 +114,7 @@ private:
     QLabel* selectionSummary_ = nullptr;
     DataTableView* table_ = nullptr;
     bool ready_ = false;
+    bool keysFromWindow_ = true;
 
     AnalysisJob<EventSearchResult> searchJob_{this};
     bool searching_ = false;

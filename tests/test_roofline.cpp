@@ -6,15 +6,18 @@
 #include <QtTest>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "model/Csv.h"
 #include "model/NumberFormat.h"
 #include "model/ProfileLoader.h"
 #include "model/analysis/DevicePeaks.h"
+#include "model/analysis/OpProfile.h"
 #include "model/analysis/Roofline.h"
 #include "model/analysis/RooflineTable.h"
 #include "tests/fixtures/HloFixtures.h"
+#include "tests/fixtures/RooflineFixtures.h"
 
 using namespace stepscope;
 using namespace stepscope::fixtures;
@@ -22,89 +25,6 @@ using namespace stepscope::fixtures;
 namespace {
 
 constexpr int64_t us = 1000000;
-
-// Module "jit_step" (program 5), entry "main": x, w bf16[1024,1024]; custom-call.0 a cuBLAS GEMM
-// x·w -> (bf16[1024,1024], s8[1024]); get-tuple-element.0; loop_add_fusion (bf16[1024,1024],
-// adds its operand to itself); loop_convert_fusion (f32[16] -> bf16[16]) of a parameter s.
-HloModuleFixture stepModule() {
-    HloModuleFixture m("jit_step", 5);
-    m.computation("fused_add");
-    m.add("p0", "parameter", testhlo::BF16, {1024, 1024});
-    m.add("add.0", "add", testhlo::BF16, {1024, 1024}, {"p0", "p0"});
-    m.computation("fused_convert");
-    m.add("p1", "parameter", testhlo::F32, {16});
-    m.add("convert.0", "convert", testhlo::BF16, {16}, {"p1"});
-    m.computation("main");
-    m.entry("main");
-    m.add("x", "parameter", testhlo::BF16, {1024, 1024});
-    m.add("w", "parameter", testhlo::BF16, {1024, 1024});
-    m.add("s", "parameter", testhlo::F32, {16});
-    auto& gemm = m.add("custom-call.0", "custom-call", testhlo::TUPLE, {}, {"x", "w"});
-    gemm.set_custom_call_target("__cublas$lt$matmul");
-    auto* result = gemm.mutable_shape()->add_tuple_shapes();
-    result->set_element_type(testhlo::BF16);
-    result->add_dimensions(1024);
-    result->add_dimensions(1024);
-    auto* workspace = gemm.mutable_shape()->add_tuple_shapes();
-    workspace->set_element_type(testhlo::S8);
-    workspace->add_dimensions(1024);
-    gemm.set_backend_config(R"({"gemm_backend_config":{"dot_dimension_numbers":)"
-                            R"({"lhs_contracting_dimensions":["1"],)"
-                            R"("rhs_contracting_dimensions":["0"]}}})");
-    gemm.mutable_metadata()->set_op_name("jit(step)/dot_general");
-    gemm.mutable_metadata()->set_source_file("step.py");
-    gemm.mutable_metadata()->set_source_line(7);
-    m.add("get-tuple-element.0", "get-tuple-element", testhlo::BF16, {1024, 1024},
-          {"custom-call.0"});
-    m.add("loop_add_fusion", "fusion", testhlo::BF16, {1024, 1024}, {"get-tuple-element.0"},
-          {"fused_add"})
-        .set_fusion_kind("kLoop");
-    m.add("loop_convert_fusion", "fusion", testhlo::BF16, {16}, {"s"}, {"fused_convert"})
-        .set_fusion_kind("kLoop");
-    return m;
-}
-
-// A GPU host: the device plane's stats make round roofs: 100 SMs at 1 GHz, compute capability
-// 9.0 (Hopper: 4,096 bf16 FLOPs per SM per cycle on Tensor Cores, 512 on CUDA cores), memory
-// 4 TB/s. Two "train" steps of 20 us; in each, the GEMM runs as a 5 us nvjet kernel and a 1 us
-// split-K reduction, then the add fusion for 4 us; step 1 also runs the convert fusion for
-// 1 us, step 2 a 2 us host-to-device copy.
-FixtureSpace stepSpace() {
-    const HloModuleFixture m = stepModule();
-    FixtureSpace space;
-    space.hostnames = {"fixture-host"};
-    addHloMetadataPlane(space, 0, {{m.name(), m.id(), m.bytes()}});
-    FixtureLine& host = space.addPlane(1, "/host:CPU").addLine(1, "python3", 1000);
-    host.add("train", 0, 20 * us, {FixtureStat::int64("step_num", 1)});
-    host.add("train", 20 * us, 20 * us, {FixtureStat::int64("step_num", 2)});
-    FixturePlane& gpu = space.addPlane(2, "/device:GPU:0");
-    gpu.stats = {FixtureStat::int64("clock_rate", 1000000),
-                 FixtureStat::int64("core_count", 100),
-                 FixtureStat::uint64("memory_bandwidth", 4000000000000ull),
-                 FixtureStat::int64("compute_cap_major", 9),
-                 FixtureStat::int64("compute_cap_minor", 0),
-                 FixtureStat::str("device_vendor", "Nvidia"),
-                 FixtureStat::str("gpu_device_name", "Fixture GPU")};
-    FixtureLine& stream = gpu.addLine(14, "Stream #14(Compute)", 1000);
-    uint64_t correlation = 100;
-    const auto kernel = [&](const std::string& name, const std::string& op, int64_t at,
-                            int64_t duration) {
-        std::vector<FixtureStat> stats = xlaEventStats(op, "jit_step", 5, ++correlation);
-        stats.push_back(FixtureStat::str("kernel_details", kKernelDetailsCuda));
-        stream.add(name, at, duration, stats);
-    };
-    for (int64_t base : {int64_t(0), 20 * us}) {
-        kernel("nvjet_sm90_tst_128x256_64x4_2x1_v_bz_TNT", "custom-call.0", base + 2 * us, 5 * us);
-        kernel("splitKreduce_kernel", "custom-call.0", base + 7 * us, 1 * us);
-        kernel("loop_add_fusion", "loop_add_fusion", base + 9 * us, 4 * us);
-    }
-    kernel("loop_convert_fusion", "loop_convert_fusion", 14 * us, 1 * us);
-    FixtureLine& copies = gpu.addLine(15, "Stream #15(MemcpyH2D)", 1000);
-    copies.add("MemcpyH2D", 35 * us, 2 * us,
-               {FixtureStat::uint64("correlation_id", 900),
-                FixtureStat::str("memcpy_details", "size:4096 dest:0 async:1")});
-    return space;
-}
 
 std::shared_ptr<const Profile> loadSpace(const FixtureSpace& space) {
     const LoadResult r = loadXSpaceBytes(space.encode(), "fixture-host");
@@ -184,7 +104,7 @@ private slots:
     }
 
     void xlaOpsAgainstTheirRoofs() {
-        const auto p = loadSpace(stepSpace());
+        const auto p = loadSpace(rooflineStepSpace());
         const Roofline r = computeRoofline(*p);
         QCOMPARE(r.devices.size(), size_t(1));
         QCOMPARE(r.devices[0].device, std::string("Fixture GPU"));
@@ -247,7 +167,7 @@ private slots:
     }
 
     void tableRowsPerProgramAndStep() {
-        const auto p = loadSpace(stepSpace());
+        const auto p = loadSpace(rooflineStepSpace());
         const Roofline r = computeRoofline(*p);
         const RooflineTable t = rooflineTable(r, -1);
         const Table& table = t.table;
@@ -273,6 +193,7 @@ private slots:
         QVERIFY(near(table.number(0, size_t(share)), 100.0 * 21 / 23));
         QCOMPARE(table.number(0, size_t(flops)), 4294967296.0 + 2097152 + 16);
         QCOMPARE(table.text(0, size_t(program)), std::string("jit_step(5)"));
+        QCOMPARE(table.text(4, size_t(program)), std::string("Not attributed"));
         QCOMPARE(table.text(1, size_t(bound)), std::string("Compute"));
         // The copy's FLOPs are empty in the table and in CSV.
         QVERIFY(table.isMissing(5, size_t(flops)));
@@ -291,11 +212,43 @@ private slots:
         QVERIFY(json.find(R"("bf16":4.096e+14)") != std::string::npos);
     }
 
+    void opProfileTrees() {
+        const Roofline r = computeRoofline(*loadSpace(rooflineStepSpace()));
+        // A node's name and time (µs), its children's in order, as "name time" lines.
+        const auto lines = [](const OpProfile& tree) {
+            QStringList out;
+            const std::function<void(uint32_t, int)> walk = [&](uint32_t n, int depth) {
+                const OpProfileNode& node = tree.nodes[n];
+                out.push_back(QString(depth * 2, ' ') + QString::fromStdString(node.name) + " " +
+                              QString::number(double(node.sum.timePs) / us));
+                for (uint32_t c : node.children) walk(c, depth + 1);
+            };
+            walk(0, 0);
+            return out;
+        };
+        // By program: jit_step(5) (12 + 8 + 1 = 21 us) before the copy (2 us); the GEMM's
+        // category, then the two loop fusions' (8 + 1 = 9 us).
+        QCOMPARE(lines(opProfile(r, OpProfileGrouping::ByProgram)),
+                 (QStringList{"All ops 23", "  jit_step(5) 21", "    GEMM (cuBLAS) 12",
+                              "      custom-call.0 12", "    loop fusion 9",
+                              "      loop_add_fusion 8", "      loop_convert_fusion 1",
+                              "  Not attributed 2", "    copy 2", "      MemcpyH2D 2"}));
+        // By framework op: the GEMM's op_name path; the fusions and the copy have none. Step 2
+        // (index 1) only: no convert fusion. Equal times (6 us) go by name.
+        QCOMPARE(lines(opProfile(r, OpProfileGrouping::ByFrameworkOp, 1)),
+                 (QStringList{"All ops 12", "  (no framework op) 6", "    loop_add_fusion 4",
+                              "    MemcpyH2D 2", "  jit(step) 6", "    dot_general 6",
+                              "      custom-call.0 6"}));
+        // A node's numbers are its leaves' sums: the program's FLOPs.
+        const OpProfile tree = opProfile(r, OpProfileGrouping::ByProgram);
+        QCOMPARE(tree.nodes[tree.nodes[0].children[0]].sum.flops, 4294967296.0 + 2097152 + 16);
+    }
+
     void cliExportsTheToolsTable() {
         QTemporaryDir dir;
         const QString path = dir.path() + "/fixture-host.xplane.pb";
-        QVERIFY(writeFile(path, stepSpace().encode()));
-        const Roofline r = computeRoofline(*loadSpace(stepSpace()));
+        QVERIFY(writeFile(path, rooflineStepSpace().encode()));
+        const Roofline r = computeRoofline(*loadSpace(rooflineStepSpace()));
         for (const bool perStep : {false, true}) {
             std::ostringstream expected;
             writeCsv(perStep ? rooflineTableAllSteps(r) : rooflineTable(r, -1).table, expected);

@@ -36,6 +36,11 @@ BoundBy boundBy(std::optional<double> computeShare, std::optional<double> memory
     return c > m ? BoundBy::Compute : BoundBy::Memory;
 }
 
+std::string programOf(const RooflineOp& op) {
+    if (!op.program.empty()) return op.program;
+    return op.attributed ? "PyTorch" : "Not attributed";
+}
+
 std::vector<const RooflineCell*> Roofline::cellsOf(int32_t step) const {
     std::vector<const RooflineCell*> out;
     for (const RooflineCell& c : cells)

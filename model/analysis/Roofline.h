@@ -61,6 +61,10 @@ struct RooflineOp {
     bool attributed = false; // an HLO instruction or a PyTorch operator (not a bare event)
 };
 
+// The program an op's rows group under: its XLA module, "PyTorch" for PyTorch operators, "Not
+// attributed" for device work no op claims.
+std::string programOf(const RooflineOp& op);
+
 // An op's work over the whole profile (step -1) or one step.
 struct RooflineCell {
     uint32_t op = 0;

@@ -98,7 +98,7 @@ void appendStep(RooflineTable& out, const Roofline& r, int32_t step) {
     for (const RooflineCell* c : cells) {
         stepTime += c->timePs;
         const RooflineOp& op = r.ops[c->op];
-        groups[{op.device, op.program}].push_back(c);
+        groups[{op.device, programOf(op)}].push_back(c);
     }
     struct Group {
         uint32_t device;

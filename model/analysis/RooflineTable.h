@@ -9,8 +9,8 @@
 namespace stepscope {
 
 // The roofline table the tool shows and exports, for one step (-1: the whole profile): per
-// device and program a "Program" row (its ops summed, RooflineSum), then its ops by time,
-// descending; programs by time, descending. Columns: Step, Device, Program, Category,
+// device and program (programOf) a "Program" row (its ops summed, RooflineSum), then its ops by
+// time, descending; programs by time, descending. Columns: Step, Device, Program, Category,
 // Operation, Shape, Framework op, Occurrences, Self time (µs), Self time (%), FLOPs,
 // Transcendentals, Bytes accessed, FLOP/s, Bytes/s, Operational intensity (FLOP/byte),
 // Precision, Compute roof (FLOP/s), FLOP/s of roof (%), Memory roof (Bytes/s), Bytes/s of roof

@@ -7,6 +7,9 @@
 
 namespace stepscope {
 
+namespace {
+
+// The colour of a precision's points and roofs.
 QColor precisionColor(Precision p) {
     switch (p) {
     case Precision::FP4:
@@ -30,6 +33,8 @@ QColor precisionColor(Precision p) {
     }
     return QColor(127, 127, 127);
 }
+
+} // namespace
 
 RooflineChart::RooflineChart(QWidget* parent)
     : QWidget(parent)

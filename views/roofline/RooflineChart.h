@@ -46,7 +46,6 @@ public:
     int pointAt(QPointF pos) const;
     size_t pointCount() const { return points_.size(); }
     size_t roofCount() const { return roofs_.size(); }
-    QCustomPlot* plot() const { return plot_; }
 
 signals:
     void pointClicked(int id);
@@ -62,8 +61,5 @@ private:
     std::vector<Roof> roofs_;
     int selected_ = -1;
 };
-
-// The colour of a precision in the chart and its legend.
-QColor precisionColor(Precision p);
 
 } // namespace stepscope

@@ -8,8 +8,6 @@
 
 class QCustomPlot;
 class QCPCurve;
-class QCPAbstractPlottable;
-class QMouseEvent;
 
 namespace stepscope {
 

@@ -29,4 +29,24 @@ std::string formatBytes(double bytes) {
     return buf;
 }
 
+std::string formatSi(double v) {
+    const char* prefixes[] = {"", " k", " M", " G", " T", " P", " E"};
+    int p = 0;
+    double a = std::fabs(v);
+    // Round to 3 significant digits first, so 999.7 reads "1.00 k", not "1000".
+    while (p < 6 && a >= 999.5) {
+        a /= 1000;
+        v /= 1000;
+        ++p;
+    }
+    char buf[64];
+    if (p == 0 && v == std::floor(v)) {
+        std::snprintf(buf, sizeof buf, "%.0f", v);
+    } else {
+        const int decimals = a >= 99.95 ? 0 : a >= 9.995 ? 1 : 2;
+        std::snprintf(buf, sizeof buf, "%.*f%s", decimals, v, prefixes[p]);
+    }
+    return buf;
+}
+
 } // namespace stepscope

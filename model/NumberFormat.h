@@ -13,4 +13,8 @@ std::string shortestNumber(double v);
 // decimals above bytes).
 std::string formatBytes(double bytes);
 
+// A count or rate with an SI prefix and 3 significant digits: "950", "25.8 k", "1.07 P"
+// (k, M, G, T, P, E; below 1000 no prefix).
+std::string formatSi(double v);
+
 } // namespace stepscope

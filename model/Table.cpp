@@ -82,6 +82,8 @@ std::string Table::displayText(size_t row, size_t col) const {
         return formatBytes(v);
     case ColumnFormat::Bool:
         return v != 0 ? "Yes" : "No";
+    case ColumnFormat::Si:
+        return formatSi(v);
     }
     return exactText(row, col);
 }

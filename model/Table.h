@@ -15,6 +15,7 @@ enum class ColumnFormat : uint8_t {
     Percent,      // value is 0..100; shown as "12.3%"
     Bytes,        // value is bytes; shown as KiB/MiB/GiB
     Bool,         // 0/1; shown as "Yes"/"No"; a missing value (NaN) shows as "Unknown"
+    Si,           // a count or rate; shown with an SI prefix, 3 significant digits ("25.8 G")
 };
 
 // An analysis result: named, typed columns of equal length. A numeric cell holding a NaN double

@@ -73,6 +73,33 @@ HloModuleFixture everyFieldModule() {
     f.mutable_metadata()->set_size_of_generated_code_in_bytes(1 << 20);
     auto& cc =
         m.customCall("custom-call.7", "__cublas$lt$matmul$f8", testhlo::F8E4M3FN, {"x", "w"});
+    cc.set_backend_config(R"({"gemm_backend_config":{"alpha_real":1}})");
+    // A convolution with every window and dimension field, and both group counts.
+    auto& conv = m.add("convolution.4", "convolution", testhlo::F32, {1, 3, 3, 4}, {"x", "w"});
+    auto* wd = conv.mutable_window()->add_dimensions();
+    wd->set_size(3);
+    wd->set_stride(2);
+    wd->set_padding_low(1);
+    wd->set_padding_high(-2);
+    wd->set_window_dilation(4);
+    wd->set_base_dilation(5);
+    wd->set_window_reversal(true);
+    conv.mutable_window()->add_dimensions()->set_size(7);
+    auto* cd = conv.mutable_convolution_dimension_numbers();
+    cd->set_input_batch_dimension(3);
+    cd->set_input_feature_dimension(0);
+    cd->add_input_spatial_dimensions(1);
+    cd->add_input_spatial_dimensions(2);
+    cd->set_kernel_input_feature_dimension(2);
+    cd->set_kernel_output_feature_dimension(3);
+    cd->add_kernel_spatial_dimensions(0);
+    cd->add_kernel_spatial_dimensions(1);
+    cd->set_output_batch_dimension(1);
+    cd->set_output_feature_dimension(2);
+    cd->add_output_spatial_dimensions(0);
+    cd->add_output_spatial_dimensions(3);
+    conv.set_feature_group_count(6);
+    conv.set_batch_group_count(8);
     // A nested tuple: (f8e4m3fn[64,64], u8[4096], (f16[2], pred[]))
     auto* inner = cc.mutable_shape()->add_tuple_shapes();
     inner->set_element_type(testhlo::TUPLE);
@@ -226,6 +253,40 @@ private slots:
         });
         QCOMPARE(leaves, (Names{"f8e4m3fn", "u8", "f16", "pred"}));
         QCOMPARE(cc->shape.tupleShapes[2].tupleShapes[0].dimensions, std::vector<int64_t>{2});
+        // Backend configs are kept for custom-calls only (the fusion had one too).
+        QCOMPARE(cc->backendConfig, std::string(R"({"gemm_backend_config":{"alpha_real":1}})"));
+        QVERIFY(fusion->backendConfig.empty());
+
+        QCOMPARE(dot->dot.lhsContracting, std::vector<int64_t>{1});
+        QCOMPARE(dot->dot.rhsContracting, std::vector<int64_t>{0});
+        QCOMPARE(dot->dot.lhsBatch, std::vector<int64_t>{7});
+        QCOMPARE(dot->dot.rhsBatch, (std::vector<int64_t>{5, 6}));
+        const HloInstruction* conv = m->instructionNamed("convolution.4");
+        QVERIFY(conv);
+        QCOMPARE(conv->window.size(), size_t(2));
+        const HloWindowDimension& w0 = conv->window[0];
+        QCOMPARE(w0.size, int64_t(3));
+        QCOMPARE(w0.stride, int64_t(2));
+        QCOMPARE(w0.paddingLow, int64_t(1));
+        QCOMPARE(w0.paddingHigh, int64_t(-2));
+        QCOMPARE(w0.windowDilation, int64_t(4));
+        QCOMPARE(w0.baseDilation, int64_t(5));
+        // Absent fields read 0, as protobuf leaves them.
+        QCOMPARE(conv->window[1].size, int64_t(7));
+        QCOMPARE(conv->window[1].stride, int64_t(0));
+        const HloConvolutionDimensions& cd = conv->convolution;
+        QCOMPARE(cd.inputBatch, int64_t(3));
+        QCOMPARE(cd.inputFeature, int64_t(0));
+        QCOMPARE(cd.inputSpatial, (std::vector<int64_t>{1, 2}));
+        QCOMPARE(cd.kernelInputFeature, int64_t(2));
+        QCOMPARE(cd.kernelOutputFeature, int64_t(3));
+        QCOMPARE(cd.kernelSpatial, (std::vector<int64_t>{0, 1}));
+        QCOMPARE(cd.outputBatch, int64_t(1));
+        QCOMPARE(cd.outputFeature, int64_t(2));
+        QCOMPARE(cd.outputSpatial, (std::vector<int64_t>{0, 3}));
+        QCOMPARE(conv->featureGroupCount, int64_t(6));
+        QCOMPARE(conv->batchGroupCount, int64_t(8));
+        QCOMPARE(x->featureGroupCount, int64_t(0)); // absent
 
         QCOMPARE(m->schedule.size(), size_t(1));
         const HloSequence* seq = m->sequence(f.computationId("main"));
@@ -273,6 +334,8 @@ private slots:
             QCOMPARE(d->calledComputationIds, std::vector<int64_t>{1});
             QCOMPARE(d->shape.dimensions, (std::vector<int64_t>{3, 0, 9}));
             QCOMPARE(d->dotAlgorithm, 0); // operand_precision only: no algorithm
+            QCOMPARE(d->dot.lhsContracting, std::vector<int64_t>{2});
+            QCOMPARE(d->dot.rhsBatch, std::vector<int64_t>{4});
             QCOMPARE(m->schedule.at(0).instructionIds, std::vector<int64_t>{77});
         }
         // Both forms of one field in one message append, as protobuf parses them.

@@ -2,15 +2,18 @@
 
 #include "model/analysis/KernelStats.h"
 #include "model/analysis/MemoryProfile.h"
+#include "model/analysis/Roofline.h"
 #include "model/analysis/TfDataBottleneck.h"
 #include "model/analysis/TfOpStats.h"
 #include "model/analysis/TorchTrace.h"
 #include "views/input_pipeline/InputPipelineView.h"
 #include "views/kernel_stats/KernelStatsView.h"
 #include "views/memory_profile/MemoryProfileView.h"
+#include "views/op_profile/OpProfileView.h"
 #include "views/overview/OverviewView.h"
 #include "views/pod_viewer/PodViewerView.h"
 #include "views/pytorch/PyTorchView.h"
+#include "views/roofline/RooflineView.h"
 #include "views/run_diff/RunDiffView.h"
 #include "views/summary/SummaryView.h"
 #include "views/tf_data/TfDataView.h"
@@ -36,6 +39,12 @@ std::vector<ToolInfo> toolRegistry() {
     tools.push_back({"kernel_stats", "GPU kernel stats",
                      [](QWidget* p) { return new KernelStatsView(p); },
                      [](const Profile& profile) { return hasKernelStats(profile); }});
+    // How close each GPU op runs to the device's roofs (HLO ops, PyTorch operators).
+    tools.push_back({"op_profile", "Op profile", [](QWidget* p) { return new OpProfileView(p); },
+                     [](const Profile& profile) { return hasRoofline(profile); }});
+    tools.push_back({"roofline_model", "Roofline model",
+                     [](QWidget* p) { return new RooflineView(p); },
+                     [](const Profile& profile) { return hasRoofline(profile); }});
     // PyTorch (Kineto) traces: the PyTorch profiler TensorBoard plugin's numbers.
     tools.push_back({"pytorch", "PyTorch (TensorBoard plugin)",
                      [](QWidget* p) { return new PyTorchView(p); },

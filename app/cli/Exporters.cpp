@@ -6,6 +6,7 @@
 #include "model/analysis/KernelStats.h"
 #include "model/analysis/Overview.h"
 #include "model/analysis/PodViewer.h"
+#include "model/analysis/RooflineTable.h"
 #include "model/analysis/TfDataBottleneck.h"
 #include "model/analysis/TfOpStats.h"
 #include "model/analysis/TorchOverview.h"
@@ -98,6 +99,19 @@ const std::vector<Exporter>& exporters() {
                      },
                      [](const Profile& p, const ExportOptions&) {
                          return tfDataBottleneckJson(computeTfDataBottleneck(p));
+                     }});
+        e.push_back({"roofline",
+                     "Roofline and op profile: every device op with time, FLOPs, bytes, "
+                     "FLOP/s and Bytes/s against the GPU's roofs, bound by (CSV); with the "
+                     "devices' peaks and their sources (JSON)",
+                     {{"per-step", false, "after the whole-profile rows, each step's rows"}},
+                     [](const Profile& p, const ExportOptions& o) {
+                         const Roofline r = computeRoofline(p);
+                         return o.contains("per-step") ? rooflineTableAllSteps(r)
+                                                       : rooflineTable(r, -1).table;
+                     },
+                     [](const Profile& p, const ExportOptions&) {
+                         return rooflineJson(computeRoofline(p));
                      }});
         // PyTorch (Kineto) traces: the PyTorch profiler TensorBoard plugin's tables.
         auto torchOps = [](const Profile& p, const ExportOptions& o) {

@@ -161,6 +161,7 @@ uint32_t Builder::addNode(TorchNodeKind kind, TorchEventType type, EventIndex e,
     TorchNode n;
     n.kind = kind;
     n.type = type;
+    n.event = e;
     n.name = p_.nameId(e);
     n.start = p_.start(e);
     n.end = p_.end(e);

@@ -115,6 +115,7 @@ enum class TorchNodeKind : uint8_t { Root, Operator, ProfilerStep, Module, DataL
 struct TorchNode {
     TorchNodeKind kind = TorchNodeKind::Operator;
     TorchEventType type = TorchEventType::Operator;
+    EventIndex event = kNoIndex; // its host event; kNoIndex for a thread's root
     StringId name = 0;
     int64_t start = 0, end = 0;
     uint32_t track = 0;

@@ -292,6 +292,119 @@ private:
         return !in.failed();
     }
 
+    bool dotDimensions(WireReader in, HloDotDimensions& d) {
+        uint32_t f, wt;
+        while (in.next(f, wt)) {
+            bool ok = true;
+            switch (f) {
+            case 1:
+                ok = repeated(in, wt, d.lhsContracting,
+                              "DotDimensionNumbers.lhs_contracting_dimensions");
+                break;
+            case 2:
+                ok = repeated(in, wt, d.rhsContracting,
+                              "DotDimensionNumbers.rhs_contracting_dimensions");
+                break;
+            case 3:
+                ok = repeated(in, wt, d.lhsBatch, "DotDimensionNumbers.lhs_batch_dimensions");
+                break;
+            case 4:
+                ok = repeated(in, wt, d.rhsBatch, "DotDimensionNumbers.rhs_batch_dimensions");
+                break;
+            default:
+                ok = in.skip(wt, "DotDimensionNumbers");
+            }
+            if (!ok) return false;
+        }
+        return !in.failed();
+    }
+
+    bool windowDimension(WireReader in, HloWindowDimension& d) {
+        uint32_t f, wt;
+        while (in.next(f, wt)) {
+            int64_t* field = nullptr;
+            switch (f) {
+            case 1:
+                field = &d.size;
+                break;
+            case 2:
+                field = &d.stride;
+                break;
+            case 3:
+                field = &d.paddingLow;
+                break;
+            case 4:
+                field = &d.paddingHigh;
+                break;
+            case 5:
+                field = &d.windowDilation;
+                break;
+            case 6:
+                field = &d.baseDilation;
+                break;
+            }
+            const bool ok =
+                field ? int64(in, wt, *field, "WindowDimension") : in.skip(wt, "WindowDimension");
+            if (!ok) return false;
+        }
+        return !in.failed();
+    }
+
+    bool window(WireReader in, std::vector<HloWindowDimension>& out) {
+        uint32_t f, wt;
+        while (in.next(f, wt)) {
+            const bool ok = f == 1 ? message(in, wt, "Window.dimensions",
+                                             [&](WireReader m) {
+                                                 out.emplace_back();
+                                                 return windowDimension(m, out.back());
+                                             })
+                                   : in.skip(wt, "Window");
+            if (!ok) return false;
+        }
+        return !in.failed();
+    }
+
+    bool convolutionDimensions(WireReader in, HloConvolutionDimensions& d) {
+        const char* what = "ConvolutionDimensionNumbers";
+        uint32_t f, wt;
+        while (in.next(f, wt)) {
+            bool ok = true;
+            switch (f) {
+            case 3:
+                ok = int64(in, wt, d.kernelInputFeature, what);
+                break;
+            case 4:
+                ok = int64(in, wt, d.kernelOutputFeature, what);
+                break;
+            case 6:
+                ok = repeated(in, wt, d.kernelSpatial, what);
+                break;
+            case 7:
+                ok = int64(in, wt, d.inputBatch, what);
+                break;
+            case 8:
+                ok = int64(in, wt, d.inputFeature, what);
+                break;
+            case 9:
+                ok = int64(in, wt, d.outputBatch, what);
+                break;
+            case 10:
+                ok = int64(in, wt, d.outputFeature, what);
+                break;
+            case 11:
+                ok = repeated(in, wt, d.inputSpatial, what);
+                break;
+            case 12:
+                ok = repeated(in, wt, d.outputSpatial, what);
+                break;
+            default:
+                ok = in.skip(wt, what);
+            }
+            if (!ok) return false;
+        }
+        return !in.failed();
+    }
+
     bool instruction(WireReader in, HloInstruction& h) {
         uint32_t f, wt;
         while (in.next(f, wt)) {
@@ -314,8 +427,20 @@ private:
             case 11:
                 ok = text(in, wt, h.fusionKind, "HloInstructionProto.fusion_kind");
                 break;
+            case 15:
+                ok = message(in, wt, "HloInstructionProto.window",
+                             [&](WireReader m) { return window(m, h.window); });
+                break;
+            case 16:
+                ok = message(in, wt, "HloInstructionProto.convolution_dimension_numbers",
+                             [&](WireReader m) { return convolutionDimensions(m, h.convolution); });
+                break;
             case 28:
                 ok = text(in, wt, h.customCallTarget, "HloInstructionProto.custom_call_target");
+                break;
+            case 30:
+                ok = message(in, wt, "HloInstructionProto.dot_dimension_numbers",
+                             [&](WireReader m) { return dotDimensions(m, h.dot); });
                 break;
             case 35:
                 ok = int64(in, wt, h.id, "HloInstructionProto.id");
@@ -327,15 +452,27 @@ private:
                 ok = repeated(in, wt, h.calledComputationIds,
                               "HloInstructionProto.called_computation_ids");
                 break;
+            case 43:
+                ok = text(in, wt, h.backendConfig, "HloInstructionProto.backend_config");
+                break;
+            case 50:
+                ok = int64(in, wt, h.featureGroupCount, "HloInstructionProto.feature_group_count");
+                break;
             case 51:
                 ok = message(in, wt, "HloInstructionProto.precision_config",
                              [&](WireReader m) { return precisionConfig(m, h.dotAlgorithm); });
+                break;
+            case 58:
+                ok = int64(in, wt, h.batchGroupCount, "HloInstructionProto.batch_group_count");
                 break;
             default:
                 ok = in.skip(wt, "HloInstructionProto");
             }
             if (!ok) return false;
         }
+        // Only custom-calls keep their backend config (see HloInstruction::backendConfig); the
+        // opcode may come after it on the wire.
+        if (h.opcode != "custom-call") std::string().swap(h.backendConfig);
         return !in.failed();
     }
 

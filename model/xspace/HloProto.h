@@ -85,9 +85,35 @@ struct HloOpMetadata {
     int32_t sourceLine = 0;
 };
 
+// xla.DotDimensionNumbers: lhs_contracting_dimensions = 1, rhs_contracting_dimensions = 2,
+// lhs_batch_dimensions = 3, rhs_batch_dimensions = 4.
+struct HloDotDimensions {
+    std::vector<int64_t> lhsContracting, rhsContracting, lhsBatch, rhsBatch;
+};
+
+// xla.WindowDimension: size = 1, stride = 2, padding_low = 3, padding_high = 4,
+// window_dilation = 5, base_dilation = 6. Absent fields read 0, as protobuf leaves them (XLA
+// writes stride and dilations of 1 explicitly).
+struct HloWindowDimension {
+    int64_t size = 0, stride = 0, paddingLow = 0, paddingHigh = 0, windowDilation = 0,
+            baseDilation = 0;
+};
+
+// xla.ConvolutionDimensionNumbers: input_batch_dimension = 7, input_feature_dimension = 8,
+// input_spatial_dimensions = 11, kernel_input_feature_dimension = 3,
+// kernel_output_feature_dimension = 4, kernel_spatial_dimensions = 6, output_batch_dimension = 9,
+// output_feature_dimension = 10, output_spatial_dimensions = 12.
+struct HloConvolutionDimensions {
+    int64_t inputBatch = 0, inputFeature = 0, kernelInputFeature = 0, kernelOutputFeature = 0,
+            outputBatch = 0, outputFeature = 0;
+    std::vector<int64_t> inputSpatial, kernelSpatial, outputSpatial;
+};
+
 // xla.HloInstructionProto: name = 1, opcode = 2, shape = 3, metadata = 7, fusion_kind = 11,
-// custom_call_target = 28, id = 35, operand_ids = 36, called_computation_ids = 38,
-// precision_config = 51 (PrecisionConfig.algorithm = 2).
+// window = 15 (Window.dimensions = 1), convolution_dimension_numbers = 16,
+// custom_call_target = 28, dot_dimension_numbers = 30, id = 35, operand_ids = 36,
+// called_computation_ids = 38, backend_config = 43, feature_group_count = 50,
+// precision_config = 51 (PrecisionConfig.algorithm = 2), batch_group_count = 58.
 struct HloInstruction {
     std::string name;   // unique in its module, e.g. "loop_add_fusion.1"
     std::string opcode; // "fusion", "custom-call", "dot", "parameter", ...
@@ -102,6 +128,14 @@ struct HloInstruction {
     // 1, 2 any f8 -> f32; 3, 4 f16; 5-8, 13 bf16 (one or several passes); 9, 10 tf32; 11 f32;
     // 12 f64); 0 when unset.
     int32_t dotAlgorithm = 0;
+    HloDotDimensions dot;                   // dots
+    std::vector<HloWindowDimension> window; // convolutions, reduce-windows
+    HloConvolutionDimensions convolution;   // convolutions and cuDNN convolution calls
+    int64_t featureGroupCount = 0;          // 0 when absent (XLA's default is 1)
+    int64_t batchGroupCount = 0;            // 0 when absent (XLA's default is 1)
+    // Kept for custom-calls only (JSON text, e.g. a cuBLAS call's gemm_backend_config with its
+    // dot_dimension_numbers): other instructions' configs are launch details no analysis reads.
+    std::string backendConfig;
 };
 
 // xla.HloComputationProto: name = 1, instructions = 2, id = 5, root_id = 6. The instructions are

@@ -73,10 +73,6 @@ int64_t elements(const Dims& d) {
     return n;
 }
 
-int64_t tensorBytes(const Arg& a) {
-    return a.tensor ? elements(a.dims) * torchElementBytes(a.type) : 0;
-}
-
 bool isTrue(const std::vector<Arg>& args, size_t i) {
     if (i >= args.size()) return false;
     std::string v = args[i].value;

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "capture/RecordFile.h"
+#include "model/AtomicFile.h"
 #include "model/xspace/XSpaceWriter.h"
 
 namespace stepscope::capture {
@@ -449,15 +450,11 @@ CaptureRunResult writeCaptureRun(const std::vector<std::string>& recordFiles,
         }
         ConversionInput input{std::move(contents.records), contents.problem};
         const std::vector<uint8_t> bytes = convertToXSpace(input);
-        const fs::path out = runDir / (processHostName(input.records) + ".xplane.pb");
-        std::ofstream file(out, std::ios::binary | std::ios::trunc);
-        file.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-        file.close();
-        if (!file) {
-            result.error = "cannot write " + out.string();
-            return result;
-        }
-        result.files.push_back(out.string());
+        const std::string out = (runDir / (processHostName(input.records) + ".xplane.pb")).string();
+        const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+        result.error = writeFileAtomically(out, text);
+        if (!result.error.empty()) return result;
+        result.files.push_back(out);
     }
     if (result.files.empty()) {
         result.error = "no profile was recorded";

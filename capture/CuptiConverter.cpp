@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -424,6 +425,18 @@ std::vector<uint8_t> convertToXSpace(const ConversionInput& input) {
     return space.finish();
 }
 
+namespace {
+
+// The bytes of `path`, or "" where it cannot be read.
+std::string readWhole(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    return in ? bytes.str() : std::string();
+}
+
+} // namespace
+
 CaptureRunResult writeCaptureRun(const std::vector<std::string>& recordFiles,
                                  const std::string& logDir, const std::string& run) {
     CaptureRunResult result;
@@ -453,6 +466,8 @@ CaptureRunResult writeCaptureRun(const std::vector<std::string>& recordFiles,
         const std::string out = (runDir / (processHostName(input.records) + ".xplane.pb")).string();
         const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
         result.error = writeFileAtomically(out, text);
+        if (result.error.empty() && readWhole(out) != text)
+            result.error = out + " does not read back as it was written";
         if (!result.error.empty()) return result;
         result.files.push_back(out);
     }

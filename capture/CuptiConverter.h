@@ -50,6 +50,9 @@ struct CaptureRunResult {
 
 // Reads each record file, converts it and writes
 // `logDir/plugins/profile/<run>/<hostname>_<pid>.xplane.pb`, one file (one host) per process.
+// Each file is replaced whole or not at all (model/AtomicFile.h) and read back; the first that
+// cannot be written, or does not read back as written, stops the run with an error that says why
+// ("No space left on device"), and `files` lists only those written before it.
 CaptureRunResult writeCaptureRun(const std::vector<std::string>& recordFiles,
                                  const std::string& logDir, const std::string& run);
 

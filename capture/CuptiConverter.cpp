@@ -7,11 +7,14 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
 
 #include "capture/RecordFile.h"
+#include "capture/RecordLimits.h"
+#include "model/AtomicFile.h"
 #include "model/xspace/XSpaceWriter.h"
 
 namespace stepscope::capture {
@@ -175,7 +178,8 @@ std::vector<uint8_t> convertToXSpace(const ConversionInput& input) {
     }
     // Times become ps from the earliest record and must fit in int64: a record more than half
     // that range (53 days) from the process start, or from the first record where the process
-    // record is missing, has a garbage time and is left out too.
+    // record is missing, has a garbage time and is left out too. The reader kept one process
+    // record at most, and every time below kMaxRecordTimeNs.
     uint64_t reference = 0;
     for (const Record& r : usable)
         if (const auto* p = std::get_if<ProcessRecord>(&r)) reference = p->cuptiStartNs;
@@ -197,6 +201,7 @@ std::vector<uint8_t> convertToXSpace(const ConversionInput& input) {
     ProcessRecord process;
     std::map<uint32_t, std::string> threadNames;
     std::map<uint32_t, DeviceRecord> devices;
+    bool hasProcess = false;
     uint64_t dropped = 0;
     uint64_t minNs = std::numeric_limits<uint64_t>::max();
     const auto seen = [&minNs](uint64_t t) { minNs = std::min(minNs, t); };
@@ -206,6 +211,7 @@ std::vector<uint8_t> convertToXSpace(const ConversionInput& input) {
                 using R = std::decay_t<decltype(x)>;
                 if constexpr (std::is_same_v<R, ProcessRecord>) {
                     process = x;
+                    hasProcess = true;
                     if (x.cuptiStartNs != 0) seen(x.cuptiStartNs);
                 } else if constexpr (std::is_same_v<R, ThreadRecord>) {
                     threadNames[x.tid] = x.name;
@@ -222,9 +228,15 @@ std::vector<uint8_t> convertToXSpace(const ConversionInput& input) {
             r);
     }
     if (minNs == std::numeric_limits<uint64_t>::max()) minNs = process.cuptiStartNs;
-    // Every line starts at the earliest record; its wall time follows from the process record.
-    const int64_t baseWallNs =
-        process.wallStartNs - (int64_t(process.cuptiStartNs) - int64_t(minNs));
+    // Every line starts at the earliest record; its wall time follows from the process record,
+    // which ties CUPTI's clock to the wall clock (minNs <= cuptiStartNs, both within kMaxSpanNs
+    // of the reference, and 0 <= wallStartNs < kMaxRecordTimeNs: no overflow). Where CUPTI's
+    // time at the start is unknown the lines start at the process's wall time, and without a
+    // process record CUPTI's time is taken as wall time.
+    const int64_t baseWallNs = !hasProcess ? int64_t(minNs)
+                               : process.cuptiStartNs == 0
+                                   ? process.wallStartNs
+                                   : process.wallStartNs - int64_t(process.cuptiStartNs - minNs);
     // No overflow: every kept time is within kMaxSpanNs of the reference, as minNs is.
     const auto ps = [minNs](uint64_t t) { return int64_t(t - minNs) * 1000; };
     const auto durPs = [](uint64_t start, uint64_t end) {
@@ -241,6 +253,13 @@ std::vector<uint8_t> convertToXSpace(const ConversionInput& input) {
                        " activity records were left out: their CUPTI time was unknown (0), "
                        "ended before it started, or lay far from the others (records cut short "
                        "by a forced flush at exit, on a signal or in a crash)");
+    if (!input.rejected.empty()) {
+        std::string list;
+        for (const std::string& r : input.rejected) list += (list.empty() ? "" : "; ") + r;
+        space.addError("records were left out as no capture writes them (a time or size out of "
+                       "range, or a second process record): " +
+                       list);
+    }
     if (!input.truncation.empty())
         space.addError("the record file ends early (" + input.truncation +
                        "): the program probably crashed; everything before is shown");
@@ -268,6 +287,10 @@ std::vector<uint8_t> convertToXSpace(const ConversionInput& input) {
         int64_t inUse = 0, peak = 0;
         std::unordered_map<uint64_t, uint64_t> live; // address -> bytes
     };
+    // Each record's bytes are below kMaxRecordBytes (2^48), but a file can still allocate more
+    // than int64 counts without freeing: such allocations are left out of the line and counted.
+    constexpr int64_t kMaxInUse = int64_t(1) << 62;
+    uint64_t impossibleAllocations = 0;
     std::map<uint32_t, DeviceMemory> memory;
 
     // ---- device planes and their stream lines
@@ -396,6 +419,10 @@ std::vector<uint8_t> convertToXSpace(const ConversionInput& input) {
         DeviceMemory& dm = memory[m->deviceId];
         uint64_t bytes = m->bytes;
         if (m->allocation) {
+            if (int64_t(bytes) > kMaxInUse - dm.inUse) {
+                ++impossibleAllocations;
+                continue;
+            }
             dm.live[m->address] = bytes;
             dm.inUse += int64_t(bytes);
         } else {
@@ -420,8 +447,24 @@ std::vector<uint8_t> convertToXSpace(const ConversionInput& input) {
             hostNames.event(m->allocation ? "MemoryAllocation" : "MemoryDeallocation"),
             ps(m->timestampNs), 0, stats);
     }
+    if (impossibleAllocations > 0)
+        space.addError(std::to_string(impossibleAllocations) +
+                       " memory allocations were left out: with them more than 2^62 bytes would "
+                       "be in use on one device (the record file is not what a capture writes)");
     return space.finish();
 }
+
+namespace {
+
+// The bytes of `path`, or "" where it cannot be read.
+std::string readWhole(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    return in ? bytes.str() : std::string();
+}
+
+} // namespace
 
 CaptureRunResult writeCaptureRun(const std::vector<std::string>& recordFiles,
                                  const std::string& logDir, const std::string& run) {
@@ -443,21 +486,24 @@ CaptureRunResult writeCaptureRun(const std::vector<std::string>& recordFiles,
             result.warnings.push_back(path + ": " + contents.problem + "; " +
                                       std::to_string(contents.bytesIgnored) +
                                       " bytes after the last whole frame were ignored");
+        if (contents.rejectedCount > 0)
+            result.warnings.push_back(path + ": " + std::to_string(contents.rejectedCount) +
+                                      " records left out (" + contents.rejected.front() +
+                                      (contents.rejectedCount > 1 ? "; ..." : "") + ")");
         if (contents.records.empty()) {
             result.warnings.push_back(path + " holds no records");
             continue;
         }
-        ConversionInput input{std::move(contents.records), contents.problem};
+        ConversionInput input{std::move(contents.records), contents.problem,
+                              std::move(contents.rejected)};
         const std::vector<uint8_t> bytes = convertToXSpace(input);
-        const fs::path out = runDir / (processHostName(input.records) + ".xplane.pb");
-        std::ofstream file(out, std::ios::binary | std::ios::trunc);
-        file.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-        file.close();
-        if (!file) {
-            result.error = "cannot write " + out.string();
-            return result;
-        }
-        result.files.push_back(out.string());
+        const std::string out = (runDir / (processHostName(input.records) + ".xplane.pb")).string();
+        const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+        result.error = writeFileAtomically(out, text);
+        if (result.error.empty() && readWhole(out) != text)
+            result.error = out + " does not read back as it was written";
+        if (!result.error.empty()) return result;
+        result.files.push_back(out);
     }
     if (result.files.empty()) {
         result.error = "no profile was recorded";

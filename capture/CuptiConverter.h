@@ -20,7 +20,8 @@
 //   - NVTX ranges named like steps ("step 3", "Step#3", "train_step_3": the last "step", then
 //     separators and digits) are copied to a "Steps" line (XProf's id 0xdeadbeef) on each GPU
 //     that ran work, with stat step_num.
-// Dropped records and a truncated record file go to XSpace.errors, so the profile says so.
+// Dropped records, records the reader left out (a time or size out of range, a second process
+// record) and a truncated record file go to XSpace.errors, so the profile says so.
 
 #include <cstdint>
 #include <string>
@@ -31,8 +32,9 @@
 namespace stepscope::capture {
 
 struct ConversionInput {
-    std::vector<Record> records;
-    std::string truncation; // the record file's problem (a crash mid-write), "" when whole
+    std::vector<Record> records; // as the reader keeps them (capture/RecordLimits.h holds)
+    std::string truncation;      // the record file's problem (a crash mid-write), "" when whole
+    std::vector<std::string> rejected; // the records the reader left out, and why
 };
 
 // The XSpace bytes for one process.
@@ -50,6 +52,9 @@ struct CaptureRunResult {
 
 // Reads each record file, converts it and writes
 // `logDir/plugins/profile/<run>/<hostname>_<pid>.xplane.pb`, one file (one host) per process.
+// Each file is replaced whole or not at all (model/AtomicFile.h) and read back; the first that
+// cannot be written, or does not read back as written, stops the run with an error that says why
+// ("No space left on device"), and `files` lists only those written before it.
 CaptureRunResult writeCaptureRun(const std::vector<std::string>& recordFiles,
                                  const std::string& logDir, const std::string& run);
 

@@ -53,6 +53,25 @@ bool groupRuns(pid_t group) {
     return false;
 }
 
+// `text` as one shell word: as is where it holds only safe characters, otherwise in single quotes.
+std::string shellWord(const std::string& text) {
+    if (!text.empty() &&
+        text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                               "0123456789_./-+=:,@%") == std::string::npos)
+        return text;
+    std::string quoted = "'";
+    for (const char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return quoted + "'";
+}
+
+// Where a failed conversion left the records, and the command that converts them later.
+std::string keptRecordsText(const std::string& records, const std::string& logDir,
+                            const std::string& run) {
+    return ". The records are kept in " + records +
+           "; once that is fixed, convert them with: stepscope-cli capture --records " +
+           shellWord(records) + "/*.rec --logdir " + shellWord(logDir) + " --run " + shellWord(run);
+}
+
 } // namespace
 
 std::string cudaDriverProblem() {
@@ -245,9 +264,15 @@ LaunchResult launchAndCapture(const LaunchOptions& o, const Progress& progress) 
                        "(its output says why)";
         return result;
     }
+    // The records are the only copy of the capture: they go only once every profile of the run
+    // is written and reads back (writeCaptureRun checks both).
     result.run = writeCaptureRun(files, o.logDir, result.runName);
+    if (!result.run.ok()) {
+        result.error =
+            result.run.error + keptRecordsText(records.string(), o.logDir, result.runName);
+        return result;
+    }
     fs::remove_all(records, ec);
-    if (!result.run.ok()) result.error = result.run.error;
     return result;
 }
 

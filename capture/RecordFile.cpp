@@ -11,6 +11,8 @@
 #include <type_traits>
 #include <unistd.h>
 
+#include "capture/RecordLimits.h"
+
 namespace stepscope::capture {
 
 namespace {
@@ -189,6 +191,18 @@ bool writeAll(int fd, const uint8_t* p, size_t n) {
     return true;
 }
 
+// Names a left-out record in `out.rejected`, or counts it in the line after the named ones.
+void reject(RecordFileContents& out, std::string why) {
+    ++out.rejectedCount;
+    if (out.rejectedCount <= kRejectedRecordsNamed) {
+        out.rejected.push_back(std::move(why));
+        return;
+    }
+    const uint64_t more = out.rejectedCount - kRejectedRecordsNamed;
+    out.rejected.resize(kRejectedRecordsNamed + 1);
+    out.rejected.back() = "and " + std::to_string(more) + " more record" + (more > 1 ? "s" : "");
+}
+
 } // namespace
 
 void encodeRecord(const Record& record, std::vector<uint8_t>& out) {
@@ -305,7 +319,20 @@ size_t readRecordFrames(const uint8_t* data, size_t size, uint64_t offset,
                           std::to_string(offset + at) + " holds a malformed record";
             break;
         }
-        for (Record& r : records) out.records.push_back(std::move(r));
+        for (size_t i = 0; i < records.size(); ++i) {
+            std::string why = recordOutOfRange(records[i]);
+            const bool process = std::holds_alternative<ProcessRecord>(records[i]);
+            if (why.empty() && process && out.processRecords > 0)
+                why = "a second process record (a record file holds one process)";
+            if (why.empty()) {
+                out.processRecords += process;
+                out.records.push_back(std::move(records[i]));
+                continue;
+            }
+            reject(out, "frame " + std::to_string(out.frames + 1) + " at byte " +
+                            std::to_string(offset + at) + ", record " + std::to_string(i + 1) +
+                            " (" + recordKindName(records[i]) + "): " + why);
+        }
         ++out.frames;
         at += compressedSize;
     }

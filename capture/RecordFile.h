@@ -50,19 +50,30 @@ private:
 // Encodes one batch of records as a frame's content (exposed for tests and fuzzing).
 void encodeRecord(const Record& record, std::vector<uint8_t>& out);
 
+// How many left-out records the reader names; the rest are counted in one more line.
+inline constexpr size_t kRejectedRecordsNamed = 10;
+
 struct RecordFileContents {
     std::vector<Record> records;
     size_t frames = 0;         // whole frames read
     uint64_t bytesIgnored = 0; // bytes after the last whole frame (truncated or corrupt)
     std::string problem;       // empty when the file ended cleanly after a whole frame
     std::string error;         // set when the file cannot be used at all (missing, foreign)
+    // Records left out because a time or size is out of range (capture/RecordLimits.h) or because
+    // a second process record came: which record (frame, index, byte, kind) and why, for the
+    // first kRejectedRecordsNamed, then one line counting the others.
+    std::vector<std::string> rejected;
+    uint64_t rejectedCount = 0;
+    uint64_t processRecords = 0; // process records kept (at most one)
     bool ok() const { return error.empty(); }
 };
 
 // Decodes the whole frames in `data` (a record file's bytes after its magic, or a later part
 // that starts at a frame), appending to `out.records` and `out.frames`; at the first frame that
 // is truncated or damaged it stops and says so in `out.problem` (its byte counted from `offset`).
-// Returns the bytes of the whole frames read.
+// Each record's times and sizes are checked once here: one out of range is left out and named in
+// `out.rejected`, as is a process record after the first. Returns the bytes of the whole frames
+// read.
 size_t readRecordFrames(const uint8_t* data, size_t size, uint64_t offset, RecordFileContents& out);
 
 // Reads a record file; tolerant of a truncated or corrupt tail (see `problem`).

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "capture/profiler_service.grpc.pb.h"
+#include "model/AtomicFile.h"
 #include "model/LogDir.h"
 
 namespace stepscope::capture {
@@ -190,12 +191,9 @@ void writeToolData(const tensorflow::ProfileResponse& response, const std::strin
         std::error_code ec;
         fs::create_directories(runDir, ec);
         const std::string path = (fs::path(runDir) / (fileHost(address) + "." + name)).string();
-        std::ofstream file(path, std::ios::binary | std::ios::trunc);
-        file.write(tool.data().data(), std::streamsize(tool.data().size()));
-        file.close();
-        if (!file) {
+        if (const std::string error = writeFileAtomically(path, tool.data()); !error.empty()) {
             out.state = ServiceOutcome::State::Failed;
-            out.message = "cannot write " + path + " (" + std::strerror(errno) + ")";
+            out.message = error;
             return;
         }
         out.files.push_back(path);

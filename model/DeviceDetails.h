@@ -16,18 +16,27 @@ namespace stepscope {
 // grid reads as 1,1,1. XProf reads only regs, static_shared, dynamic_shared, grid, block and
 // occ_pct; Stepscope also counts `shm` (TF 2020) and `group_mem` (ROCm) as static shared memory,
 // which XProf shows as 0 for those profiles.
+//
+// KernelDetails and MemcpyDetails are elements of the profile's columns, which the cache writes as
+// bytes: their padding is named fields set to zero, so every byte is defined (see Track in
+// Profile.h), and -Wpadded as an error keeps it so.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wpadded"
 struct KernelDetails {
     uint32_t registersPerThread = 0;
     bool hasRegisters = false;    // `regs` present (ROCm does not record it)
     bool hasSharedMemory = false; // some shared memory field present
+    uint8_t reserved0[2] = {};
     uint32_t staticSharedBytes = 0;
     uint32_t dynamicSharedBytes = 0;
     uint32_t privateBytes = 0; // ROCm private (scratch) memory per work-item
     std::array<uint32_t, 3> grid{1, 1, 1};
     std::array<uint32_t, 3> block{1, 1, 1};
+    uint8_t reserved1[4] = {};
     double occupancyPct = -1; // theoretical occupancy, -1 when the profile does not give it
     bool valid = false;       // at least grid and block were present (an empty kernel_details,
                               // as the Kineto importer writes for ROCm kernels, has neither)
+    uint8_t reserved2[7] = {};
 
     uint32_t sharedBytes() const { return staticSharedBytes + dynamicSharedBytes; }
     uint64_t threadsPerBlock() const { return uint64_t(block[0]) * block[1] * block[2]; }
@@ -51,9 +60,11 @@ struct MemcpyDetails {
     bool async = false;
     CopyKind kind = CopyKind::Unknown; // from a `kind:` field where one is present
     bool valid = false;
+    uint8_t reserved[5] = {};
 
     static MemcpyDetails parse(std::string_view text);
 };
+#pragma GCC diagnostic pop
 
 // The copy direction an event or track name implies ("MemcpyH2D", "cudaMemcpyDtoHAsync",
 // "Memset", ...), Unknown where it implies none.

@@ -52,8 +52,16 @@ struct Plane {
     DeviceInfo device;
 };
 
+// The structs below are elements of columns, which the profile cache writes as bytes: the gaps
+// the compiler would leave between their fields (padding, never written, so holding whatever the
+// memory held) are named fields set to zero, so that every byte is defined and one profile always
+// gives the same cache file. -Wpadded as an error keeps it so when a field is added.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wpadded"
+
 struct Track {
     uint32_t plane = 0;
+    uint8_t reserved0[4] = {};
     int64_t lineId = 0; // XLine id: the thread id on hosts, the stream id on GPUs
     int64_t displayId = 0;
     StringId name = 0;
@@ -61,7 +69,9 @@ struct Track {
     TrackKind kind = TrackKind::Other;
     bool derived = false;   // a derived line (isDerivedLineId): its events repeat recorded ones
     bool deviceOps = false; // holds the device's ops (isDeviceOpLine): GPU streams, TPU "XLA Ops"
+    uint8_t reserved1 = 0;
     uint16_t streamFlags = 0;
+    uint8_t reserved2[2] = {};
     int64_t streamId = -1;
     EventIndex firstEvent = 0;
     uint32_t eventCount = 0;
@@ -75,9 +85,12 @@ struct EventMetadata {
     StringId name = 0;
     StringId displayName = 0;
     uint32_t plane = 0;
+    uint8_t reserved[4] = {};
     int64_t xId = 0;
     uint32_t statBegin = 0, statEnd = 0; // metadata-level stats
 };
+
+#pragma GCC diagnostic pop
 
 // Allocator bookkeeping of one MemoryAllocation / MemoryDeallocation event. A field the event does
 // not record keeps the default below and its bit stays clear in `recorded`; a numeric stat whose

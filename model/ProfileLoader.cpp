@@ -42,6 +42,9 @@ LoadResult finishLoad(ProfileBuilder& builder, const Progress* progress, unsigne
     return result;
 }
 
+// How loadHosts() marks a host it could not read, in Host::errors.
+constexpr std::string_view kUnreadableHost = "cannot be loaded: ";
+
 } // namespace
 
 namespace {
@@ -115,13 +118,22 @@ LoadResult loadHosts(const std::vector<HostFile>& hosts, const Progress* progres
         size_t failed = hosts.size();
         LoadResult result = loadHostsSkipping(hosts, unreadable, progress, threads, failed);
         if (failed == hosts.size() || hosts.size() == 1) return result;
-        unreadable[failed] = "cannot be loaded: " + result.error;
+        unreadable[failed] = std::string(kUnreadableHost) + result.error;
         if (std::none_of(unreadable.begin(), unreadable.end(),
                          [](const std::string& e) { return e.empty(); })) {
             result.error = "no host of the run can be read; the last: " + result.error;
             return result;
         }
     }
+}
+
+std::vector<std::pair<uint32_t, std::string>> unreadableHosts(const Profile& profile) {
+    std::vector<std::pair<uint32_t, std::string>> hosts;
+    for (uint32_t i = 0; i < profile.hosts().size(); ++i)
+        for (const std::string& e : profile.hosts()[i].errors)
+            if (e.starts_with(kUnreadableHost))
+                hosts.emplace_back(i, e.substr(kUnreadableHost.size()));
+    return hosts;
 }
 
 LoadResult loadXSpaceBytes(std::span<const uint8_t> bytes, const std::string& hostName,

@@ -4,6 +4,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/LogDir.h"
@@ -28,6 +29,10 @@ struct LoadResult {
 // load fails only when no host can be read.
 LoadResult loadHosts(const std::vector<HostFile>& hosts, const Progress* progress = nullptr,
                      unsigned threads = 0);
+
+// The hosts of `profile` that loadHosts() kept without reading them: (host index, "<file>:
+// <problem>"), in host order; empty when every host was read.
+std::vector<std::pair<uint32_t, std::string>> unreadableHosts(const Profile& profile);
 
 // Loads an XSpace held in memory (the demo profile, tests).
 LoadResult loadXSpaceBytes(std::span<const uint8_t> bytes, const std::string& hostName,

@@ -7,6 +7,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <cerrno>
+#include <cstring>
 #include <sstream>
 
 #include "model/Csv.h"
@@ -16,6 +18,7 @@
 #include "model/analysis/KernelStats.h"
 #include "model/analysis/MemoryProfile.h"
 #include "model/analysis/TfOpStats.h"
+#include "tests/fixtures/FileSizeLimit.h"
 #include "tests/fixtures/FixtureXSpace.h"
 
 using namespace stepscope;
@@ -27,8 +30,10 @@ struct Run {
     QByteArray out, err;
 };
 
-Run cli(const QStringList& args) {
+// Runs the CLI; `fileSizeLimit` > 0 limits the files it writes to that many bytes (a full disk).
+Run cli(const QStringList& args, uint64_t fileSizeLimit = 0) {
     QProcess p;
+    if (fileSizeLimit > 0) testing::limitFileSize(p, fileSizeLimit);
     p.start(QStringLiteral(STEPSCOPE_CLI), args);
     Run r;
     if (!p.waitForFinished(120000)) return r;
@@ -99,6 +104,36 @@ private slots:
             QCOMPARE(r.exitCode, 0);
             QVERIFY(c.expected.count("\r\n") > 5); // header and rows
             QCOMPARE(readAll(out), c.expected);
+        }
+    }
+
+    // An export or diff over an earlier one that fails part-way (the disk fills: here the CLI's
+    // file size limit is 1 KiB) leaves the earlier file as it was, says why, and exits 1.
+    void failedExportsLeaveTheOldFile() {
+        const QString out = dir_.path() + "/earlier";
+        const QByteArray earlier = "an earlier export the user keeps\n";
+        const QStringList commands[] = {
+            {"export", "kernel_stats", logdir_, "--no-cache", "--csv", out},
+            {"export", "kernel_stats", logdir_, "--no-cache", "--json", out},
+            {"diff", logdir_, logdir_, "--csv", out},
+            {"diff", logdir_, logdir_, "--json", out},
+        };
+        for (const QStringList& args : commands) {
+            QFile f(out);
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(earlier);
+            f.close();
+            QVERIFY(cli(args).exitCode == 0 && readAll(out).size() > 1024); // fits unlimited
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(earlier);
+            f.close();
+            const Run r = cli(args, 1024);
+            QCOMPARE(r.exitCode, 1);
+            QCOMPARE(readAll(out), earlier);
+            QVERIFY2(r.err.contains(("cannot write " + out + ": " + std::strerror(EFBIG)).toUtf8()),
+                     r.err.constData());
+            QCOMPARE(QDir(dir_.path()).entryList({"earlier*"}, QDir::Files | QDir::Hidden),
+                     QStringList{"earlier"}); // no temporary file left
         }
     }
 

@@ -19,7 +19,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <thread>
@@ -29,6 +31,7 @@
 #include "capture/RecordFile.h"
 #include "model/LogDir.h"
 #include "model/ProfileLoader.h"
+#include "tests/fixtures/FileSizeLimit.h"
 
 using namespace stepscope;
 using namespace stepscope::capture;
@@ -211,6 +214,57 @@ private slots:
         QVERIFY2(stages.contains("Running sh: recording starts in 1 s"),
                  qPrintable(stages.join(" | ")));
         QVERIFY2(stages.contains("Running sh: 1 kernel"), qPrintable(stages.join(" | ")));
+    }
+
+    // The disk fills while the records are converted (the file size limit of a child process
+    // stands for it, as root too): the records, the only copy of the capture, are kept where the
+    // program wrote them, no cut .xplane.pb is left, and the error says why, where the records
+    // are and the command that converts them later; that command, run once there is room, makes
+    // the run.
+    void conversionThatFailsKeepsTheRecords() {
+        const QString prepared = dir_.filePath("many_kernels.rec");
+        {
+            RecordFileWriter w(prepared.toStdString());
+            w.add(ProcessRecord{42, "gpu-box", "train", 1'000'000'000, 100});
+            for (uint64_t i = 0; i < 500; ++i) {
+                KernelRecord k;
+                k.startNs = 200 + 10 * i, k.endNs = 205 + 10 * i, k.streamId = 7;
+                k.correlationId = uint32_t(i), k.name = "kernel";
+                w.add(k);
+            }
+            QVERIFY(w.flush());
+        }
+        const qint64 recordBytes = QFileInfo(prepared).size();
+        constexpr uint64_t kLimit = 16 * 1024;
+        QVERIFY(recordBytes < qint64(kLimit));
+        const QString script = QString("cp '%1' \"$STEPSCOPE_CUPTI_DIR/42.rec\"").arg(prepared);
+        const LaunchOptions o = options({"sh", "-c", script}, "full disk");
+        const QString error = QString::fromStdString(testing::runWithFileSizeLimit(
+            kLimit, [&] { return launchAndCapture(o, Progress()).error; }));
+
+        const QString profiles = QString::fromStdString(o.logDir) + "/plugins/profile";
+        const QString kept = profiles + "/.stepscope-records-run/42.rec";
+        const QString written = profiles + "/run/gpu-box_42.xplane.pb";
+        QVERIFY2(error.startsWith("cannot write " + written + ": " + std::strerror(EFBIG)),
+                 qPrintable(error));
+        QVERIFY2(error.contains("The records are kept in " + profiles + "/.stepscope-records-run"),
+                 qPrintable(error));
+        QFile keptFile(kept), preparedFile(prepared);
+        QVERIFY(keptFile.open(QIODevice::ReadOnly) && preparedFile.open(QIODevice::ReadOnly));
+        QCOMPARE(keptFile.readAll(), preparedFile.readAll());
+        QCOMPARE(QDir(profiles + "/run").entryList(QDir::Files | QDir::Hidden), QStringList());
+
+        const QString marker = "convert them with: stepscope-cli ";
+        QVERIFY2(error.contains(marker), qPrintable(error));
+        const QString command = error.mid(error.indexOf(marker) + marker.size());
+        QProcess p;
+        p.start("sh", {"-c", QString("'%1' %2").arg(STEPSCOPE_CLI, command)});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 0);
+        QCOMPARE(QString(p.readAllStandardOutput()).trimmed(), written);
+        const LoadResult loaded = loadPath(written.toStdString());
+        QVERIFY2(loaded.ok(), loaded.error.c_str());
+        QCOMPARE(loaded.profile->eventCount(), size_t(500));
     }
 
     void cliSaysWhyItCannotCapture() {

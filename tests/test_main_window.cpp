@@ -17,9 +17,12 @@
 #include <QThread>
 #include <QtTest>
 #include <atomic>
+#include <chrono>
+#include <filesystem>
 
 #include "model/LogDir.h"
 #include "model/ProfileBuilder.h"
+#include "model/ProfileCache.h"
 #include "model/SyntheticProfile.h"
 #include "ui/CommandLine.h"
 #include "ui/LoadErrorText.h"
@@ -83,6 +86,8 @@ private slots:
     void cancelKeepsPreviousProfile();
     void badInputShowsErrorAndKeepsProfile_data();
     void badInputShowsErrorAndKeepsProfile();
+    void allHostsShowTheOthersWhenOneIsTruncated_data();
+    void allHostsShowTheOthersWhenOneIsTruncated();
     void singleFileOpens();
     void demoProfile();
     void everyToolFitsASmallWindow();
@@ -386,6 +391,67 @@ void TestMainWindow::badInputShowsErrorAndKeepsProfile() {
     QTRY_VERIFY_WITH_TIMEOUT(!window.isLoading(), kLoadTimeoutMs);
     QCOMPARE(window.profile()->hosts().size(), size_t(1));
     QVERIFY(window.messageText().isEmpty()); // a successful load clears the error
+}
+
+void TestMainWindow::allHostsShowTheOthersWhenOneIsTruncated_data() {
+    QTest::addColumn<int>("bad");
+    QTest::addColumn<bool>("cached");
+    for (const int bad : {0, 1, 2})
+        for (const bool cached : {false, true})
+            QTest::addRow("host %d cut%s", bad, cached ? ", profile cache on" : "")
+                << bad << cached;
+}
+
+// A run of three hosts, one of them cut in half: All hosts shows the other two, keeps the bad one
+// as a host without planes, and the banner names it and says why; the load does not fail. As
+// `stepscope-cli info` does with the same run. With the profile cache on (as the app runs), the
+// second open reads the cache and says the same.
+void TestMainWindow::allHostsShowTheOthersWhenOneIsTruncated() {
+    QFETCH(int, bad);
+    QFETCH(bool, cached);
+    const QString logs = dir_.filePath(QString("one-bad-host-%1-%2").arg(bad).arg(cached));
+    SyntheticOptions options;
+    options.events = 2000;
+    options.gpus = 1;
+    const std::string error = writeSyntheticLogDir(options, 3, logs.toStdString(), "run");
+    QVERIFY2(error.empty(), error.c_str());
+    const Discovery found = discoverProfiles(logs.toStdString());
+    QVERIFY(found.ok());
+    const std::vector<HostFile>& hosts = found.runs[0].hosts;
+    QCOMPARE(hosts.size(), size_t(3));
+    QFile file(QString::fromStdString(hosts[size_t(bad)].path));
+    QVERIFY(file.open(QIODevice::ReadWrite));
+    QVERIFY(file.resize(file.size() / 2));
+    file.close();
+    for (const HostFile& h : hosts) // settled, so the cache takes them
+        std::filesystem::last_write_time(h.path, std::filesystem::file_time_type::clock::now() -
+                                                     std::chrono::hours(1));
+
+    QSettings settings(settingsFile("one-bad-host"), QSettings::IniFormat);
+    MainWindow window(&settings);
+    if (cached)
+        window.setProfileCache(
+            std::make_shared<const ProfileCache>(dir_.filePath("cache").toStdString(), "test"));
+    QSignalSpy failed(&window, &MainWindow::loadFailed);
+    for (int open = 0; open < (cached ? 2 : 1); ++open) {
+        openAndWait(window, logs);
+        QCOMPARE(failed.count(), 0);
+        QVERIFY2(window.profile(), qPrintable(window.messageText()));
+        QCOMPARE(window.selection().host, ProfileSelection::kAllHosts);
+        const Profile& p = *window.profile();
+        QCOMPARE(p.hosts().size(), size_t(3));
+        std::vector<size_t> planes(3);
+        for (const Plane& plane : p.planes()) ++planes[plane.host];
+        for (size_t h = 0; h < 3; ++h) QCOMPARE(planes[h] == 0, h == size_t(bad));
+        const QString banner = window.messageText();
+        for (size_t h = 0; h < 3; ++h)
+            QCOMPARE(banner.contains(QString::fromStdString(hosts[h].host) + ".xplane.pb"),
+                     h == size_t(bad)); // the file, and the loader's reason
+        QVERIFY2(banner.contains("1 of 3 hosts could not be opened: " +
+                                 QString::fromStdString(hosts[size_t(bad)].host)),
+                 qPrintable(banner));
+        QVERIFY2(banner.contains("runs past the end"), qPrintable(banner));
+    }
 }
 
 void TestMainWindow::singleFileOpens() {

@@ -13,6 +13,8 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -22,6 +24,7 @@
 #include "model/ProfileBuilder.h"
 #include "model/ProfileLoader.h"
 #include "model/analysis/KernelStats.h"
+#include "tests/fixtures/FileSizeLimit.h"
 #include "ui/widgets/DataTableView.h"
 #include "ui/widgets/PathElideDelegate.h"
 #include "ui/widgets/PieChart.h"
@@ -533,6 +536,37 @@ private slots:
         QFile csv(dir.filePath("t.csv"));
         QVERIFY(csv.open(QIODevice::ReadOnly));
         QVERIFY(csv.readLine().startsWith("kernel,"));
+    }
+
+    // An export over an earlier one that fails part-way (the disk fills: here the file size
+    // limit of a child process is 1 KiB, a way that works as root) keeps the earlier file whole,
+    // leaves no temporary file, and the message names the file and the reason.
+    void failedExportKeepsTheEarlierFile() {
+        Table t = numbersTable();
+        for (int i = 0; i < 200; ++i)
+            t.addRow({"kernel_" + std::to_string(i), std::string("op"), double(i), int64_t(i)});
+        DataTableView v;
+        v.setTable(t);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("t.csv");
+        QString error;
+        QVERIFY2(v.exportCsv(path, &error), qPrintable(error));
+        QFile csv(path);
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QByteArray earlier = csv.readAll();
+        csv.close();
+        QVERIFY(earlier.size() > 4096);
+
+        v.filterEdit()->setText("kernel_1"); // another export, over the first
+        const std::string failure = testing::runWithFileSizeLimit(1024, [&] {
+            QString why;
+            return v.exportCsv(path, &why) ? std::string("written") : why.toStdString();
+        });
+        QCOMPARE(QString::fromStdString(failure),
+                 QString("Cannot write %1: %2").arg(path, std::strerror(EFBIG)));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        QCOMPARE(csv.readAll(), earlier);
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList{"t.csv"});
     }
 
     void numbersStayInViewWhenNamesAreLong() {

@@ -365,9 +365,29 @@ void MainWindow::showProfile(const LoadOutcome& outcome) {
         pendingNoticeTitle_.clear();
         pendingNoticeDetail_.clear();
     }
+    showUnreadableHosts();
     if (!pendingCompare_.isEmpty()) compareWith(std::exchange(pendingCompare_, QString()));
     emit profileShown();
     if (cache_ && !outcome.fromCache && outcome.cacheKey.ok()) writeCache(outcome.cacheKey);
+}
+
+void MainWindow::showUnreadableHosts() {
+    // As the CLI: the hosts that could be read are shown, the others named with their problem.
+    const auto unreadable = unreadableHosts(*profile_);
+    if (unreadable.empty()) return;
+    QStringList names, problems;
+    for (const auto& [host, problem] : unreadable) {
+        names << QString::fromStdString(profile_->hosts()[host].name);
+        problems << QString::fromStdString(problem);
+    }
+    banner_->showMessage(MessageBanner::Kind::Error,
+                         tr("%1 of %2 hosts could not be opened: %3")
+                             .arg(unreadable.size())
+                             .arg(profile_->hosts().size())
+                             .arg(names.join(QLatin1String(", "))),
+                         tr("The other hosts are shown.") + QLatin1Char(' ') +
+                             plainLoadError(problems.front()) + QLatin1Char('\n') +
+                             tr("Detail: %1").arg(problems.join(QLatin1Char('\n'))));
 }
 
 void MainWindow::setProfileCache(std::shared_ptr<const ProfileCache> cache) {

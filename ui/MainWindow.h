@@ -91,6 +91,8 @@ private:
                    const ProfileSelection& requested);
     void onLoadFinished(const LoadOutcome& outcome);
     void showProfile(const LoadOutcome& outcome);
+    // Names in the banner the hosts of the shown profile that could not be read.
+    void showUnreadableHosts();
     void fillSelectors(const ProfileSelection& selection);
     void fillToolSelector();
     void showTool(const QString& id);

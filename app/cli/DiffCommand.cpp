@@ -4,7 +4,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -12,6 +11,7 @@
 #include <vector>
 
 #include "app/cli/Commands.h"
+#include "model/AtomicFile.h"
 #include "model/Csv.h"
 #include "model/Json.h"
 #include "model/ProfileLoader.h"
@@ -255,11 +255,8 @@ int runDiff(const std::vector<std::string>& args) {
         std::cout.flush();
         return std::cout ? 0 : 1;
     }
-    std::ofstream file(out, std::ios::binary | std::ios::trunc);
-    file.write(text.data(), std::streamsize(text.size()));
-    file.flush();
-    if (!file) {
-        std::fprintf(stderr, "stepscope-cli diff: cannot write %s\n", out.c_str());
+    if (const std::string error = writeFileAtomically(out, text); !error.empty()) {
+        std::fprintf(stderr, "stepscope-cli diff: %s\n", error.c_str());
         return 1;
     }
     std::fprintf(stderr, "stepscope-cli diff: wrote %s\n", out.c_str());

@@ -3,7 +3,6 @@
 // main table in its default row order, as the GUI's "Export CSV…" writes it; JSON: everything the
 // page shows). OUT may be '-' for standard output.
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -12,6 +11,7 @@
 #include "app/cli/CliCache.h"
 #include "app/cli/Commands.h"
 #include "app/cli/Exporters.h"
+#include "model/AtomicFile.h"
 #include "model/Csv.h"
 #include "model/ProfileLoader.h"
 
@@ -133,15 +133,8 @@ int runExport(const std::vector<std::string>& argsIn) {
         std::cout.flush();
         return std::cout ? 0 : 1;
     }
-    std::ofstream file(out, std::ios::binary | std::ios::trunc);
-    if (!file) {
-        std::fprintf(stderr, "stepscope-cli export: cannot write %s\n", out.c_str());
-        return 1;
-    }
-    file.write(text.data(), std::streamsize(text.size()));
-    file.flush();
-    if (!file) {
-        std::fprintf(stderr, "stepscope-cli export: writing %s failed\n", out.c_str());
+    if (const std::string error = writeFileAtomically(out, text); !error.empty()) {
+        std::fprintf(stderr, "stepscope-cli export: %s\n", error.c_str());
         return 1;
     }
     std::fprintf(stderr, "stepscope-cli export: wrote %s\n", out.c_str());

@@ -13,6 +13,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QResizeEvent>
+#include <QSaveFile>
 #include <QScrollBar>
 #include <QSettings>
 #include <QShortcut>
@@ -22,9 +23,9 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <functional>
 #include <map>
+#include <sstream>
 
 #include "model/Csv.h"
 #include "ui/widgets/TableModel.h"
@@ -503,18 +504,24 @@ std::vector<size_t> DataTableView::visibleRows() const {
 }
 
 bool DataTableView::exportCsv(const QString& path, QString* error) const {
-    std::ofstream out(path.toStdString(), std::ios::binary | std::ios::trunc);
-    if (!out) {
-        if (error) *error = tr("Cannot write %1").arg(path);
-        return false;
+    // Written whole beside the destination and renamed over it only then (QSaveFile), so a full
+    // disk or a file size limit never leaves a cut or empty file where an older export was.
+    // Unbuffered: Qt 6.4's commit() loses an error of the flush of its buffer and renames a cut
+    // file into place (seen with a file size limit), while a failed direct write is remembered.
+    // A short write is tried again: the system says why only on the write that writes nothing.
+    std::ostringstream text;
+    writeCsv(model_->table(), text, visibleRows());
+    const std::string bytes = text.str();
+    QSaveFile file(path);
+    bool ok = file.open(QIODevice::WriteOnly | QIODevice::Unbuffered);
+    for (qint64 at = 0; ok && at < qint64(bytes.size());) {
+        const qint64 n = file.write(bytes.data() + at, qint64(bytes.size()) - at);
+        ok = n > 0;
+        at += n;
     }
-    writeCsv(model_->table(), out, visibleRows());
-    out.flush();
-    if (!out) {
-        if (error) *error = tr("Writing %1 failed (disk full?)").arg(path);
-        return false;
-    }
-    return true;
+    ok = ok && file.commit();
+    if (!ok && error) *error = tr("Cannot write %1: %2").arg(path, file.errorString());
+    return ok;
 }
 
 QString DataTableView::selectionAsTsv() const {

@@ -26,7 +26,7 @@ constexpr const char* kUsage =
     "                                 write a synthetic profile as a TensorBoard log directory\n"
     "  export TOOL PATH (--csv OUT | --json OUT) [OPTIONS]\n"
     "                                 write what a tool shows (see export --help)\n"
-    "  diff BASE CANDIDATE (--csv OUT | --json OUT) [--steps A:B] [--by op|kernel|category]\n"
+    "  diff BASE CANDIDATE (--csv OUT | --json OUT) [--steps A:B] [--by op|kernel|category|host_op]\n"
     "                                 compare two runs step by step (see diff --help)\n"
     "  capture --service ADDR[,ADDR..] --logdir DIR [--duration-ms N] [OPTIONS]\n"
     "                                 profile running TensorFlow/JAX jobs (see capture --help)\n"

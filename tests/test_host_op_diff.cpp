@@ -18,6 +18,8 @@
 
 #include "model/ProfileLoader.h"
 #include "model/analysis/RunDiff.h"
+#include "model/analysis/RunDiffFindings.h"
+#include "model/analysis/RunDiffTable.h"
 #include "tests/fixtures/DiffFixtures.h"
 #include "tests/fixtures/HostOpFixtures.h"
 

@@ -15,6 +15,8 @@
 
 #include "model/ProfileLoader.h"
 #include "model/analysis/RunDiff.h"
+#include "model/analysis/RunDiffFindings.h"
+#include "model/analysis/RunDiffTable.h"
 #include "model/analysis/ShiftTest.h"
 #include "tests/fixtures/DiffFixtures.h"
 

@@ -14,6 +14,7 @@
 
 #include "model/ProfileLoader.h"
 #include "model/analysis/StepAnalysis.h"
+#include "model/analysis/RunDiffTable.h"
 #include "tests/fixtures/DiffFixtures.h"
 #include "tests/fixtures/HostOpFixtures.h"
 #include "ui/CommandLine.h"

@@ -13,6 +13,7 @@
 #include <fstream>
 
 #include "model/ProfileLoader.h"
+#include "model/analysis/RunDiffTable.h"
 #include "tests/fixtures/DiffFixtures.h"
 #include "tests/fixtures/HostOpFixtures.h"
 #include "ui/widgets/DataTableView.h"

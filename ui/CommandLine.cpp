@@ -2,6 +2,7 @@
 
 #include <QCommandLineParser>
 #include <QRegularExpression>
+#include "model/analysis/RunDiffTable.h"
 
 namespace stepscope {
 

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "model/analysis/RunDiff.h"
+#include "model/analysis/RunDiffTable.h"
 
 namespace stepscope {
 

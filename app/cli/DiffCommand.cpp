@@ -16,6 +16,8 @@
 #include "model/Json.h"
 #include "model/ProfileLoader.h"
 #include "model/analysis/RunDiff.h"
+#include "model/analysis/RunDiffFindings.h"
+#include "model/analysis/RunDiffTable.h"
 
 namespace stepscope::cli {
 

@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include "model/analysis/RunDiff.h"
+#include "model/analysis/RunDiffFindings.h"
 #include "ui/widgets/DataTableView.h"
 #include "views/overview/StackedStepChart.h"
 

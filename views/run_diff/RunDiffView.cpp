@@ -16,6 +16,8 @@
 #include <QtConcurrent>
 
 #include "model/TimeFormat.h"
+#include "model/analysis/RunDiffTable.h"
+#include "model/analysis/RunDiffFindings.h"
 #include "ui/widgets/DataTableView.h"
 
 namespace stepscope {

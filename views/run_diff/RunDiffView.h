@@ -7,6 +7,7 @@
 #include "model/LogDir.h"
 #include "model/ProfileLoader.h"
 #include "model/analysis/RunDiff.h"
+#include "model/analysis/RunDiffTable.h"
 #include "views/AnalysisJob.h"
 #include "views/ToolView.h"
 #include "views/run_diff/StackedTraceView.h"

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "model/TimeFormat.h"
+#include "model/analysis/RunDiffTable.h"
 #include "views/trace/TimelineCanvas.h"
 #include "views/trace/TraceView.h"
 

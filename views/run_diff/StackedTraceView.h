@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "model/analysis/RunDiff.h"
+#include "model/analysis/RunDiffTable.h"
 #include "model/analysis/StackedRuns.h"
 #include "views/AnalysisJob.h"
 

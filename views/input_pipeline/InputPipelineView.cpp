@@ -32,7 +32,11 @@ InputPipelineView::InputPipelineView(QWidget* parent)
     , tabs_(new QTabWidget(this))
     , ops_(new DataTableView(this))
     , breakdown_(new DataTableView(this))
-    , steps_(new DataTableView(this)) {
+    , steps_(new DataTableView(this))
+    , job_(this, tr("input pipeline analysis"),
+           {.status = [this](const QString& s) { status_->setText(s); },
+            .take = [this](std::shared_ptr<const InputPipeline> r) { result_ = std::move(r); },
+            .show = [this] { show(); }}) {
     status_->setWordWrap(true);
     summary_->setTextFormat(Qt::RichText);
     summary_->setWordWrap(true);
@@ -89,35 +93,12 @@ void InputPipelineView::showEvent(QShowEvent* event) {
 
 void InputPipelineView::setProfile(std::shared_ptr<const Profile> profile) {
     profile_ = std::move(profile);
-    result_.reset();
-    if (!profile_) {
-        job_.cancel();
-        status_->setText(tr("No profile loaded."));
-        show();
-        ready_ = true;
-        emit ready();
-        return;
-    }
-    ready_ = false;
-    status_->setText(tr("Analyzing the input pipeline…"));
-    pattern_ = OverviewView::rememberedStepPattern(*profile_);
+    if (profile_) pattern_ = OverviewView::rememberedStepPattern(*profile_);
     const std::string pattern = pattern_.toStdString();
-    job_.start(
-        profile_,
-        [pattern](const Profile& p, const Progress* progress) {
-            return computeInputPipeline(p, pattern, progress);
-        },
-        [this](std::shared_ptr<const InputPipeline> r) {
-            result_ = std::move(r);
-            show();
-            ready_ = true;
-            emit ready();
-        },
-        [this](const QString& message) {
-            status_->setText(tr("Could not analyze the input pipeline: %1").arg(message));
-            ready_ = true;
-            emit ready();
-        });
+    job_.run(profile_, tr("Analyzing the input pipeline…"),
+             [pattern](const Profile& p, const Progress* progress) {
+                 return computeInputPipeline(p, pattern, progress);
+             });
 }
 
 QString InputPipelineView::summaryText() const {

@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "model/analysis/InputPipeline.h"
-#include "views/AnalysisJob.h"
 #include "views/ToolView.h"
+#include "views/ViewAnalysis.h"
 
 class QLabel;
 class QTabWidget;
@@ -25,7 +25,7 @@ public:
     explicit InputPipelineView(QWidget* parent = nullptr);
 
     void setProfile(std::shared_ptr<const Profile> profile) override;
-    bool isReady() const override { return ready_; }
+    bool isReady() const override { return job_.ready(); }
 
     const InputPipeline* result() const { return result_.get(); }
     DataTableView* inputOpsView() const { return ops_; }
@@ -42,8 +42,6 @@ private:
     std::shared_ptr<const Profile> profile_;
     QString pattern_; // the step pattern of the last analysis
     std::shared_ptr<const InputPipeline> result_;
-    AnalysisJob<InputPipeline> job_{this};
-    bool ready_ = true;
 
     QLabel* status_;
     QLabel* summary_;
@@ -52,6 +50,8 @@ private:
     DataTableView* ops_;
     DataTableView* breakdown_;
     DataTableView* steps_;
+
+    ViewAnalysis<InputPipeline> job_; // after the widgets its hooks use
 };
 
 } // namespace stepscope

@@ -16,7 +16,11 @@ KernelStatsView::KernelStatsView(QWidget* parent)
     : ToolView(parent)
     , status_(new QLabel(this))
     , pie_(new PieChart(this))
-    , table_(new DataTableView(this)) {
+    , table_(new DataTableView(this))
+    , job_(this, tr("kernel stats"),
+           {.status = [this](const QString& s) { status_->setText(s); },
+            .take = [this](std::shared_ptr<const KernelStats> r) { stats_ = std::move(r); },
+            .show = [this] { showStats(); }}) {
     pie_->setTitle(tr("Kernel time by kernel name"));
     pie_->setMinimumHeight(260);
     table_->setExportFileName("kernel_stats.csv");
@@ -79,31 +83,7 @@ bool KernelStatsView::showName(const QString& name) {
 
 void KernelStatsView::setProfile(std::shared_ptr<const Profile> profile) {
     profile_ = std::move(profile);
-    stats_.reset();
-    if (!profile_) {
-        job_.cancel();
-        status_->setText(tr("No profile loaded."));
-        showStats();
-        ready_ = true;
-        emit ready();
-        return;
-    }
-    ready_ = false;
-    status_->setText(tr("Computing kernel stats…"));
-    showStats();
-    job_.start(
-        profile_, computeKernelStats,
-        [this](std::shared_ptr<const KernelStats> stats) {
-            stats_ = std::move(stats);
-            showStats();
-            ready_ = true;
-            emit ready();
-        },
-        [this](const QString& message) {
-            status_->setText(tr("Could not compute the %1: %2").arg(tr("kernel stats"), message));
-            ready_ = true;
-            emit ready();
-        });
+    job_.run(profile_, tr("Computing kernel stats…"), computeKernelStats);
 }
 
 void KernelStatsView::showStats() {

@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "model/analysis/KernelStats.h"
-#include "views/AnalysisJob.h"
 #include "views/ToolView.h"
+#include "views/ViewAnalysis.h"
 
 class QComboBox;
 class QLabel;
@@ -24,7 +24,7 @@ public:
     explicit KernelStatsView(QWidget* parent = nullptr);
 
     void setProfile(std::shared_ptr<const Profile> profile) override;
-    bool isReady() const override { return ready_; }
+    bool isReady() const override { return job_.ready(); }
     bool showName(const QString& name) override;
 
     DataTableView* tableView() const { return table_; }
@@ -38,13 +38,13 @@ private:
     std::shared_ptr<const Profile> profile_;
     std::shared_ptr<const KernelStats> stats_;
     KernelStats shown_; // stats_ grouped as chosen: what the table shows
-    AnalysisJob<KernelStats> job_{this};
-    bool ready_ = true;
 
     QLabel* status_;
     PieChart* pie_;
     QComboBox* groupBy_ = nullptr;
     DataTableView* table_;
+
+    ViewAnalysis<KernelStats> job_; // after the widgets its hooks use
 };
 
 } // namespace stepscope

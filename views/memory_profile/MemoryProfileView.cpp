@@ -86,7 +86,15 @@ MemoryProfileView::MemoryProfileView(QWidget* parent)
     , summary_(new QWidget(this))
     , chart_(new MemoryTimelineChart(this))
     , breakdownTitle_(new QLabel(this))
-    , table_(new DataTableView(this)) {
+    , table_(new DataTableView(this))
+    , job_(this, tr("memory profile"),
+           {.status = [this](const QString& s) { status_->setText(s); },
+            .take =
+                [this](std::shared_ptr<const MemoryProfile> r) {
+                    memory_ = std::move(r);
+                    fillSelector();
+                },
+            .show = [this] { showSeries(); }}) {
     selector_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     selector_->setToolTip(tr("Memory ID: the allocator (device or host memory) to show"));
     resetZoom_->setToolTip(tr("Show the whole timeline (or right-click the chart)"));
@@ -195,45 +203,19 @@ MemoryProfileView::MemoryProfileView(QWidget* parent)
 
 void MemoryProfileView::setProfile(std::shared_ptr<const Profile> profile) {
     profile_ = std::move(profile);
-    memory_.reset();
-    {
-        const QSignalBlocker block(selector_);
-        selector_->clear();
-    }
-    if (!profile_) {
-        job_.cancel();
-        status_->setText(tr("No profile loaded."));
-        showSeries();
-        ready_ = true;
-        emit ready();
-        return;
-    }
-    ready_ = false;
-    status_->setText(tr("Computing the memory profile…"));
-    showSeries();
-    job_.start(
-        profile_,
-        [](const Profile& p, const Progress* progress) {
-            return computeMemoryProfile(p, progress);
-        },
-        [this](std::shared_ptr<const MemoryProfile> memory) {
-            memory_ = std::move(memory);
-            {
-                const QSignalBlocker block(selector_);
-                for (const MemorySeries& s : memory_->series)
-                    selector_->addItem(QString::fromStdString(s.label));
-                selector_->setCurrentIndex(memory_->series.empty() ? -1
-                                                                   : int(memory_->defaultSeries));
-            }
-            showSeries();
-            ready_ = true;
-            emit ready();
-        },
-        [this](const QString& message) {
-            status_->setText(tr("Could not compute the memory profile: %1").arg(message));
-            ready_ = true;
-            emit ready();
-        });
+    job_.run(profile_, tr("Computing the memory profile…"),
+             [](const Profile& p, const Progress* progress) {
+                 return computeMemoryProfile(p, progress);
+             });
+}
+
+void MemoryProfileView::fillSelector() {
+    const QSignalBlocker block(selector_);
+    selector_->clear();
+    if (!memory_) return;
+    for (const MemorySeries& s : memory_->series)
+        selector_->addItem(QString::fromStdString(s.label));
+    selector_->setCurrentIndex(memory_->series.empty() ? -1 : int(memory_->defaultSeries));
 }
 
 bool MemoryProfileView::selectMemoryId(const QString& label) {

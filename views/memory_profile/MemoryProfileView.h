@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "model/analysis/MemoryProfile.h"
-#include "views/AnalysisJob.h"
 #include "views/ToolView.h"
+#include "views/ViewAnalysis.h"
 
 class QCheckBox;
 class QComboBox;
@@ -28,7 +28,7 @@ public:
     explicit MemoryProfileView(QWidget* parent = nullptr);
 
     void setProfile(std::shared_ptr<const Profile> profile) override;
-    bool isReady() const override { return ready_; }
+    bool isReady() const override { return job_.ready(); }
 
     // Shows the memory id with this label; false if the profile has none such.
     bool selectMemoryId(const QString& label);
@@ -43,13 +43,13 @@ public:
     QString breakdownTitle() const;
 
 private:
+    // Fills the memory id selector from the result; empties it without one.
+    void fillSelector();
     void showSeries();
     const MemorySeries* currentSeries() const;
 
     std::shared_ptr<const Profile> profile_;
     std::shared_ptr<const MemoryProfile> memory_;
-    AnalysisJob<MemoryProfile> job_{this};
-    bool ready_ = true;
 
     QLabel* status_;
     QComboBox* selector_;
@@ -61,6 +61,8 @@ private:
     MemoryTimelineChart* chart_;
     QLabel* breakdownTitle_;
     DataTableView* table_;
+
+    ViewAnalysis<MemoryProfile> job_; // after the widgets its hooks use
 };
 
 } // namespace stepscope

@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "views/op_profile/OpProfileModel.h"
+#include "views/roofline/StepSelector.h"
 
 namespace stepscope {
 
@@ -42,7 +43,15 @@ OpProfileView::OpProfileView(QWidget* parent)
     , step_(new QComboBox(this))
     , model_(new OpProfileModel(this))
     , proxy_(new NumberSortProxy(this))
-    , tree_(new QTreeView(this)) {
+    , tree_(new QTreeView(this))
+    , job_(this, tr("op profile"),
+           {.status = [this](const QString& s) { status_->setText(s); },
+            .take =
+                [this](std::shared_ptr<const Roofline> r) {
+                    roofline_ = std::move(r);
+                    fillRooflineSteps(step_, roofline_.get());
+                },
+            .show = [this] { showTree(); }}) {
     status_->setWordWrap(true);
     grouping_->setObjectName("opProfileGrouping");
     grouping_->addItem(tr("Program, category, op"), int(OpProfileGrouping::ByProgram));
@@ -87,41 +96,7 @@ void OpProfileView::setGrouping(OpProfileGrouping grouping) {
 
 void OpProfileView::setProfile(std::shared_ptr<const Profile> profile) {
     profile_ = std::move(profile);
-    roofline_.reset();
-    {
-        const QSignalBlocker block(step_);
-        step_->clear();
-    }
-    if (!profile_) {
-        job_.cancel();
-        status_->setText(tr("No profile loaded."));
-        showTree();
-        ready_ = true;
-        emit ready();
-        return;
-    }
-    ready_ = false;
-    status_->setText(tr("Costing device ops…"));
-    showTree();
-    job_.start(
-        profile_, computeRoofline,
-        [this](std::shared_ptr<const Roofline> r) {
-            roofline_ = std::move(r);
-            {
-                const QSignalBlocker block(step_);
-                step_->addItem(tr("All steps"), -1);
-                for (size_t s = 0; s < roofline_->steps.size(); ++s)
-                    step_->addItem(tr("Step %1").arg(roofline_->steps[s].number), int(s));
-            }
-            showTree();
-            ready_ = true;
-            emit ready();
-        },
-        [this](const QString& message) {
-            status_->setText(tr("Could not compute the %1: %2").arg(tr("op profile"), message));
-            ready_ = true;
-            emit ready();
-        });
+    job_.run(profile_, tr("Costing device ops…"), computeRoofline);
 }
 
 void OpProfileView::showTree() {

@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "model/analysis/OpProfile.h"
-#include "views/AnalysisJob.h"
 #include "views/ToolView.h"
+#include "views/ViewAnalysis.h"
 
 class QComboBox;
 class QLabel;
@@ -25,7 +25,7 @@ public:
     explicit OpProfileView(QWidget* parent = nullptr);
 
     void setProfile(std::shared_ptr<const Profile> profile) override;
-    bool isReady() const override { return ready_; }
+    bool isReady() const override { return job_.ready(); }
 
     void setGrouping(OpProfileGrouping grouping);
     QTreeView* treeView() const { return tree_; }
@@ -36,8 +36,6 @@ private:
 
     std::shared_ptr<const Profile> profile_;
     std::shared_ptr<const Roofline> roofline_;
-    AnalysisJob<Roofline> job_{this};
-    bool ready_ = true;
 
     QLabel* status_;
     QComboBox* grouping_;
@@ -45,6 +43,8 @@ private:
     OpProfileModel* model_;
     QSortFilterProxyModel* proxy_;
     QTreeView* tree_;
+
+    ViewAnalysis<Roofline> job_; // after the widgets its hooks use
 };
 
 } // namespace stepscope

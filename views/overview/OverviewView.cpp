@@ -161,7 +161,11 @@ OverviewView::OverviewView(QWidget* parent)
     , topOps_(new DataTableView(this))
     , precision_(new DataTableView(this))
     , steps_(new DataTableView(this))
-    , environment_(new DataTableView(this)) {
+    , environment_(new DataTableView(this))
+    , job_(this, tr("overview"),
+           {.status = [this](const QString& s) { status_->setText(s); },
+            .take = [this](std::shared_ptr<const Overview> o) { overview_ = std::move(o); },
+            .show = [this] { show(); }}) {
     status_->setWordWrap(true);
     status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     completeness_->setWordWrap(true);
@@ -251,13 +255,8 @@ OverviewView::OverviewView(QWidget* parent)
 
 void OverviewView::setProfile(std::shared_ptr<const Profile> profile) {
     profile_ = std::move(profile);
-    overview_.reset();
     if (!profile_) {
-        job_.cancel();
-        status_->setText(tr("No profile loaded."));
-        show();
-        ready_ = true;
-        emit ready();
+        job_.run(nullptr, {}, {});
         return;
     }
     const QString remembered = rememberedStepPattern(*profile_);
@@ -281,25 +280,11 @@ void OverviewView::applyStepPattern(const QString& pattern) {
 }
 
 void OverviewView::start(const QString& pattern) {
-    ready_ = false;
-    status_->setText(tr("Computing the overview…"));
     const std::string p = pattern.toStdString();
-    job_.start(
-        profile_,
-        [p](const Profile& profile, const Progress* progress) {
-            return computeOverview(profile, p, progress);
-        },
-        [this](std::shared_ptr<const Overview> o) {
-            overview_ = std::move(o);
-            show();
-            ready_ = true;
-            emit ready();
-        },
-        [this](const QString& message) {
-            status_->setText(tr("Could not compute the overview: %1").arg(message));
-            ready_ = true;
-            emit ready();
-        });
+    job_.run(profile_, tr("Computing the overview…"),
+             [p](const Profile& profile, const Progress* progress) {
+                 return computeOverview(profile, p, progress);
+             });
 }
 
 QString OverviewView::summaryText() const {

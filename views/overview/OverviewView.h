@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "model/analysis/Overview.h"
-#include "views/AnalysisJob.h"
 #include "views/ToolView.h"
+#include "views/ViewAnalysis.h"
 
 class QLabel;
 class QLineEdit;
@@ -29,7 +29,7 @@ public:
     explicit OverviewView(QWidget* parent = nullptr);
 
     void setProfile(std::shared_ptr<const Profile> profile) override;
-    bool isReady() const override { return ready_; }
+    bool isReady() const override { return job_.ready(); }
     // With a comparison, the recommendations end with what changed in the candidate against
     // this profile, the baseline (runDiffFindings).
     void setComparison(std::shared_ptr<const RunDiff> diff, const QString& candidate) override;
@@ -62,8 +62,6 @@ private:
     std::vector<Recommendation> comparison_; // the comparison's findings
     QString comparedWith_;                   // the candidate; empty: no comparison
     QString comparisonNote_;                 // shown when there are no findings
-    AnalysisJob<Overview> job_{this};
-    bool ready_ = true;
 
     QLabel* status_;
     QLabel* completeness_;
@@ -79,6 +77,8 @@ private:
     DataTableView* precision_;
     DataTableView* steps_;
     DataTableView* environment_;
+
+    ViewAnalysis<Overview> job_; // after the widgets its hooks use
 };
 
 } // namespace stepscope

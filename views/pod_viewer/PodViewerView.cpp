@@ -69,7 +69,11 @@ PodViewerView::PodViewerView(QWidget* parent)
     , distributedNote_(new QLabel(distributedPage_))
     , distributedChart_(new DistributedChart(distributedPage_))
     , distributedSteps_(new DataTableView(distributedPage_))
-    , distributedOps_(new DataTableView(distributedPage_)) {
+    , distributedOps_(new DataTableView(distributedPage_))
+    , job_(this, tr("pod viewer"),
+           {.status = [this](const QString& s) { status_->setText(s); },
+            .take = [this](std::shared_ptr<const PodAnalysis> r) { pod_ = std::move(r); },
+            .show = [this] { showAnalysis(); }}) {
     status_->setWordWrap(true);
     summary_->setWordWrap(true);
     summary_->setTextFormat(Qt::RichText);
@@ -140,32 +144,9 @@ PodViewerView::PodViewerView(QWidget* parent)
 
 void PodViewerView::setProfile(std::shared_ptr<const Profile> profile) {
     profile_ = std::move(profile);
-    pod_.reset();
-    if (!profile_) {
-        job_.cancel();
-        status_->setText(tr("No profile loaded."));
-        showAnalysis();
-        ready_ = true;
-        emit ready();
-        return;
-    }
-    ready_ = false;
-    status_->setText(tr("Loading %1 workers…").arg(profile_->hosts().size()));
-    showAnalysis();
-    job_.start(
-        profile_,
-        [](const Profile& p, const Progress* progress) { return computePodViewer(p, progress); },
-        [this](std::shared_ptr<const PodAnalysis> pod) {
-            pod_ = std::move(pod);
-            showAnalysis();
-            ready_ = true;
-            emit ready();
-        },
-        [this](const QString& message) {
-            status_->setText(tr("Could not compute the %1: %2").arg(tr("pod viewer"), message));
-            ready_ = true;
-            emit ready();
-        });
+    job_.run(
+        profile_, profile_ ? tr("Loading %1 workers…").arg(profile_->hosts().size()) : QString(),
+        [](const Profile& p, const Progress* progress) { return computePodViewer(p, progress); });
 }
 
 void PodViewerView::showAnalysis() {

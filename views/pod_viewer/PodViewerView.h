@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "model/analysis/PodViewer.h"
-#include "views/AnalysisJob.h"
 #include "views/ToolView.h"
+#include "views/ViewAnalysis.h"
 
 class QLabel;
 class QPushButton;
@@ -30,7 +30,7 @@ public:
     explicit PodViewerView(QWidget* parent = nullptr);
 
     void setProfile(std::shared_ptr<const Profile> profile) override;
-    bool isReady() const override { return ready_; }
+    bool isReady() const override { return job_.ready(); }
 
     // Shows the step at `index` in the analysis' step order.
     void selectStepIndex(int index);
@@ -52,8 +52,6 @@ private:
 
     std::shared_ptr<const Profile> profile_;
     std::shared_ptr<const PodAnalysis> pod_;
-    AnalysisJob<PodAnalysis> job_{this};
-    bool ready_ = true;
 
     QLabel* status_;
     QLabel* summary_;
@@ -71,6 +69,8 @@ private:
     DistributedChart* distributedChart_;
     DataTableView* distributedSteps_;
     DataTableView* distributedOps_;
+
+    ViewAnalysis<PodAnalysis> job_; // after the widgets its hooks use
 };
 
 } // namespace stepscope

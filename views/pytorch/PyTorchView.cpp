@@ -14,7 +14,11 @@ PyTorchView::PyTorchView(QWidget* parent)
     : ToolView(parent)
     , status_(new QLabel(this))
     , page_(new QComboBox(this))
-    , table_(new DataTableView(this)) {
+    , table_(new DataTableView(this))
+    , job_(this, tr("PyTorch tables"),
+           {.status = [this](const QString& s) { status_->setText(s); },
+            .take = [this](std::shared_ptr<const TorchAnalysis> r) { analysis_ = std::move(r); },
+            .show = [this] { showPage(); }}) {
     page_->setObjectName("pytorchPage");
     page_->addItem(tr("Operators"), int(Page::Operators));
     page_->addItem(tr("Operators by input shape"), int(Page::OperatorsByInput));
@@ -50,31 +54,7 @@ bool PyTorchView::showName(const QString& name) {
 
 void PyTorchView::setProfile(std::shared_ptr<const Profile> profile) {
     profile_ = std::move(profile);
-    analysis_.reset();
-    if (!profile_) {
-        job_.cancel();
-        status_->setText(tr("No profile loaded."));
-        showPage();
-        ready_ = true;
-        emit ready();
-        return;
-    }
-    ready_ = false;
-    status_->setText(tr("Reading the PyTorch events…"));
-    showPage();
-    job_.start(
-        profile_, computeTorchAnalysis,
-        [this](std::shared_ptr<const TorchAnalysis> analysis) {
-            analysis_ = std::move(analysis);
-            showPage();
-            ready_ = true;
-            emit ready();
-        },
-        [this](const QString& message) {
-            status_->setText(tr("Could not compute the %1: %2").arg(tr("PyTorch tables"), message));
-            ready_ = true;
-            emit ready();
-        });
+    job_.run(profile_, tr("Reading the PyTorch events…"), computeTorchAnalysis);
 }
 
 void PyTorchView::showPage() {

@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "model/analysis/TorchOverview.h"
-#include "views/AnalysisJob.h"
 #include "views/ToolView.h"
+#include "views/ViewAnalysis.h"
 
 class QComboBox;
 class QLabel;
@@ -25,7 +25,7 @@ public:
     explicit PyTorchView(QWidget* parent = nullptr);
 
     void setProfile(std::shared_ptr<const Profile> profile) override;
-    bool isReady() const override { return ready_; }
+    bool isReady() const override { return job_.ready(); }
     bool showName(const QString& name) override;
 
     DataTableView* tableView() const { return table_; }
@@ -36,12 +36,12 @@ private:
 
     std::shared_ptr<const Profile> profile_;
     std::shared_ptr<const TorchAnalysis> analysis_;
-    AnalysisJob<TorchAnalysis> job_{this};
-    bool ready_ = true;
 
     QLabel* status_;
     QComboBox* page_;
     DataTableView* table_;
+
+    ViewAnalysis<TorchAnalysis> job_; // after the widgets its hooks use
 };
 
 } // namespace stepscope

@@ -13,6 +13,7 @@
 #include "model/NumberFormat.h"
 #include "ui/widgets/DataTableView.h"
 #include "views/roofline/RooflineChart.h"
+#include "views/roofline/StepSelector.h"
 
 namespace stepscope {
 
@@ -22,7 +23,15 @@ RooflineView::RooflineView(QWidget* parent)
     , step_(new QComboBox(this))
     , chart_(new RooflineChart(this))
     , sources_(new QLabel(this))
-    , table_(new DataTableView(this)) {
+    , table_(new DataTableView(this))
+    , job_(this, tr("roofline"),
+           {.status = [this](const QString& s) { status_->setText(s); },
+            .take =
+                [this](std::shared_ptr<const Roofline> r) {
+                    roofline_ = std::move(r);
+                    fillRooflineSteps(step_, roofline_.get());
+                },
+            .show = [this] { showStep(); }}) {
     status_->setWordWrap(true);
     sources_->setWordWrap(true);
     sources_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -104,41 +113,7 @@ void RooflineView::selectRow(int sourceRow) {
 
 void RooflineView::setProfile(std::shared_ptr<const Profile> profile) {
     profile_ = std::move(profile);
-    roofline_.reset();
-    {
-        const QSignalBlocker block(step_);
-        step_->clear();
-    }
-    if (!profile_) {
-        job_.cancel();
-        status_->setText(tr("No profile loaded."));
-        showStep();
-        ready_ = true;
-        emit ready();
-        return;
-    }
-    ready_ = false;
-    status_->setText(tr("Costing device ops…"));
-    showStep();
-    job_.start(
-        profile_, computeRoofline,
-        [this](std::shared_ptr<const Roofline> r) {
-            roofline_ = std::move(r);
-            {
-                const QSignalBlocker block(step_);
-                step_->addItem(tr("All steps"), -1);
-                for (size_t s = 0; s < roofline_->steps.size(); ++s)
-                    step_->addItem(tr("Step %1").arg(roofline_->steps[s].number), int(s));
-            }
-            showStep();
-            ready_ = true;
-            emit ready();
-        },
-        [this](const QString& message) {
-            status_->setText(tr("Could not compute the %1: %2").arg(tr("roofline"), message));
-            ready_ = true;
-            emit ready();
-        });
+    job_.run(profile_, tr("Costing device ops…"), computeRoofline);
 }
 
 void RooflineView::showStep() {

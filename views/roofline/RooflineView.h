@@ -4,8 +4,8 @@
 
 #include "model/analysis/Roofline.h"
 #include "model/analysis/RooflineTable.h"
-#include "views/AnalysisJob.h"
 #include "views/ToolView.h"
+#include "views/ViewAnalysis.h"
 
 class QComboBox;
 class QLabel;
@@ -25,7 +25,7 @@ public:
     explicit RooflineView(QWidget* parent = nullptr);
 
     void setProfile(std::shared_ptr<const Profile> profile) override;
-    bool isReady() const override { return ready_; }
+    bool isReady() const override { return job_.ready(); }
     bool showName(const QString& name) override;
 
     DataTableView* tableView() const { return table_; }
@@ -40,14 +40,14 @@ private:
     std::shared_ptr<const Profile> profile_;
     std::shared_ptr<const Roofline> roofline_;
     RooflineTable shown_;
-    AnalysisJob<Roofline> job_{this};
-    bool ready_ = true;
 
     QLabel* status_;
     QComboBox* step_;
     RooflineChart* chart_;
     QLabel* sources_;
     DataTableView* table_;
+
+    ViewAnalysis<Roofline> job_; // after the widgets its hooks use
 };
 
 } // namespace stepscope

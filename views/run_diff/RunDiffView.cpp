@@ -16,8 +16,8 @@
 #include <QtConcurrent>
 
 #include "model/TimeFormat.h"
-#include "model/analysis/RunDiffTable.h"
 #include "model/analysis/RunDiffFindings.h"
+#include "model/analysis/RunDiffTable.h"
 #include "ui/widgets/DataTableView.h"
 
 namespace stepscope {

@@ -30,7 +30,11 @@ TfDataView::TfDataView(QWidget* parent)
     , pipelines_(new DataTableView(this))
     , tabs_(new QTabWidget(this))
     , graph_(new TfDataGraph(this))
-    , iterators_(new DataTableView(this)) {
+    , iterators_(new DataTableView(this))
+    , job_(this, tr("tf.data bottleneck analysis"),
+           {.status = [this](const QString& s) { status_->setText(s); },
+            .take = [this](std::shared_ptr<const TfDataAnalysis> r) { analysis_ = std::move(r); },
+            .show = [this] { showAnalysis(); }}) {
     status_->setWordWrap(true);
     summary_->setWordWrap(true);
     summary_->setTextFormat(Qt::RichText);
@@ -70,35 +74,10 @@ TfDataView::TfDataView(QWidget* parent)
 
 void TfDataView::setProfile(std::shared_ptr<const Profile> profile) {
     profile_ = std::move(profile);
-    analysis_.reset();
-    if (!profile_) {
-        job_.cancel();
-        status_->setText(tr("No profile loaded."));
-        showAnalysis();
-        ready_ = true;
-        emit ready();
-        return;
-    }
-    ready_ = false;
-    status_->setText(tr("Rebuilding the input pipelines…"));
-    showAnalysis();
-    job_.start(
-        profile_,
-        [](const Profile& p, const Progress* progress) {
-            return computeTfDataBottleneck(p, progress);
-        },
-        [this](std::shared_ptr<const TfDataAnalysis> a) {
-            analysis_ = std::move(a);
-            showAnalysis();
-            ready_ = true;
-            emit ready();
-        },
-        [this](const QString& message) {
-            status_->setText(
-                tr("Could not compute the %1: %2").arg(tr("tf.data bottleneck analysis"), message));
-            ready_ = true;
-            emit ready();
-        });
+    job_.run(profile_, tr("Rebuilding the input pipelines…"),
+             [](const Profile& p, const Progress* progress) {
+                 return computeTfDataBottleneck(p, progress);
+             });
 }
 
 void TfDataView::showAnalysis() {

@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "model/analysis/TfDataBottleneck.h"
-#include "views/AnalysisJob.h"
 #include "views/ToolView.h"
+#include "views/ViewAnalysis.h"
 
 class QLabel;
 class QTabWidget;
@@ -24,7 +24,7 @@ public:
     explicit TfDataView(QWidget* parent = nullptr);
 
     void setProfile(std::shared_ptr<const Profile> profile) override;
-    bool isReady() const override { return ready_; }
+    bool isReady() const override { return job_.ready(); }
 
     // Shows the pipeline of bottleneck-analysis row `row` (slowest first).
     void selectPipeline(int row);
@@ -38,8 +38,6 @@ private:
 
     std::shared_ptr<const Profile> profile_;
     std::shared_ptr<const TfDataAnalysis> analysis_;
-    AnalysisJob<TfDataAnalysis> job_{this};
-    bool ready_ = true;
 
     QLabel* status_;
     QLabel* summary_;
@@ -47,6 +45,8 @@ private:
     QTabWidget* tabs_;
     TfDataGraph* graph_;
     DataTableView* iterators_;
+
+    ViewAnalysis<TfDataAnalysis> job_; // after the widgets its hooks use
 };
 
 } // namespace stepscope

@@ -35,7 +35,11 @@ TfStatsView::TfStatsView(QWidget* parent)
     , status_(new QLabel(this))
     , includeIdle_(new QCheckBox(tr("Include idle time"), this))
     , pieRow_(new QWidget(this))
-    , table_(new DataTableView(this)) {
+    , table_(new DataTableView(this))
+    , job_(this, tr("op stats"),
+           {.status = [this](const QString& s) { status_->setText(s); },
+            .take = [this](std::shared_ptr<const TfOpStats> r) { stats_ = std::move(r); },
+            .show = [this] { showStats(); }}) {
     includeIdle_->setToolTip(tr("Count idle time as an \"IDLE\" op in the table, the pies and "
                                 "the percentages"));
     table_->setExportFileName("tf_stats.csv");
@@ -157,32 +161,9 @@ bool TfStatsView::piesInTabs() const {
 
 void TfStatsView::setProfile(std::shared_ptr<const Profile> profile) {
     profile_ = std::move(profile);
-    stats_.reset();
-    if (!profile_) {
-        job_.cancel();
-        status_->setText(tr("No profile loaded."));
-        showStats();
-        ready_ = true;
-        emit ready();
-        return;
-    }
-    ready_ = false;
-    status_->setText(tr("Computing op stats…"));
-    showStats();
-    job_.start(
-        profile_,
-        [](const Profile& p, const Progress* progress) { return computeTfOpStats(p, progress); },
-        [this](std::shared_ptr<const TfOpStats> stats) {
-            stats_ = std::move(stats);
-            showStats();
-            ready_ = true;
-            emit ready();
-        },
-        [this](const QString& message) {
-            status_->setText(tr("Could not compute the %1: %2").arg(tr("op stats"), message));
-            ready_ = true;
-            emit ready();
-        });
+    job_.run(profile_, tr("Computing op stats…"), [](const Profile& p, const Progress* progress) {
+        return computeTfOpStats(p, progress);
+    });
 }
 
 void TfStatsView::showStats() {

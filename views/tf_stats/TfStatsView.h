@@ -4,8 +4,8 @@
 #include <memory>
 
 #include "model/analysis/TfOpStats.h"
-#include "views/AnalysisJob.h"
 #include "views/ToolView.h"
+#include "views/ViewAnalysis.h"
 
 class QCheckBox;
 class QGridLayout;
@@ -28,7 +28,7 @@ public:
     explicit TfStatsView(QWidget* parent = nullptr);
 
     void setProfile(std::shared_ptr<const Profile> profile) override;
-    bool isReady() const override { return ready_; }
+    bool isReady() const override { return job_.ready(); }
     bool showName(const QString& name) override;
 
     void setIncludeIdle(bool include);
@@ -47,8 +47,6 @@ private:
 
     std::shared_ptr<const Profile> profile_;
     std::shared_ptr<const TfOpStats> stats_;
-    AnalysisJob<TfOpStats> job_{this};
-    bool ready_ = true;
 
     QLabel* status_;
     QCheckBox* includeIdle_;
@@ -59,6 +57,8 @@ private:
     std::array<bool, 4> hasData_{}; // the pie has slices (is shown)
     std::array<PieChart*, 4> pies_{};
     DataTableView* table_;
+
+    ViewAnalysis<TfOpStats> job_; // after the widgets its hooks use
 };
 
 } // namespace stepscope

@@ -39,7 +39,6 @@
 #include "ui/WelcomePage.h"
 #include "ui/widgets/ViewSettings.h"
 #include "views/ToolView.h"
-#include "views/run_diff/RunDiffView.h"
 #include "views/trace/ShortcutSheet.h"
 
 // The icons are compiled into the static stepscope_ui library, whose resource initializer the
@@ -194,7 +193,7 @@ void MainWindow::buildMenus() {
     capture->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
     QAction* compare = file->addAction(tr("Compare &With…"), this, [this] {
         if (!profile_ || !selectTool(QStringLiteral("run_diff"))) return;
-        if (auto* view = qobject_cast<RunDiffView*>(currentView())) view->chooseCandidate();
+        if (ToolView* view = currentView()) view->chooseComparison();
     });
     compare->setObjectName("compareAction");
     compare->setEnabled(false);
@@ -483,7 +482,7 @@ void MainWindow::compareWith(const QString& path) {
         return;
     }
     if (!selectTool(QStringLiteral("run_diff"))) return;
-    if (auto* view = qobject_cast<RunDiffView*>(currentView())) view->setCandidatePath(path);
+    if (ToolView* view = currentView()) view->compareWith(path);
 }
 
 bool MainWindow::selectTool(const QString& id) {

@@ -38,6 +38,14 @@ public:
         Q_UNUSED(diff);
         Q_UNUSED(candidate);
     }
+    // The comparison tool's entry points (Compare runs): compare the profile on screen with the
+    // run found under `path`, or ask the user for one (File > Compare With…). False where the tool
+    // does not compare runs.
+    virtual bool compareWith(const QString& path) {
+        Q_UNUSED(path);
+        return false;
+    }
+    virtual bool chooseComparison() { return false; }
     // True once what the view shows for the current profile is complete (used by --screenshot).
     virtual bool isReady() const { return true; }
 

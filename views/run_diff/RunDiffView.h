@@ -52,6 +52,14 @@ public:
     // Asks for a candidate file or folder (File > Compare with…).
     void chooseCandidate();
     void cancelCandidateLoad();
+    bool compareWith(const QString& path) override {
+        setCandidatePath(path);
+        return true;
+    }
+    bool chooseComparison() override {
+        chooseCandidate();
+        return true;
+    }
 
     DataTableView* tableView() const { return table_; }
     QString statusText() const;

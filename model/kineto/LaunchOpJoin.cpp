@@ -5,21 +5,18 @@
 
 #include "model/kineto/MemoryTracker.h"
 #include "model/kineto/StepTracker.h"
+#include "model/pytorch/ExternalIdJoin.h"
 
 namespace stepscope::kineto {
 
 // The framework op of the device work a launch (an event with a correlation id) caused: the
-// cpu_op that carries the launch's "External id", or, for a launch without one (or whose id no
-// op carries), the innermost cpu_op open on the launching thread when the launch began. Kineto
-// stamps a launch with the External id of its op, and the PyTorch profiler's TensorBoard plugin
-// joins them by it over all threads (event_parser.py parse_nodes: externalid_to_runtime, popped
-// for each op of every tid): an op and its launches can be on different threads. Ids are looked
-// up within one process, and only an op that encloses the launch in time takes it (ids are
-// reused: on alexnet_a100_small 47 of 361 launches carry the id of an unrelated op elsewhere in
-// time; the PyTorch tab's TorchTrace applies the same rule). Where several ops of a process
-// qualify, an op open on the launching thread wins, otherwise the first of the process (threads
-// in order of first appearance, each thread's ops from the earliest start).
-// Runtime launches are kept, compactly, for the device steps (StepTracker::extend).
+// cpu_op that carries the launch's "External id" and encloses it (the rule the PyTorch tab's
+// TorchTrace shares: model/pytorch/ExternalIdJoin.h), or, for a launch without one (or whose id
+// no op carries), the innermost cpu_op open on the launching thread when the launch began. Ids
+// are looked up within one process. Where several ops of a process qualify, an op open on the
+// launching thread wins, otherwise the first of the process (threads in order of first appearance,
+// each thread's ops from the earliest start). Runtime launches are kept, compactly, for the device
+// steps (StepTracker::extend).
 void LaunchOpJoin::join(StepTracker& steps, MemoryTracker& memory) {
     // Launches that no op open on their thread holds by External id: looked up over the ops of
     // their process once every thread is done (rare in most traces, so the index of ops by id is
@@ -101,7 +98,8 @@ void LaunchOpJoin::join(StepTracker& steps, MemoryTracker& memory) {
         for (const ById& b : byId) wanted.push_back(keyOf(b.plane, b.launch.externalId));
         std::sort(wanted.begin(), wanted.end());
         wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
-        std::vector<std::pair<uint64_t, const OpSpan*>> ops;
+        std::vector<IdSpan> ops;
+        std::vector<const OpSpan*> opOf;
         for (Thread& t : threads_) {
             // Threads without launches still hold their ops in the order read. Threads with
             // launches are sorted already and must not be sorted again: byId holds pointers into
@@ -109,26 +107,23 @@ void LaunchOpJoin::join(StepTracker& steps, MemoryTracker& memory) {
             if (!std::is_sorted(t.ops.begin(), t.ops.end(), opOrder))
                 std::sort(t.ops.begin(), t.ops.end(), opOrder);
             for (const OpSpan& o : t.ops)
-                if (o.externalId > 0 &&
-                    std::binary_search(wanted.begin(), wanted.end(), keyOf(t.plane, o.externalId)))
-                    ops.emplace_back(keyOf(t.plane, o.externalId), &o);
-        }
-        std::stable_sort(ops.begin(), ops.end(),
-                         [](const auto& a, const auto& b) { return a.first < b.first; });
-        for (const ById& b : byId) {
-            // The first op of the launch's process with its External id that encloses it.
-            const OpSpan* op = b.innermost;
-            const int64_t end = b.launch.start + int64_t(b.launch.durationNs) * 1000;
-            for (auto it =
-                     std::lower_bound(ops.begin(), ops.end(), keyOf(b.plane, b.launch.externalId),
-                                      [](const auto&a, uint64_t k) { return a.first < k; });
-                 it != ops.end() && it->first == keyOf(b.plane, b.launch.externalId); ++it)
-                if (it->second->start <= b.launch.start && end <= it->second->end) {
-                    op = it->second;
-                    break;
+                if (o.externalId > 0 && std::binary_search(wanted.begin(), wanted.end(),
+                                                           keyOf(t.plane, o.externalId))) {
+                    ops.push_back({keyOf(t.plane, o.externalId), o.start, o.end});
+                    opOf.push_back(&o);
                 }
-            setOp(b.launch, b.slot, op, memory);
         }
+        std::vector<IdSpan> launches;
+        launches.reserve(byId.size());
+        for (const ById& b : byId)
+            launches.push_back({keyOf(b.plane, b.launch.externalId), b.launch.start,
+                                b.launch.start + int64_t(b.launch.durationNs) * 1000});
+        // The first op of the launch's process with its External id that encloses it, or the
+        // innermost op open on its thread.
+        const std::vector<uint32_t> joined = joinByExternalId(ops, launches);
+        for (size_t i = 0; i < byId.size(); ++i)
+            setOp(byId[i].launch, byId[i].slot,
+                  joined[i] != kNoJoinedOp ? opOf[joined[i]] : byId[i].innermost, memory);
     }
     std::vector<Thread>().swap(threads_);
     // Launches whose op none is are dropped; the first found for a correlation id is kept.

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "model/analysis/TorchTrace.h"
+#include "model/pytorch/DeviceSteps.h"
 
 namespace stepscope::kineto {
 

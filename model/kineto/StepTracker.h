@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "model/StringPool.h"
-#include "model/analysis/TorchRanges.h"
+#include "model/pytorch/DeviceSteps.h"
 
 namespace stepscope::kineto {
 

@@ -30,11 +30,11 @@
 #include "ui/ProfileLoadTracker.h"
 #include "ui/RecentFiles.h"
 #include "ui/ScreenshotMode.h"
-#include "ui/widgets/DataTableView.h"
 #include "views/ToolRegistry.h"
 #include "views/ToolView.h"
 #include "views/kernel_stats/KernelStatsView.h"
 #include "views/trace/TimelineCanvas.h"
+#include "widgets/DataTableView.h"
 
 using namespace stepscope;
 

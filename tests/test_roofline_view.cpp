@@ -12,11 +12,11 @@
 #include "model/ProfileLoader.h"
 #include "model/SyntheticProfile.h"
 #include "tests/fixtures/RooflineFixtures.h"
-#include "ui/widgets/DataTableView.h"
 #include "views/op_profile/OpProfileModel.h"
 #include "views/op_profile/OpProfileView.h"
 #include "views/roofline/RooflineChart.h"
 #include "views/roofline/RooflineView.h"
+#include "widgets/DataTableView.h"
 
 using namespace stepscope;
 using namespace stepscope::fixtures;

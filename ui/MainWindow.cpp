@@ -37,10 +37,10 @@
 #include "ui/MessageBanner.h"
 #include "ui/ProfileLoadTracker.h"
 #include "ui/WelcomePage.h"
-#include "ui/widgets/ViewSettings.h"
 #include "views/ToolView.h"
 #include "views/run_diff/RunDiffView.h"
 #include "views/trace/ShortcutSheet.h"
+#include "widgets/ViewSettings.h"
 
 // The icons are compiled into the static stepscope_ui library, whose resource initializer the
 // linker would drop without a reference; Q_INIT_RESOURCE must be called outside any namespace.

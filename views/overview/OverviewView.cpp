@@ -16,8 +16,8 @@
 #include <cmath>
 
 #include "model/analysis/RunDiff.h"
-#include "ui/widgets/DataTableView.h"
 #include "views/overview/StackedStepChart.h"
+#include "widgets/DataTableView.h"
 
 namespace stepscope {
 

@@ -11,8 +11,8 @@
 #include <tuple>
 
 #include "model/NumberFormat.h"
-#include "ui/widgets/DataTableView.h"
 #include "views/roofline/RooflineChart.h"
+#include "widgets/DataTableView.h"
 
 namespace stepscope {
 

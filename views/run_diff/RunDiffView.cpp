@@ -16,7 +16,7 @@
 #include <QtConcurrent>
 
 #include "model/TimeFormat.h"
-#include "ui/widgets/DataTableView.h"
+#include "widgets/DataTableView.h"
 
 namespace stepscope {
 

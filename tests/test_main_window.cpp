@@ -23,7 +23,7 @@
 #include "model/LogDir.h"
 #include "model/ProfileBuilder.h"
 #include "model/ProfileCache.h"
-#include "model/SyntheticProfile.h"
+#include "model/synthetic/SyntheticProfile.h"
 #include "ui/CommandLine.h"
 #include "ui/LoadErrorText.h"
 #include "ui/MainWindow.h"

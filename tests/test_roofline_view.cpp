@@ -10,7 +10,7 @@
 #include <QtTest>
 
 #include "model/ProfileLoader.h"
-#include "model/SyntheticProfile.h"
+#include "model/synthetic/SyntheticProfile.h"
 #include "tests/fixtures/RooflineFixtures.h"
 #include "views/op_profile/OpProfileModel.h"
 #include "views/op_profile/OpProfileView.h"

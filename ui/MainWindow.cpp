@@ -24,10 +24,6 @@
 #include <QVBoxLayout>
 #include <utility>
 
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <thread>
 
 #include "ui/CaptureDialog.h"
@@ -36,6 +32,7 @@
 #include "ui/LoadProgressWidget.h"
 #include "ui/MessageBanner.h"
 #include "ui/ProfileLoadTracker.h"
+#include "ui/ThreadPriority.h"
 #include "ui/WelcomePage.h"
 #include "views/ToolView.h"
 #include "views/run_diff/RunDiffView.h"
@@ -404,7 +401,7 @@ void MainWindow::writeCache(const CacheKey& key) {
             [key, cache](const Profile& p, const Progress*) {
                 std::string error;
                 std::thread writer([&] {
-                    ::setpriority(PRIO_PROCESS, pid_t(::syscall(SYS_gettid)), 19);
+                    lowerThisThreadPriority();
                     try {
                         error = cache->store(key, p);
                     } catch (const std::exception& e) {

@@ -9,7 +9,7 @@
 #include <filesystem>
 
 #include "model/ProfileCache.h"
-#include "model/SyntheticProfile.h"
+#include "model/synthetic/SyntheticProfile.h"
 #include "ui/CommandLine.h"
 #include "ui/MainWindow.h"
 

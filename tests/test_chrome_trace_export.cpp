@@ -6,7 +6,7 @@
 #include <QtTest>
 
 #include "model/ProfileLoader.h"
-#include "model/SyntheticProfile.h"
+#include "model/synthetic/SyntheticProfile.h"
 #include "ui/ChromeTraceExport.h"
 #include "ui/MainWindow.h"
 

@@ -14,10 +14,10 @@
 #include "model/Csv.h"
 #include "model/LogDir.h"
 #include "model/ProfileLoader.h"
-#include "model/SyntheticProfile.h"
 #include "model/analysis/KernelStats.h"
 #include "model/analysis/MemoryProfile.h"
 #include "model/analysis/TfOpStats.h"
+#include "model/synthetic/SyntheticProfile.h"
 #include "tests/fixtures/FileSizeLimit.h"
 #include "tests/fixtures/FixtureXSpace.h"
 

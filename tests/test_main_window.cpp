@@ -23,18 +23,18 @@
 #include "model/LogDir.h"
 #include "model/ProfileBuilder.h"
 #include "model/ProfileCache.h"
-#include "model/SyntheticProfile.h"
+#include "model/synthetic/SyntheticProfile.h"
 #include "ui/CommandLine.h"
 #include "ui/LoadErrorText.h"
 #include "ui/MainWindow.h"
 #include "ui/ProfileLoadTracker.h"
 #include "ui/RecentFiles.h"
 #include "ui/ScreenshotMode.h"
-#include "ui/widgets/DataTableView.h"
 #include "views/ToolRegistry.h"
 #include "views/ToolView.h"
 #include "views/kernel_stats/KernelStatsView.h"
 #include "views/trace/TimelineCanvas.h"
+#include "widgets/DataTableView.h"
 
 using namespace stepscope;
 

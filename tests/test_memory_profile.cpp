@@ -20,9 +20,9 @@
 #include "model/analysis/TfDataType.h"
 #include "tests/fixtures/FixtureXSpace.h"
 #include "tests/fixtures/TableRows.h"
-#include "ui/widgets/DataTableView.h"
 #include "views/memory_profile/MemoryProfileView.h"
 #include "views/memory_profile/MemoryTimelineChart.h"
+#include "widgets/DataTableView.h"
 #include "xplane.pb.h"
 
 using namespace stepscope;

@@ -9,10 +9,10 @@
 #include "model/ProfileLoader.h"
 #include "model/analysis/RunDiff.h"
 #include "tests/fixtures/OverviewFixtures.h"
-#include "ui/widgets/DataTableView.h"
 #include "views/input_pipeline/InputPipelineView.h"
 #include "views/overview/OverviewView.h"
 #include "views/overview/StackedStepChart.h"
+#include "widgets/DataTableView.h"
 
 using namespace stepscope;
 using namespace stepscope::fixtures;

@@ -11,11 +11,11 @@
 #include "model/LogDir.h"
 #include "model/ParallelFor.h"
 #include "model/ProfileLoader.h"
-#include "model/SyntheticProfile.h"
 #include "model/analysis/KernelStats.h"
 #include "model/analysis/MemoryProfile.h"
 #include "model/analysis/Overview.h"
 #include "model/analysis/TfOpStats.h"
+#include "model/synthetic/SyntheticProfile.h"
 
 using namespace stepscope;
 

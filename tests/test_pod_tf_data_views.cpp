@@ -15,12 +15,12 @@
 #include "model/ProfileLoader.h"
 #include "tests/fixtures/PodFixtures.h"
 #include "tests/fixtures/TfDataFixtures.h"
-#include "ui/widgets/DataTableView.h"
 #include "views/pod_viewer/DistributedChart.h"
 #include "views/pod_viewer/PodStepChart.h"
 #include "views/pod_viewer/PodViewerView.h"
 #include "views/tf_data/TfDataGraph.h"
 #include "views/tf_data/TfDataView.h"
+#include "widgets/DataTableView.h"
 
 using namespace stepscope;
 using namespace stepscope::fixtures;

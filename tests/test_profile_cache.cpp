@@ -22,7 +22,7 @@
 
 #include "model/ProfileCache.h"
 #include "model/ProfileLoader.h"
-#include "model/SyntheticProfile.h"
+#include "model/synthetic/SyntheticProfile.h"
 #include "tests/fixtures/CompareProfiles.h"
 
 using namespace stepscope;

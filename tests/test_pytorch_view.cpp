@@ -6,8 +6,8 @@
 #include <fstream>
 
 #include "model/ProfileLoader.h"
-#include "ui/widgets/DataTableView.h"
 #include "views/pytorch/PyTorchView.h"
+#include "widgets/DataTableView.h"
 
 using namespace stepscope;
 

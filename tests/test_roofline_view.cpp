@@ -10,13 +10,13 @@
 #include <QtTest>
 
 #include "model/ProfileLoader.h"
-#include "model/SyntheticProfile.h"
+#include "model/synthetic/SyntheticProfile.h"
 #include "tests/fixtures/RooflineFixtures.h"
-#include "ui/widgets/DataTableView.h"
 #include "views/op_profile/OpProfileModel.h"
 #include "views/op_profile/OpProfileView.h"
 #include "views/roofline/RooflineChart.h"
 #include "views/roofline/RooflineView.h"
+#include "widgets/DataTableView.h"
 
 using namespace stepscope;
 using namespace stepscope::fixtures;

@@ -19,9 +19,9 @@
 #include "tests/fixtures/HostOpFixtures.h"
 #include "ui/CommandLine.h"
 #include "ui/MainWindow.h"
-#include "ui/widgets/DataTableView.h"
 #include "views/overview/OverviewView.h"
 #include "views/run_diff/RunDiffView.h"
+#include "widgets/DataTableView.h"
 
 using namespace stepscope;
 using namespace stepscope::fixtures;

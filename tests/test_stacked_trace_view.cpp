@@ -16,11 +16,11 @@
 #include "model/analysis/RunDiffTable.h"
 #include "tests/fixtures/DiffFixtures.h"
 #include "tests/fixtures/HostOpFixtures.h"
-#include "ui/widgets/DataTableView.h"
 #include "views/run_diff/RunDiffView.h"
 #include "views/trace/EventPalette.h"
 #include "views/trace/TimelineCanvas.h"
 #include "views/trace/TraceView.h"
+#include "widgets/DataTableView.h"
 
 using namespace stepscope;
 using namespace stepscope::fixtures;

@@ -11,7 +11,7 @@
 
 #include "model/LogDir.h"
 #include "model/ProfileLoader.h"
-#include "model/SyntheticProfile.h"
+#include "model/synthetic/SyntheticProfile.h"
 
 using namespace stepscope;
 

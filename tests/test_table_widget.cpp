@@ -25,13 +25,13 @@
 #include "model/ProfileLoader.h"
 #include "model/analysis/KernelStats.h"
 #include "tests/fixtures/FileSizeLimit.h"
-#include "ui/widgets/DataTableView.h"
-#include "ui/widgets/PathElideDelegate.h"
-#include "ui/widgets/PieChart.h"
-#include "ui/widgets/TableModel.h"
-#include "ui/widgets/ViewSettings.h"
 #include "views/kernel_stats/KernelStatsView.h"
 #include "views/tf_stats/TfStatsView.h"
+#include "widgets/DataTableView.h"
+#include "widgets/PathElideDelegate.h"
+#include "widgets/PieChart.h"
+#include "widgets/TableModel.h"
+#include "widgets/ViewSettings.h"
 
 using namespace stepscope;
 

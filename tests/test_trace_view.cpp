@@ -20,10 +20,10 @@
 #include "model/ProfileBuilder.h"
 #include "model/ProfileLoader.h"
 #include "tests/fixtures/HloFixtures.h"
-#include "ui/widgets/ViewSettings.h"
 #include "views/ToolRegistry.h"
 #include "views/trace/TimelineCanvas.h"
 #include "views/trace/TraceView.h"
+#include "widgets/ViewSettings.h"
 
 using namespace stepscope;
 

@@ -10,7 +10,7 @@
 #include "model/LogDir.h"
 #include "model/MappedFile.h"
 #include "model/ProfileLoader.h"
-#include "model/SyntheticProfile.h"
+#include "model/synthetic/SyntheticProfile.h"
 #include "xplane.pb.h"
 
 using namespace stepscope;

@@ -24,10 +24,6 @@
 #include <QVBoxLayout>
 #include <utility>
 
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <thread>
 
 #include "ui/CaptureDialog.h"
@@ -36,10 +32,11 @@
 #include "ui/LoadProgressWidget.h"
 #include "ui/MessageBanner.h"
 #include "ui/ProfileLoadTracker.h"
+#include "ui/ThreadPriority.h"
 #include "ui/WelcomePage.h"
-#include "ui/widgets/ViewSettings.h"
 #include "views/ToolView.h"
 #include "views/trace/ShortcutSheet.h"
+#include "widgets/ViewSettings.h"
 
 // The icons are compiled into the static stepscope_ui library, whose resource initializer the
 // linker would drop without a reference; Q_INIT_RESOURCE must be called outside any namespace.
@@ -403,7 +400,7 @@ void MainWindow::writeCache(const CacheKey& key) {
             [key, cache](const Profile& p, const Progress*) {
                 std::string error;
                 std::thread writer([&] {
-                    ::setpriority(PRIO_PROCESS, pid_t(::syscall(SYS_gettid)), 19);
+                    lowerThisThreadPriority();
                     try {
                         error = cache->store(key, p);
                     } catch (const std::exception& e) {

@@ -1,6 +1,6 @@
 #include "ui/ProfileLoadJobs.h"
 
-#include "model/SyntheticProfile.h"
+#include "model/synthetic/SyntheticProfile.h"
 
 #include <algorithm>
 

@@ -11,10 +11,10 @@
 #include "app/cli/BenchRepeat.h"
 #include "app/cli/Commands.h"
 #include "model/ProfileLoader.h"
-#include "model/SyntheticProfile.h"
 #include "model/analysis/KernelStats.h"
 #include "model/analysis/RunDiff.h"
 #include "model/analysis/TfOpStats.h"
+#include "model/synthetic/SyntheticProfile.h"
 
 namespace stepscope::cli {
 

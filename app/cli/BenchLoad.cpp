@@ -22,7 +22,7 @@
 #include "app/cli/TempDir.h"
 #include "model/ParallelFor.h"
 #include "model/ProfileLoader.h"
-#include "model/SyntheticProfile.h"
+#include "model/synthetic/SyntheticProfile.h"
 #include "xplane.pb.h"
 
 namespace stepscope::cli {

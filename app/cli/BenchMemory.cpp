@@ -21,8 +21,8 @@
 #include "app/cli/Commands.h"
 #include "app/cli/PaintingApp.h"
 #include "model/ProfileLoader.h"
-#include "model/SyntheticProfile.h"
 #include "model/analysis/MemoryProfile.h"
+#include "model/synthetic/SyntheticProfile.h"
 #include "views/memory_profile/MemoryTimelineChart.h"
 
 namespace stepscope::cli {

@@ -11,9 +11,9 @@
 #include "app/cli/BenchRepeat.h"
 #include "app/cli/Commands.h"
 #include "model/ProfileLoader.h"
-#include "model/SyntheticProfile.h"
 #include "model/analysis/InputPipeline.h"
 #include "model/analysis/Overview.h"
+#include "model/synthetic/SyntheticProfile.h"
 
 namespace stepscope::cli {
 

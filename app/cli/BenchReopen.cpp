@@ -13,7 +13,7 @@
 #include "app/cli/TempDir.h"
 #include "model/ProfileCache.h"
 #include "model/ProfileLoader.h"
-#include "model/SyntheticProfile.h"
+#include "model/synthetic/SyntheticProfile.h"
 
 namespace stepscope::cli {
 

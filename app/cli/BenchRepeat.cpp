@@ -6,7 +6,7 @@
 #include <ctime>
 
 #include "app/cli/Arguments.h"
-#include "model/SyntheticProfile.h"
+#include "model/synthetic/SyntheticProfile.h"
 
 namespace stepscope::cli {
 

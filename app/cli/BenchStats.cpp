@@ -15,9 +15,9 @@
 #include "app/cli/Commands.h"
 #include "app/cli/SyntheticLoad.h"
 #include "model/ProfileLoader.h"
-#include "model/SyntheticProfile.h"
 #include "model/analysis/KernelStats.h"
 #include "model/analysis/TfOpStats.h"
+#include "model/synthetic/SyntheticProfile.h"
 
 namespace stepscope::cli {
 

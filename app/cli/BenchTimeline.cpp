@@ -19,7 +19,7 @@
 #include "app/cli/PaintingApp.h"
 #include "app/cli/SyntheticLoad.h"
 #include "model/ProfileLoader.h"
-#include "model/SyntheticProfile.h"
+#include "model/synthetic/SyntheticProfile.h"
 #include "views/trace/EventPalette.h"
 #include "views/trace/TimelineLayout.h"
 #include "views/trace/TimelineRenderer.h"

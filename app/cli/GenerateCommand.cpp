@@ -8,7 +8,7 @@
 #include "app/cli/Arguments.h"
 #include "app/cli/Commands.h"
 #include "model/LogDir.h"
-#include "model/SyntheticProfile.h"
+#include "model/synthetic/SyntheticProfile.h"
 
 namespace stepscope::cli {
 

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "model/ProfileLoader.h"
-#include "model/SyntheticProfile.h"
+#include "model/synthetic/SyntheticProfile.h"
 
 namespace stepscope::cli {
 

@@ -5,8 +5,8 @@
 #include <map>
 #include <optional>
 
-#include "model/analysis/TorchRanges.h"
 #include "model/analysis/TorchTrace.h"
+#include "model/pytorch/TorchRanges.h"
 
 namespace stepscope {
 

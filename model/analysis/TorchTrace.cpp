@@ -1,6 +1,7 @@
 #include "model/analysis/TorchTrace.h"
 
 #include "model/analysis/KernelFacts.h"
+#include "model/pytorch/ExternalIdJoin.h"
 
 #include <algorithm>
 #include <cctype>
@@ -543,25 +544,23 @@ void Builder::run() {
     // (its parsers print -29922888 us for the 21 calls). A runtime no op of its id encloses stays
     // unattached, as the plugin's runtimes of an id no op has; its time stays in the self time
     // of the op around it.
-    std::unordered_map<int64_t, std::vector<uint32_t>> runtimesOfExternalId;
-    for (uint32_t r = 0; r < t_.runtimes.size(); ++r)
-        runtimesOfExternalId[t_.runtimes[r].externalId].push_back(r);
-    for (uint32_t track : trackOrder_) {
+    // (The join is the Kineto importer's too: model/pytorch/ExternalIdJoin.h.) Ops take runtimes
+    // threads in order, each thread's ops in order.
+    std::vector<IdSpan> ops;
+    std::vector<uint32_t> opNodes;
+    for (uint32_t track : trackOrder_)
         for (uint32_t node : ops_[track]) {
-            auto it = runtimesOfExternalId.find(t_.nodes[node].externalId);
-            if (it == runtimesOfExternalId.end()) continue;
-            TorchNode& op = t_.nodes[node];
-            std::vector<uint32_t> elsewhere;
-            for (uint32_t r : it->second) {
-                const TorchRuntime& rt = t_.runtimes[r];
-                (rt.start >= op.start && rt.end <= op.end ? op.runtimes : elsewhere).push_back(r);
-            }
-            if (elsewhere.empty())
-                runtimesOfExternalId.erase(it);
-            else
-                it->second = std::move(elsewhere);
+            const TorchNode& op = t_.nodes[node];
+            ops.push_back({uint64_t(op.externalId), op.start, op.end});
+            opNodes.push_back(node);
         }
-    }
+    std::vector<IdSpan> runtimes;
+    runtimes.reserve(t_.runtimes.size());
+    for (const TorchRuntime& rt : t_.runtimes)
+        runtimes.push_back({uint64_t(rt.externalId), rt.start, rt.end});
+    const std::vector<uint32_t> joined = joinByExternalId(ops, runtimes);
+    for (uint32_t r = 0; r < joined.size(); ++r)
+        if (joined[r] != kNoJoinedOp) t_.nodes[opNodes[joined[r]]].runtimes.push_back(r);
     // As the plugin, only threads with tree nodes get a tree: runtimes of External id 0 on other
     // threads are not counted.
     // The stale kernels go under the first thread that has a ProfilerStep#.
@@ -587,78 +586,6 @@ void Builder::run() {
 }
 
 } // namespace
-
-size_t extendStepsToDeviceWork(std::vector<TorchRange>& steps, std::vector<TorchLaunch> order,
-                               const std::vector<uint32_t>& launchWork,
-                               const std::vector<TorchRange>& work, std::vector<bool>* tiedOut) {
-    const size_t n = steps.size();
-    std::stable_sort(order.begin(), order.end(),
-                     [](const TorchLaunch& a, const TorchLaunch& b) { return a.start < b.start; });
-    std::vector<TorchRange> stepDevice(n, TorchRange{kMaxTime, kMinTime});
-    std::vector<uint64_t> matched(n, 0);
-    std::vector<bool> tied(work.size(), false);
-    size_t step = 0, rt = 0;
-    int64_t lo = kMaxTime, hi = kMinTime;
-    bool anyMatched = false;
-    while (step < n && rt < order.size()) {
-        const TorchLaunch& r = order[rt];
-        const TorchRange s = steps[step];
-        if (r.start < s.start) {
-            ++rt;
-        } else if (r.end <= s.end) {
-            for (uint32_t i = r.workBegin; i < r.workEnd; ++i) {
-                const uint32_t d = launchWork[i];
-                lo = std::min(lo, work[d].start);
-                hi = std::max(hi, work[d].end);
-                tied[d] = true;
-                anyMatched = true;
-                ++matched[step];
-            }
-            ++rt;
-        } else if (r.start < s.end) {
-            ++rt;
-        } else {
-            stepDevice[step] = {lo, hi};
-            ++step;
-            lo = kMaxTime;
-            hi = kMinTime;
-        }
-    }
-    while (step < n) {
-        stepDevice[step] = {lo, hi};
-        lo = kMaxTime;
-        hi = kMinTime;
-        ++step;
-    }
-    if (tiedOut) *tiedOut = tied;
-    if (!anyMatched) return n;
-    int64_t prevEnd = steps[0].start;
-    if (stepDevice[0].start != kMaxTime)
-        for (size_t d = 0; d < work.size(); ++d)
-            if (!tied[d] && work[d].end < stepDevice[0].start)
-                prevEnd = std::max(prevEnd, work[d].end);
-    for (size_t i = 0; i < n; ++i) {
-        const int64_t start = std::max(prevEnd, steps[i].start);
-        int64_t end = steps[i].end;
-        if (stepDevice[i].start == kMaxTime)
-            end = std::max(end, start);
-        else
-            end = std::max({end, stepDevice[i].end, start});
-        steps[i] = {start, end};
-        prevEnd = end;
-    }
-    size_t keep = n;
-    if (n > 1) {
-        size_t last = n;
-        while (last > 0 && matched[last - 1] == 0) --last;
-        if (last > 0) {
-            keep = last;
-            const size_t i = last - 1;
-            if (i > 0 && double(matched[i - 1]) * 0.8 > double(matched[i])) keep = i;
-        }
-    }
-    return keep;
-}
 
 TorchEventType torchEventTypeOfCategory(std::string_view cat) {
     std::string lower(cat);

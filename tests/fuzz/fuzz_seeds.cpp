@@ -5,7 +5,7 @@
 #include <fstream>
 #include <string>
 
-#include "model/SyntheticProfile.h"
+#include "model/synthetic/SyntheticProfile.h"
 
 int main(int argc, char** argv) {
     if (argc != 2) {

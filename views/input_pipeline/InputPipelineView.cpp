@@ -8,9 +8,9 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "ui/widgets/DataTableView.h"
 #include "views/overview/OverviewView.h"
 #include "views/overview/StackedStepChart.h"
+#include "widgets/DataTableView.h"
 
 namespace stepscope {
 

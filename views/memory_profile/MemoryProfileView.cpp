@@ -15,8 +15,8 @@
 #include <cmath>
 
 #include "model/NumberFormat.h"
-#include "ui/widgets/DataTableView.h"
 #include "views/memory_profile/MemoryTimelineChart.h"
+#include "widgets/DataTableView.h"
 
 namespace stepscope {
 

@@ -17,8 +17,8 @@
 
 #include "model/analysis/RunDiff.h"
 #include "model/analysis/RunDiffFindings.h"
-#include "ui/widgets/DataTableView.h"
 #include "views/overview/StackedStepChart.h"
+#include "widgets/DataTableView.h"
 
 namespace stepscope {
 

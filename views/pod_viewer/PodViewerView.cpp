@@ -11,9 +11,9 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "ui/widgets/DataTableView.h"
 #include "views/pod_viewer/DistributedChart.h"
 #include "views/pod_viewer/PodStepChart.h"
+#include "widgets/DataTableView.h"
 
 namespace stepscope {
 

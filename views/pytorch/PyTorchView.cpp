@@ -6,7 +6,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
-#include "ui/widgets/DataTableView.h"
+#include "widgets/DataTableView.h"
 
 namespace stepscope {
 

@@ -11,9 +11,9 @@
 #include <tuple>
 
 #include "model/NumberFormat.h"
-#include "ui/widgets/DataTableView.h"
 #include "views/roofline/RooflineChart.h"
 #include "views/roofline/StepSelector.h"
+#include "widgets/DataTableView.h"
 
 namespace stepscope {
 

@@ -18,7 +18,7 @@
 #include "model/TimeFormat.h"
 #include "model/analysis/RunDiffFindings.h"
 #include "model/analysis/RunDiffTable.h"
-#include "ui/widgets/DataTableView.h"
+#include "widgets/DataTableView.h"
 
 namespace stepscope {
 

@@ -8,7 +8,7 @@
 
 #include "model/TimeFormat.h"
 #include "model/analysis/ProfileSummary.h"
-#include "ui/widgets/DataTableView.h"
+#include "widgets/DataTableView.h"
 
 namespace stepscope {
 

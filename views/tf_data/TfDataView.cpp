@@ -9,8 +9,8 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "ui/widgets/DataTableView.h"
 #include "views/tf_data/TfDataGraph.h"
+#include "widgets/DataTableView.h"
 
 namespace stepscope {
 

@@ -11,8 +11,8 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "ui/widgets/DataTableView.h"
-#include "ui/widgets/PieChart.h"
+#include "widgets/DataTableView.h"
+#include "widgets/PieChart.h"
 
 namespace stepscope {
 

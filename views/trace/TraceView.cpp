@@ -24,12 +24,12 @@
 #include <QVBoxLayout>
 
 #include "model/analysis/TfOpStats.h"
-#include "ui/widgets/DataTableView.h"
-#include "ui/widgets/ViewSettings.h"
 #include "views/trace/EventDetails.h"
 #include "views/trace/ShortcutSheet.h"
 #include "views/trace/TimeAxis.h"
 #include "views/trace/TimelineCanvas.h"
+#include "widgets/DataTableView.h"
+#include "widgets/ViewSettings.h"
 
 namespace stepscope {
 

@@ -1,4 +1,4 @@
-#include "model/SyntheticProfile.h"
+#include "model/synthetic/SyntheticProfile.h"
 
 #include <algorithm>
 #include <cerrno>

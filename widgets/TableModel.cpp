@@ -1,4 +1,4 @@
-#include "ui/widgets/TableModel.h"
+#include "widgets/TableModel.h"
 
 #include <cmath>
 #include <limits>

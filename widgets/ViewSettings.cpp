@@ -1,4 +1,4 @@
-#include "ui/widgets/ViewSettings.h"
+#include "widgets/ViewSettings.h"
 
 namespace stepscope {
 

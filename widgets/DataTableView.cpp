@@ -1,5 +1,5 @@
-#include "ui/widgets/DataTableView.h"
-#include "ui/widgets/PathElideDelegate.h"
+#include "widgets/DataTableView.h"
+#include "widgets/PathElideDelegate.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -28,8 +28,8 @@
 #include <sstream>
 
 #include "model/Csv.h"
-#include "ui/widgets/TableModel.h"
-#include "ui/widgets/ViewSettings.h"
+#include "widgets/TableModel.h"
+#include "widgets/ViewSettings.h"
 
 namespace stepscope {
 

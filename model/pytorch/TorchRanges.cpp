@@ -1,4 +1,4 @@
-#include "model/analysis/TorchRanges.h"
+#include "model/pytorch/TorchRanges.h"
 
 #include <algorithm>
 

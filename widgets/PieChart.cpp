@@ -1,4 +1,4 @@
-#include "ui/widgets/PieChart.h"
+#include "widgets/PieChart.h"
 
 #include <QChart>
 #include <QCursor>

@@ -1,4 +1,4 @@
-#include "ui/widgets/PathElideDelegate.h"
+#include "widgets/PathElideDelegate.h"
 
 #include <QApplication>
 #include <QFontMetrics>

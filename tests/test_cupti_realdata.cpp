@@ -43,7 +43,7 @@ Capture open(const std::string& file) {
     Capture c;
     c.records = capture::readRecordFile(kCupti + file);
     c.loaded =
-        loadXSpaceBytes(capture::convertToXSpace({c.records.records, c.records.problem}), file);
+        loadXSpaceBytes(capture::convertToXSpace({c.records.records, c.records.problem, c.records.rejected}), file);
     return c;
 }
 

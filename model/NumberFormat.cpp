@@ -49,4 +49,10 @@ std::string formatSi(double v) {
     return buf;
 }
 
+std::string fixedDecimals(double v, int decimals) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
 } // namespace stepscope

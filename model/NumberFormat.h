@@ -17,4 +17,7 @@ std::string formatBytes(double bytes);
 // (k, M, G, T, P, E; below 1000 no prefix).
 std::string formatSi(double v);
 
+// `v` with exactly `decimals` digits after the point, as printf's %.Nf: "12.3", "0.050".
+std::string fixedDecimals(double v, int decimals);
+
 } // namespace stepscope

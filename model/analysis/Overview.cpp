@@ -6,7 +6,9 @@
 #include <cstdio>
 
 #include "model/Json.h"
+#include "model/NumberFormat.h"
 #include "model/analysis/InputPipeline.h"
+#include "model/analysis/OverviewRules.h"
 #include "model/analysis/TensorCore.h"
 #include "model/analysis/TfOpStats.h"
 
@@ -18,27 +20,15 @@ constexpr double kPsPerMs = 1e9;
 constexpr double kPsPerUs = 1e6;
 
 std::string oneDigit(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f", v);
-    return buf;
-}
-
-std::string threeDigits(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3f", v);
-    return buf;
+    return fixedDecimals(v, 1);
 }
 
 double share(double part, double whole) {
     return whole > 0 ? 100.0 * part / whole : 0.0;
 }
 
-bool startsWith(std::string_view s, std::string_view p) {
-    return s.substr(0, p.size()) == p;
-}
-
 // XProf's thresholds (op_stats_to_input_pipeline_analysis.cc).
-constexpr double kModeratelyInputBound = 5, kHighlyInputBound = 20;
+constexpr double kHighlyInputBound = 20; // kModeratelyInputBound: Overview.h
 constexpr double kModeratelyOutputBound = 5, kHighlyOutputBound = 20;
 constexpr double kModeratelyLaunchBound = 3, kHighlyLaunchBound = 15;
 constexpr double kModeratelyAllOther = 3, kHighlyAllOther = 15;
@@ -108,140 +98,6 @@ Bottleneck classifyBottleneck(const StepAnalysis& steps) {
 
 namespace {
 
-struct Extent {
-    int64_t begin = 0, end = 0;
-};
-Extent stepsExtent(const StepAnalysis& steps) {
-    Extent x;
-    if (steps.steps.empty()) return x;
-    x.begin = steps.steps.front().beginPs;
-    for (const StepRecord& s : steps.steps) {
-        x.begin = std::min(x.begin, s.beginPs);
-        x.end = std::max(x.end, s.beginPs + s.durationPs);
-    }
-    return x;
-}
-
-// Host time in CUDA/HIP calls that block the host (synchronization, synchronous copies and
-// sets), Nsight Systems' "CUDA Synchronous Memcpy/Memset" and "Synchronization APIs" rules.
-// syncPs is the union over all host threads of the time in synchronization calls (time during
-// which at least one thread is blocked), so its share of the host span never exceeds 100%.
-struct HostApiTime {
-    int64_t syncPs = 0, syncCalls = 0;
-    int64_t syncCopyPs = 0, syncCopyCalls = 0;
-    int64_t first = 0, last = 0; // extent of host thread events
-};
-
-bool isSyncApi(std::string_view n) {
-    for (std::string_view prefix :
-         {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
-          "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "hipDeviceSynchronize",
-          "hipStreamSynchronize", "hipEventSynchronize"})
-        if (startsWith(n, prefix)) return true;
-    return false;
-}
-
-bool isSyncCopyApi(std::string_view n) {
-    const bool copy = startsWith(n, "cudaMemcpy") || startsWith(n, "cudaMemset") ||
-                      startsWith(n, "cuMemcpy") || startsWith(n, "cuMemset") ||
-                      startsWith(n, "hipMemcpy") || startsWith(n, "hipMemset");
-    return copy && n.find("Async") == std::string_view::npos;
-}
-
-HostApiTime hostApiTime(const Profile& p) {
-    HostApiTime t;
-    // 0: neither, 1: synchronization call, 2: synchronous copy or set; decided per metadata.
-    std::vector<uint8_t> kind(p.metadata().size(), 0xFF);
-    std::vector<GpuIdleGap> sync;
-    bool any = false;
-    for (const Track& track : p.tracks()) {
-        if (track.derived || p.planes()[track.plane].kind != PlaneKind::Host) continue;
-        if (track.eventCount == 0) continue;
-        t.first = any ? std::min(t.first, track.minStartPs) : track.minStartPs;
-        t.last = any ? std::max(t.last, track.maxEndPs) : track.maxEndPs;
-        any = true;
-        const EventIndex end = track.firstEvent + track.eventCount;
-        for (EventIndex e = track.firstEvent; e < end; ++e) {
-            uint8_t& k = kind[p.metadataOf(e)];
-            if (k == 0xFF) {
-                const std::string_view n = p.name(e);
-                k = isSyncApi(n) ? 1 : isSyncCopyApi(n) ? 2 : 0;
-            }
-            if (k == 1) {
-                sync.push_back({p.start(e), p.end(e)});
-                ++t.syncCalls;
-            } else if (k == 2) {
-                t.syncCopyPs += p.duration(e);
-                ++t.syncCopyCalls;
-            }
-        }
-    }
-    t.syncPs = intervalsLength(uniteIntervals(std::move(sync)));
-    return t;
-}
-
-// Nsight Systems' "Asynchronous memcpy from pageable memory" rule: an asynchronous copy whose host
-// side is pageable memory runs synchronously. What the profiles record: Kineto names the memory
-// kinds in the copy's name ("Memcpy HtoD (Pageable -> Device)") and the launching call says
-// whether it was asynchronous ("cudaMemcpyAsync", same correlation id); XLA's newer CUPTI
-// collector writes "kind_src:pageable" / "kind_dst:pageable" and "async:1" into memcpy_details.
-// Older TensorFlow XSpaces (the BERT profile) and Stepscope's own capture record no memory kind:
-// there the rule cannot fire.
-struct PageableCopies {
-    int64_t count = 0, ps = 0, first = 0, last = 0;
-};
-
-PageableCopies pageableAsyncCopies(const Profile& p) {
-    PageableCopies out;
-    const StringId detailsKey = p.strings().find("memcpy_details");
-    // Device copies with pageable memory: async known (XSpace), or to be told by the launch.
-    std::vector<std::pair<uint64_t, EventIndex>> byLaunch; // correlation id, copy
-    std::vector<EventIndex> copies;
-    for (const Track& t : p.tracks()) {
-        if (!t.deviceOps || t.derived || p.planes()[t.plane].kind != PlaneKind::Gpu) continue;
-        const EventIndex end = t.firstEvent + t.eventCount;
-        SideCursor<uint64_t> c(p.correlationIds());
-        for (EventIndex e = t.firstEvent; e < end; ++e) {
-            const std::string_view name = p.name(e);
-            if (name.find("Pageable") != std::string_view::npos) {
-                if (const uint64_t* id = c.at(e)) byLaunch.push_back({*id, e});
-                continue;
-            }
-            if (detailsKey == StringPool::kNotFound) continue;
-            for (const StatValue& st : p.eventStats(e)) {
-                if (st.key != detailsKey || !st.isText()) continue;
-                const std::string_view d = p.str(st.asString());
-                if ((d.find("kind_src:pageable") != std::string_view::npos ||
-                     d.find("kind_dst:pageable") != std::string_view::npos) &&
-                    d.find("async:1") != std::string_view::npos)
-                    copies.push_back(e);
-            }
-        }
-    }
-    if (!byLaunch.empty()) {
-        std::sort(byLaunch.begin(), byLaunch.end());
-        for (const Track& t : p.tracks()) {
-            if (t.derived || p.planes()[t.plane].kind != PlaneKind::Host) continue;
-            const EventIndex end = t.firstEvent + t.eventCount;
-            SideCursor<uint64_t> c(p.correlationIds());
-            for (EventIndex e = t.firstEvent; e < end; ++e) {
-                const uint64_t* id = c.at(e);
-                if (!id || p.name(e).find("Async") == std::string_view::npos) continue;
-                auto it = std::lower_bound(byLaunch.begin(), byLaunch.end(),
-                                           std::pair<uint64_t, EventIndex>{*id, 0});
-                for (; it != byLaunch.end() && it->first == *id; ++it) copies.push_back(it->second);
-            }
-        }
-    }
-    for (EventIndex e : copies) {
-        out.first = out.count == 0 ? p.start(e) : std::min(out.first, p.start(e));
-        out.last = out.count == 0 ? p.end(e) : std::max(out.last, p.end(e));
-        ++out.count;
-        out.ps += p.duration(e);
-    }
-    return out;
-}
-
 // Eager share (see Overview::hostEagerPercent).
 void eagerShares(const Profile& p, Overview& o) {
     const StringId key = p.strings().find("is_eager");
@@ -264,21 +120,6 @@ void eagerShares(const Profile& p, Overview& o) {
         carried[0] > 0 ? share(double(eager[0]), double(carried[0])) : Table::missing();
     o.deviceEagerPercent =
         carried[1] > 0 ? share(double(eager[1]), double(carried[1])) : Table::missing();
-}
-
-// XProf's TfDataInUse (op_stats_to_input_pipeline_analysis.cc) asks whether the host breakdown
-// has file-read or preprocessing time; here: some host input op of those categories ran.
-bool tfDataInUse(const TfOpStats& ops) {
-    for (const TfOpStatsRow& r : ops.rows) {
-        if (r.side != OpSide::Host || r.selfPs <= 0) continue;
-        const OpIdentity& op = ops.ops[r.op];
-        if (!isInputOpType(op.type)) continue;
-        const InputOpCategory c = categorizeInputOp(op.name, op.type);
-        if (c == InputOpCategory::DemandedFileRead || c == InputOpCategory::AdvancedFileRead ||
-            c == InputOpCategory::Preprocessing)
-            return true;
-    }
-    return false;
 }
 
 Table topOpsTable(const TfOpStats& stats) {
@@ -326,233 +167,6 @@ Table topOpsTable(const TfOpStats& stats) {
     return t;
 }
 
-void recommend(const Profile& p, Overview& o, const TfOpStats& ops) {
-    auto add = [&](std::string id, std::string level, std::string text, double value,
-                   std::string tool, int64_t b = 0, int64_t e = 0) {
-        o.recommendations.push_back(
-            {std::move(id), std::move(level), std::move(text), value, std::move(tool), b, e});
-    };
-    const Bottleneck& b = o.bottleneck;
-    const Extent steps = stepsExtent(o.steps);
-    if (b.input == "host" || b.input == "both") {
-        const bool potentially = b.inputPercent < kModeratelyInputBound;
-        add("input_bound", b.input == "host" ? "high" : "moderate", b.inputStatement,
-            potentially ? b.allOtherPercent : b.inputPercent, "input_pipeline", steps.begin,
-            steps.end);
-    }
-    if (b.output != "no")
-        add("output_bound", b.output,
-            oneDigit(b.outputPercent) + "% of the total step time is spent on output "
-                                        "(device to host copies).",
-            b.outputPercent, "trace_viewer", steps.begin, steps.end);
-    if (b.kernelLaunch != "no") {
-        // Kernels shorter than the launch latency: the GPU guide's launch-bound signature.
-        uint64_t kernels = 0, small = 0;
-        for (uint32_t e : p.kernels().events()) {
-            ++kernels;
-            if (double(p.duration(e)) < kSmallKernelUs * kPsPerUs) ++small;
-        }
-        std::string text =
-            oneDigit(b.kernelLaunchPercent) + "% of the total step time is spent on kernel launch.";
-        if (kernels > 0)
-            text += " " + std::to_string(small) + " of " + std::to_string(kernels) + " kernels (" +
-                    oneDigit(share(double(small), double(kernels))) + "%) are shorter than " +
-                    oneDigit(kSmallKernelUs) +
-                    " µs, about the launch latency: try larger batches or XLA fusion";
-        // XProf's KernelLaunchAnalysis adds the thread-mode advice only when tf.data is in use.
-        text += tfDataInUse(ops) ? ", or set TF_GPU_THREAD_MODE=gpu_private." : ".";
-        add("kernel_launch", b.kernelLaunch, text, b.kernelLaunchPercent, "kernel_stats");
-    }
-    if (b.allOther != "no")
-        add("all_others", b.allOther,
-            oneDigit(b.allOtherPercent) +
-                "% of the total step time is 'All others' time: this could be Python overhead.",
-            b.allOtherPercent, "trace_viewer", steps.begin, steps.end);
-    if (b.collectives != "no")
-        add("collectives", b.collectives,
-            oneDigit(b.collectivesPercent) +
-                "% of the total step time is spent on device collective communication.",
-            b.collectivesPercent, "trace_viewer", steps.begin, steps.end);
-    // Mixed precision: XProf advises it when under 10% of device compute is 16-bit, which on
-    // bf16 and fp8 profiles it reads as 0% (its rule knows only "half"). Stepscope advises it only
-    // where full fp32 (not tf32, not fp64) holds most of the kernel time and under 10% runs below
-    // 32 bits, by the precision of each kernel (KernelFacts); kernels of unknown precision count
-    // for neither, so a profile whose precision cannot be read gets no advice.
-    int64_t allKernelPs = 0, lowPs = 0;
-    for (size_t i = 0; i < kPrecisionCount; ++i) {
-        allKernelPs += o.kernelPrecisionPs[i];
-        if (isBelow32Bit(Precision(i))) lowPs += o.kernelPrecisionPs[i];
-    }
-    const double fp32Percent =
-        share(double(o.kernelPrecisionPs[size_t(Precision::FP32)]), double(allKernelPs));
-    const double lowPercent = share(double(lowPs), double(allKernelPs));
-    if (allKernelPs > 0 && fp32Percent >= kFp32DominantPercent && lowPercent < kLow16BitPercent)
-        add("mixed_precision", "moderate",
-            oneDigit(fp32Percent) + "% of kernel time runs in full fp32 and " +
-                oneDigit(lowPercent) +
-                "% in 16 bits or fewer: enabling mixed precision (bf16 or fp16) can speed up "
-                "training up to ~3x on Volta and newer GPUs.",
-            fp32Percent, "kernel_stats");
-    // Gaps between steps: time from one step's end to the next step's start.
-    if (o.steps.steps.size() >= 2 && o.stepTimeMs.average > 0) {
-        std::vector<StepRecord> byTime = o.steps.steps;
-        std::sort(byTime.begin(), byTime.end(),
-                  [](const StepRecord& x, const StepRecord& y) { return x.beginPs < y.beginPs; });
-        int64_t gapPs = 0, worst = 0, worstBegin = 0;
-        for (size_t i = 1; i < byTime.size(); ++i) {
-            const int64_t g =
-                byTime[i].beginPs - (byTime[i - 1].beginPs + byTime[i - 1].durationPs);
-            if (g <= 0) continue;
-            gapPs += g;
-            if (g > worst) {
-                worst = g;
-                worstBegin = byTime[i - 1].beginPs + byTime[i - 1].durationPs;
-            }
-        }
-        const double meanGapMs = double(gapPs) / double(byTime.size() - 1) / kPsPerMs;
-        const double pct = share(meanGapMs, o.stepTimeMs.average);
-        if (pct >= kStepGapPercent)
-            add("step_gaps", "moderate",
-                "Between steps the program spends on average " + oneDigit(meanGapMs) +
-                    " ms outside any step (" + oneDigit(pct) +
-                    "% of the average step time): look for callbacks, metrics or ops outside "
-                    "the training function in the largest gap.",
-                pct, "trace_viewer", worstBegin, worstBegin + worst);
-    }
-    // Per-device checks. Replicas are the devices that ran computation: a device with only a few
-    // copies (the TF BERT profile's GPU:1) is no replica, and would make any spread look like 99%.
-    int64_t maxBusy = 0, minBusy = INT64_MAX;
-    size_t computing = 0;
-    std::string busiest, idlest;
-    for (const GpuTimeRow& d : o.gpu.devices) {
-        if (d.computePs > 0) {
-            ++computing;
-            if (d.busyPs > maxBusy) {
-                maxBusy = d.busyPs;
-                busiest = d.device;
-            }
-            if (d.busyPs < minBusy) {
-                minBusy = d.busyPs;
-                idlest = d.device;
-            }
-        }
-        const double exposed = share(double(d.memoryExposedPs), double(d.busyPs));
-        if (exposed >= kExposedCopyPercent && d.memoryExposedPs >= kMinExposedCopyPs)
-            add("exposed_copies", "moderate",
-                d.device + ": " + oneDigit(exposed) +
-                    "% of its busy time is copies or sets that no computation overlaps (" +
-                    threeDigits(double(d.memoryExposedPs) / kPsPerMs) + " ms).",
-                exposed, "trace_viewer", d.firstPs, d.lastPs);
-        for (const GpuIdleGap& g : idleGaps(d, kStarvationPs))
-            add("gpu_starvation", "moderate",
-                d.device + " is idle for " + oneDigit(double(g.endPs - g.beginPs) / kPsPerMs) +
-                    " ms between its work (GPU starvation: gaps over 500 ms).",
-                double(g.endPs - g.beginPs) / kPsPerMs, "trace_viewer", g.beginPs, g.endPs);
-        const std::vector<double> windows =
-            utilizationWindows(d, d.firstPs, d.lastPs, kUtilizationChunks);
-        // Evidence: the longest run of consecutive low windows (the earliest of equals), so the
-        // trace opens on low utilization rather than on the whole run.
-        int low = 0, run = 0, longest = 0;
-        int64_t lowBegin = 0, lowEnd = 0;
-        for (size_t w = 0; w < windows.size(); ++w) {
-            if (windows[w] >= kLowUtilizationPercent) {
-                run = 0;
-                continue;
-            }
-            ++low;
-            if (++run <= longest) continue;
-            longest = run;
-            const int64_t width = d.lastPs - d.firstPs;
-            lowBegin = d.firstPs + width * int64_t(w + 1 - size_t(run)) / kUtilizationChunks;
-            lowEnd = d.firstPs + width * int64_t(w + 1) / kUtilizationChunks;
-        }
-        if (low > 0)
-            add("low_utilization", "info",
-                d.device + ": " + std::to_string(low) + " of " +
-                    std::to_string(kUtilizationChunks) +
-                    " equal windows of its active time are less than 50% busy.",
-                double(low), "trace_viewer", lowBegin, lowEnd);
-    }
-    if (computing >= 2 && maxBusy > 0) {
-        const double spread = share(double(maxBusy - minBusy), double(maxBusy));
-        if (spread >= kReplicaImbalancePercent)
-            add("replica_imbalance", "moderate",
-                "GPU busy time differs by " + oneDigit(spread) + "% between " + busiest +
-                    " (busiest) and " + idlest + " (least busy).",
-                spread, "trace_viewer");
-    }
-    // Tensor Core eligible ops whose kernels are known NOT to use Tensor Cores (KernelFacts says
-    // No), on GPUs that have them: NVIDIA cc 7.0+ (XLA writes the vendor "Nvidia", the Kineto
-    // importer "NVIDIA"; older profiles may have none) and AMD cc 9.4+ (MI300 on; earlier gfx9
-    // parts differ in whether they have Matrix Cores). Kernels whose use is unknown are never
-    // counted as misses, and the text names the ops it counts.
-    bool tensorCores = false;
-    for (const Plane& pl : p.planes()) {
-        if (pl.kind != PlaneKind::Gpu) continue;
-        const GpuVendor vendor = gpuVendorOf(pl.device.vendor);
-        const DeviceInfo& d = pl.device;
-        if (vendor != GpuVendor::Amd && d.computeCapMajor >= 7) tensorCores = true;
-        if (vendor == GpuVendor::Amd &&
-            (d.computeCapMajor > 9 || (d.computeCapMajor == 9 && d.computeCapMinor >= 4)))
-            tensorCores = true;
-    }
-    if (tensorCores) {
-        int64_t kernelPs = 0, missPs = 0;
-        std::vector<const TfOpStatsRow*> missed;
-        for (const TfOpStatsRow& r : ops.rows) {
-            if (r.side != OpSide::Device) continue;
-            kernelPs += r.kernelPs;
-            if (r.noTensorCoreKernelPs > 0 && opIsTensorCoreEligible(ops.ops[r.op].name)) {
-                missPs += r.noTensorCoreKernelPs;
-                missed.push_back(&r);
-            }
-        }
-        const double pct = share(double(missPs), double(kernelPs));
-        if (pct >= kTensorCoreMissPercent) {
-            std::sort(missed.begin(), missed.end(), [&](const auto* a, const auto* b) {
-                if (a->noTensorCoreKernelPs != b->noTensorCoreKernelPs)
-                    return a->noTensorCoreKernelPs > b->noTensorCoreKernelPs;
-                return ops.ops[a->op].name < ops.ops[b->op].name;
-            });
-            std::string names;
-            for (size_t i = 0; i < missed.size() && i < 3; ++i)
-                names += (i ? ", " : "") + ops.ops[missed[i]->op].name + " (" +
-                         threeDigits(double(missed[i]->noTensorCoreKernelPs) / kPsPerMs) + " ms)";
-            if (missed.size() > 3) names += " and " + std::to_string(missed.size() - 3) + " more";
-            add("tensor_core", "moderate",
-                oneDigit(pct) +
-                    "% of kernel time is in Tensor Core eligible ops whose kernels do not use "
-                    "Tensor Cores: " +
-                    names + " (for fp16, make dimensions multiples of 8).",
-                pct, "kernel_stats");
-        }
-    }
-    const HostApiTime api = hostApiTime(p);
-    const double hostSpan = double(api.last - api.first);
-    if (api.syncCopyCalls > 0)
-        add("sync_memcpy", "moderate",
-            std::to_string(api.syncCopyCalls) +
-                " synchronous memcpy/memset calls block the host "
-                "for " +
-                oneDigit(double(api.syncCopyPs) / kPsPerMs) + " ms: use the Async variants.",
-            double(api.syncCopyPs) / kPsPerMs, "trace_viewer");
-    if (hostSpan > 0 && share(double(api.syncPs), hostSpan) >= kSyncApiPercent)
-        add("sync_apis", "moderate",
-            "For " + oneDigit(double(api.syncPs) / kPsPerMs) + " ms (" +
-                oneDigit(share(double(api.syncPs), hostSpan)) +
-                "% of the host span) a host thread is blocked in synchronization calls (" +
-                std::to_string(api.syncCalls) + " calls).",
-            share(double(api.syncPs), hostSpan), "trace_viewer");
-    const PageableCopies pageable = pageableAsyncCopies(p);
-    if (pageable.count > 0)
-        add("pageable_async_copies", "moderate",
-            std::to_string(pageable.count) +
-                " asynchronous copies use pageable host memory, which makes them synchronous (" +
-                threeDigits(double(pageable.ps) / kPsPerMs) +
-                " ms): pin the host buffers (pin_memory=True, cudaHostAlloc).",
-            double(pageable.count), "trace_viewer", pageable.first, pageable.last);
-}
-
 // The PyTorch TensorBoard plugin's step breakdown (Overview::torch) and its summaries.
 void torchBreakdown(const Profile& p, Overview& o, const Progress* progress) {
     std::vector<double> times;
@@ -568,20 +182,6 @@ void torchBreakdown(const Profile& p, Overview& o, const Progress* progress) {
     }
     o.torchStepTimeMs = summarize(times);
     for (size_t r = 0; r < kTorchRoleCount; ++r) o.torchRoleMs[r] = summarize(roles[r]);
-    // The plugin's input rule (data.py RunProfileData.analyze): average DataLoader time over
-    // average step time above 5%.
-    const double dataLoader =
-        o.torchStepTimeMs.average > 0
-            ? share(o.torchRoleMs[size_t(TorchRole::DataLoader)].average, o.torchStepTimeMs.average)
-            : 0;
-    if (dataLoader > kTorchDataLoaderPercent)
-        o.recommendations.push_back(
-            {"pytorch_dataloader", "moderate",
-             oneDigit(dataLoader) +
-                 "% of the step time is in the DataLoader (PyTorch TensorBoard plugin's step "
-                 "breakdown): set num_workers when constructing the DataLoader to load data in "
-                 "several processes.",
-             dataLoader, "pytorch"});
 }
 
 Table torchOverviewStepTable(const Overview& o) {
@@ -666,7 +266,7 @@ Overview computeOverview(const Profile& p, std::string_view stepPattern, const P
     for (const Plane& pl : p.planes())
         if (pl.kind == PlaneKind::Gpu || pl.kind == PlaneKind::Tpu)
             o.devices.push_back({std::string(p.str(pl.name)), p.hosts()[pl.host].name, pl.device});
-    recommend(p, o, ops);
+    o.recommendations = overviewRecommendations(p, o, ops);
     return o;
 }
 

@@ -84,7 +84,11 @@ struct Overview {
     std::array<SampleSummary, kTorchRoleCount> torchRoleMs{}; // per role, over the steps
 };
 
-// Stepscope's thresholds where XProf has none (named in the README with the check they serve).
+// XProf's moderately input-bound share of step time (op_stats_to_input_pipeline_analysis.cc).
+inline constexpr double kModeratelyInputBound = 5;
+
+// Stepscope's thresholds where XProf has none (docs/tools/overview.md names the check each serves;
+// the rules are in OverviewRules.cpp).
 inline constexpr double kSmallKernelUs = 20;       // launch latency: kernels shorter than this
 inline constexpr double kLow16BitPercent = 10;     // GPU guide: mixed precision off
 inline constexpr double kFp32DominantPercent = 50; // ... and full fp32 holds most kernel time

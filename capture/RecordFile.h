@@ -36,6 +36,9 @@ public:
     void add(const Record& record); // buffered until flush()
     // Compresses the buffered records into one frame and writes it. False on a write error.
     bool flush();
+    // Forgets the records buffered since the last flush(), unwritten (a forked child's copy of
+    // its parent's writer: they are the parent's to write).
+    void discard() { pending_.clear(); }
     size_t framesWritten() const { return frames_; }
 
 private:

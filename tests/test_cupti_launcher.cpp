@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -664,6 +665,62 @@ private slots:
         QVERIFY2(c.problem.empty(), c.problem.c_str());
         QVERIFY(hasKernel(c));
         QVERIFY(std::holds_alternative<ProcessRecord>(c.records.front()));
+#endif
+    }
+
+    // A child forked without exec from a recording process (a DataLoader worker under the fork
+    // start method) cannot use CUDA, and what it inherited of records (CUPTI's queued buffers)
+    // is its parent's. Here the child gets a buffer handed over (as CUPTI's worker would) and
+    // runs the exit handlers, as a Python child that leaves through sys.exit does: neither may
+    // reach the parent's record file (their shared file offset would append them), nor may the
+    // child start a file of its own. So one file, the parent's: one process record (the
+    // parent's pid) and "parent_kernel" once, never "child_kernel".
+    void forkedChildWritesNothing() {
+#ifndef STEPSCOPE_FAKE_CUPTI
+        QSKIP("this build has no CUPTI (no CUDA toolkit found)");
+#else
+        const QString out = dir_.filePath("fork");
+        const int status = injectedChild(out, [](void* fake) -> int {
+            using Queue = void (*)(const char*, uint64_t, uint64_t, uint32_t, uint32_t);
+            const auto hold = hook<void (*)(int)>(fake, "fakeCuptiHold");
+            const auto deliver = hook<size_t (*)()>(fake, "fakeCuptiDeliver");
+            // Held, the flusher thread leaves the stand-in's queue (and its lock) alone, so the
+            // child never inherits that lock taken.
+            hold(1);
+            hook<Queue>(fake, "fakeCuptiQueueKernel")("parent_kernel", 2'000'000, 2'001'000, 7, 9);
+            const pid_t child = ::fork();
+            if (child == 0) {
+                hold(0);
+                hook<Queue>(fake, "fakeCuptiQueueKernel")("child_kernel", 3'000'000, 3'001'000, 7,
+                                                          9);
+                deliver();
+                hook<Queue>(fake, "fakeCuptiQueueKernel")("child_kernel", 4'000'000, 4'001'000, 7,
+                                                          10);
+                std::exit(0);
+            }
+            int childStatus = 0;
+            if (::waitpid(child, &childStatus, 0) != child || !WIFEXITED(childStatus) ||
+                WEXITSTATUS(childStatus) != 0)
+                return 30;
+            hold(0);
+            deliver();
+            return 0;
+        });
+        QVERIFY(WIFEXITED(status));
+        QCOMPARE(WEXITSTATUS(status), 0);
+        const QStringList files = QDir(out).entryList({"*.rec"});
+        QCOMPARE(files.size(), 1);
+        const RecordFileContents c = childRecords(out);
+        QVERIFY2(c.ok() && c.problem.empty(), (c.error + c.problem).c_str());
+        std::vector<std::string> kernels;
+        uint32_t pid = 0;
+        for (const Record& r : c.records) {
+            if (const auto* k = std::get_if<KernelRecord>(&r)) kernels.push_back(k->name);
+            if (const auto* p = std::get_if<ProcessRecord>(&r)) pid = p->pid;
+        }
+        QCOMPARE(c.processRecords, uint64_t(1));
+        QCOMPARE(files[0], QString::number(pid) + ".rec");
+        QCOMPARE(kernels, std::vector<std::string>{"parent_kernel"});
 #endif
     }
 

@@ -212,24 +212,23 @@ private slots:
         QCOMPARE(launched, size_t(4 + 200 + 200 + 100 + 15 + 50 + 50 + 250));
     }
 
-    // Both files brought to another machine and converted by stepscope-cli into one run (a host
-    // each), then the overview exported from each host as a user would: 50 and 11 steps.
+    // Both files brought to another machine and converted by stepscope-cli, a run each (they
+    // are two captures of one machine: given together they would be one run's processes), then
+    // the overview exported from each as a user would: 50 and 11 steps.
     void cliRecordsToOverview() {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         QProcess p;
-        p.start(STEPSCOPE_CLI,
-                {"capture", "--records", QString::fromStdString(kCupti + "gemmsteps_50.rec"),
-                 QString::fromStdString(kCupti + "gemmsteps_abort_at_10.rec"), "--logdir",
-                 dir.path(), "--run", "h200"});
-        QVERIFY(p.waitForFinished(60000));
-        QCOMPARE(p.exitCode(), 0);
-        const QStringList files =
-            QString(p.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(files.size(), 2);
         std::multiset<uint64_t> counts;
-        for (const QString& file : files) {
-            p.start(STEPSCOPE_CLI, {"export", "overview", file, "--json", "-", "--no-cache"});
+        for (const char* rec : {"gemmsteps_50.rec", "gemmsteps_abort_at_10.rec"}) {
+            p.start(STEPSCOPE_CLI, {"capture", "--records", QString::fromStdString(kCupti + rec),
+                                    "--logdir", dir.path(), "--run", rec});
+            QVERIFY(p.waitForFinished(60000));
+            QCOMPARE(p.exitCode(), 0);
+            const QStringList files =
+                QString(p.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
+            QCOMPARE(files.size(), 1);
+            p.start(STEPSCOPE_CLI, {"export", "overview", files[0], "--json", "-", "--no-cache"});
             QVERIFY(p.waitForFinished(60000));
             QCOMPARE(p.exitCode(), 0);
             const QJsonObject steps =
@@ -238,6 +237,35 @@ private slots:
             counts.insert(uint64_t(steps["count"].toInteger()));
         }
         QCOMPARE(counts, (std::multiset<uint64_t>{11, 50}));
+    }
+
+    // Both captures as the processes of one run: one XSpace, a host plane each. The same program
+    // twice, so CUPTI gave both the same correlation ids; still every launch joins only its own
+    // process's work: as many flows as the two captures have apart, each within one pid.
+    void twoCapturesAsOneRunsProcesses() {
+        const Capture a = open("gemmsteps_50.rec"), b = open("gemmsteps_abort_at_10.rec");
+        QVERIFY(a.loaded.ok() && b.loaded.ok());
+        const LoadResult merged = loadXSpaceBytes(
+            capture::convertProcessesToXSpace({{a.records.records, a.records.problem, {}},
+                                               {b.records.records, b.records.problem, {}}}),
+            "merged");
+        QVERIFY2(merged.ok(), merged.error.c_str());
+        const Profile& p = *merged.profile;
+        size_t hostPlanes = 0;
+        for (const Plane& plane : p.planes()) hostPlanes += plane.kind == PlaneKind::Host;
+        QCOMPARE(hostPlanes, size_t(2));
+        QCOMPARE(p.flows().size(),
+                 a.loaded.profile->flows().size() + b.loaded.profile->flows().size());
+        for (const Flow& f : p.flows()) {
+            // "/host:CPU gemmsteps (pid N)" launches on "Stream #S(...) pid N".
+            const std::string_view host =
+                p.str(p.planes()[p.tracks()[p.trackOf(f.launch)].plane].name);
+            const std::string_view stream = p.str(p.tracks()[p.trackOf(f.target)].name);
+            const std::string_view pid =
+                host.substr(host.rfind("pid "), host.size() - host.rfind("pid ") - 1);
+            QVERIFY2(stream.ends_with(pid),
+                     (std::string(host) + " -> " + std::string(stream)).c_str());
+        }
     }
 
     // gemmsteps 50 10, aborted after step 10: steps 0..10 whole, 44 + 44 GEMMs, 22 scale_kernel,

@@ -552,9 +552,10 @@ private slots:
         QVERIFY(QString::fromStdString(space.errors(1)).contains("the program probably crashed"));
     }
 
-    // Two processes (a launcher and its worker): one host file each in one run; a truncated
-    // file is kept up to its last frame and named in a warning; a foreign file is skipped.
-    void writesOneRunWithAHostPerProcess() {
+    // Two processes of one machine (a launcher and its worker): one host file in one run, a
+    // host plane each (tests/test_capture_processes.cpp checks the layout); a truncated file is
+    // kept up to its last frame and named in a warning; a foreign file is skipped.
+    void writesOneRunWithAHostPlanePerProcess() {
         std::vector<Record> worker = stepRecords();
         std::get<ProcessRecord>(worker[0]).pid = 43;
         const QString a = writeFrames(stepRecords(), 100, "p42.rec");
@@ -572,14 +573,18 @@ private slots:
             writeCaptureRun({a.toStdString(), b.toStdString(), foreign.toStdString()},
                             logDir.toStdString(), "2026_01_02_03_04_05");
         QVERIFY2(r.ok(), r.error.c_str());
-        QCOMPARE(r.files.size(), size_t(2));
+        QCOMPARE(r.files.size(), size_t(1));
         QCOMPARE(r.warnings.size(), size_t(2));
         const Discovery d = discoverProfiles(logDir.toStdString());
         QVERIFY(d.ok());
         QCOMPARE(d.runs.front().name, std::string("2026_01_02_03_04_05"));
-        QCOMPARE(d.runs.front().hosts.size(), size_t(2));
-        QCOMPARE(d.runs.front().hosts[0].host, std::string("gpu-box_42"));
-        QCOMPARE(d.runs.front().hosts[1].host, std::string("gpu-box_43"));
+        QCOMPARE(d.runs.front().hosts.size(), size_t(1));
+        QCOMPARE(d.runs.front().hosts[0].host, std::string("gpu-box"));
+        tensorflow::profiler::XSpace space;
+        std::ifstream in(r.files[0], std::ios::binary);
+        QVERIFY(space.ParseFromIstream(&in));
+        QCOMPARE(space.planes(0).name(), std::string("/host:CPU python3 (pid 42)"));
+        QCOMPARE(space.planes(1).name(), std::string("/host:CPU python3 (pid 43)"));
 
         const CaptureRunResult none =
             writeCaptureRun({foreign.toStdString()}, logDir.toStdString(), "empty_run");

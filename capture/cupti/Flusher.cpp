@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <thread>
 
@@ -121,10 +122,37 @@ extern "C" void onSignal(int sig, siginfo_t* info, void* context) {
     errno = savedErrno;
 }
 
+// ---- fork: a child forked (without exec) from a process that started CUDA cannot use CUDA
+// (the driver is not fork-safe), and what it holds of records (the writer's pending records,
+// CUPTI's buffers) is its parent's, which the parent writes. So the child writes nothing: its
+// copy of the writer is dropped unwritten, which closes its copy of the record file, and
+// recording stops in it (no exit flush: CUPTI would hand it copies of the parent's buffers).
+// A child that execs (subprocess, torchrun, multiprocessing's spawn) loads this library afresh
+// and records as <pid>.rec. The state's lock is taken across the fork, so the child never
+// inherits it held by a thread that is not there.
+void beforeFork() {
+    state().mutex.lock();
+}
+
+void afterForkInParent() {
+    state().mutex.unlock();
+}
+
+void afterForkInChild() {
+    State& s = state();
+    s.stopped = true;
+    if (s.writer) s.writer->discard();
+    s.writer.reset();
+    s.mutex.unlock();
+}
+
 } // namespace
 
 void startFlushing() {
     std::atexit(flushAtExit);
+    if (const int e = ::pthread_atfork(beforeFork, afterForkInParent, afterForkInChild); e != 0)
+        say(std::string("cannot watch for fork (") + std::strerror(e) +
+            "); a child forked without exec could write its parent's records again");
     if (::pipe2(requestPipe, O_CLOEXEC) != 0 || ::pipe2(donePipe, O_CLOEXEC) != 0 ||
         ::fcntl(donePipe[0], F_SETFL, O_NONBLOCK) != 0) {
         say("cannot create the flush pipes; records are written only as buffers fill and at "

@@ -2,10 +2,12 @@
 // calls InitializeInjection), it enables CUPTI activity records and streams them to
 // STEPSCOPE_CUPTI_DIR/<pid>.rec as zstd frames (capture/RecordFile.h): each completed buffer at
 // once, what CUPTI has completed once a second, everything at exit and on SIGSEGV, SIGABRT and
-// SIGTERM (Flusher.h). NVTX ranges arrive as CUPTI markers through this library's
-// InitializeInjectionNvtx2 when NVTX_INJECTION64_PATH names it (NvtxForwarding.cpp; the launcher
-// sets both). Without STEPSCOPE_CUPTI_DIR, or where CUPTI cannot start (no driver, no
-// permission), it says why on stderr once and leaves the program alone.
+// SIGTERM (Flusher.h). A process the program starts records as its own <pid>.rec when it execs
+// (the environment carries the settings); one forked without exec writes nothing. NVTX ranges
+// arrive as CUPTI markers through this library's InitializeInjectionNvtx2 when
+// NVTX_INJECTION64_PATH names it (NvtxForwarding.cpp; the launcher sets both). Without
+// STEPSCOPE_CUPTI_DIR, or where CUPTI cannot start (no driver, no permission), it says why on
+// stderr once and leaves the program alone.
 //
 // STEPSCOPE_CUPTI_KINDS (comma-separated; default all but api-all): kernels, memcpy, memory, api
 // (the API calls capture/ApiCallFilter.h keeps), api-all (every API call), nvtx.

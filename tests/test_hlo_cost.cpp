@@ -39,6 +39,16 @@ void setDot(testhlo::HloInstructionProto& h, std::vector<int64_t> lhsContracting
     for (int64_t v : rhsBatch) d->add_rhs_batch_dimensions(v);
 }
 
+// A computation "add_reducer" (f32 x + y: 1 FLOP), then the entry computation "main" to add to.
+void addReducerAndMain(HloModuleFixture& f) {
+    f.computation("add_reducer");
+    f.add("x", "parameter", testhlo::F32, {});
+    f.add("y", "parameter", testhlo::F32, {});
+    f.add("sum", "add", testhlo::F32, {}, {"x", "y"});
+    f.computation("main");
+    f.entry("main");
+}
+
 // A 2-d convolution in NHWC (b01f) x HWIO (01io) -> NHWC: every spatial dimension gets `size`,
 // `stride` and padding `pad` on both sides.
 void setConvolution(testhlo::HloInstructionProto& h, int64_t size, int64_t stride, int64_t pad,
@@ -207,12 +217,7 @@ private slots:
 
     void reductionAppliesItsReducer() {
         HloModuleFixture f("jit_reduce", 1);
-        f.computation("add_reducer");
-        f.add("x", "parameter", testhlo::F32, {});
-        f.add("y", "parameter", testhlo::F32, {});
-        f.add("sum", "add", testhlo::F32, {}, {"x", "y"});
-        f.computation("main");
-        f.entry("main");
+        addReducerAndMain(f);
         f.add("in", "parameter", testhlo::F32, {32, 64});
         f.add("zero", "constant", testhlo::F32, {});
         f.add("reduce.1", "reduce", testhlo::F32, {32}, {"in", "zero"}, {"add_reducer"});
@@ -301,12 +306,7 @@ private slots:
     // unknown, and the largest that fit still counted.
     void costsPastInt64AreUnknown() {
         HloModuleFixture f("jit_huge", 1);
-        f.computation("add_reducer");
-        f.add("x", "parameter", testhlo::F32, {});
-        f.add("y", "parameter", testhlo::F32, {});
-        f.add("sum", "add", testhlo::F32, {}, {"x", "y"});
-        f.computation("main");
-        f.entry("main");
+        addReducerAndMain(f);
         constexpr int64_t k2to20 = int64_t(1) << 20;
         f.add("a", "parameter", testhlo::F32, {k2to20, k2to20});
         // 2 x result 2^40 elements x contracting 2^20 = 2^61 FLOPs: fits.

@@ -39,6 +39,16 @@ void setDot(testhlo::HloInstructionProto& h, std::vector<int64_t> lhsContracting
     for (int64_t v : rhsBatch) d->add_rhs_batch_dimensions(v);
 }
 
+// A computation "add_reducer" (f32 x + y: 1 FLOP), then the entry computation "main" to add to.
+void addReducerAndMain(HloModuleFixture& f) {
+    f.computation("add_reducer");
+    f.add("x", "parameter", testhlo::F32, {});
+    f.add("y", "parameter", testhlo::F32, {});
+    f.add("sum", "add", testhlo::F32, {}, {"x", "y"});
+    f.computation("main");
+    f.entry("main");
+}
+
 // A 2-d convolution in NHWC (b01f) x HWIO (01io) -> NHWC: every spatial dimension gets `size`,
 // `stride` and padding `pad` on both sides.
 void setConvolution(testhlo::HloInstructionProto& h, int64_t size, int64_t stride, int64_t pad,
@@ -77,11 +87,12 @@ class TestHloCost : public QObject {
 private slots:
     void shapeSizes() {
         HloShape s{HloElementType::BF16, {4096, 8192}, {}};
-        QCOMPARE(elementCount(s), int64_t(4096) * 8192);
-        QCOMPARE(shapeBytes(s), int64_t(4096) * 8192 * 2);
+        using Count = std::optional<int64_t>;
+        QCOMPARE(elementCount(s), Count(int64_t(4096) * 8192));
+        QCOMPARE(shapeBytes(s), Count(int64_t(4096) * 8192 * 2));
         // s4 packs two elements a byte: 3 elements are 12 bits, 2 bytes.
-        QCOMPARE(shapeBytes(HloShape{HloElementType::S4, {3}, {}}), int64_t(2));
-        QCOMPARE(shapeBytes(HloShape{HloElementType::F32, {}, {}}), int64_t(4)); // a scalar
+        QCOMPARE(shapeBytes(HloShape{HloElementType::S4, {3}, {}}), Count(2));
+        QCOMPARE(shapeBytes(HloShape{HloElementType::F32, {}, {}}), Count(4)); // a scalar
         // A tuple counts its array leaves: f32[2] + (pred[3], token) = 8 + 3 + 0.
         HloShape t{HloElementType::Tuple, {}, {}};
         t.tupleShapes.push_back({HloElementType::F32, {2}, {}});
@@ -89,9 +100,38 @@ private slots:
         inner.tupleShapes.push_back({HloElementType::Pred, {3}, {}});
         inner.tupleShapes.push_back({HloElementType::Token, {}, {}});
         t.tupleShapes.push_back(inner);
-        QCOMPARE(shapeBytes(t), int64_t(11));
-        QCOMPARE(elementCount(t), int64_t(0));
-        QCOMPARE(leafElementCount(t), int64_t(2 + 3 + 1));
+        QCOMPARE(shapeBytes(t), Count(11));
+        QCOMPARE(elementCount(t), Count(0));
+        QCOMPARE(leafElementCount(t), Count(2 + 3 + 1));
+    }
+
+    // Shapes no real module has, as a made-up or damaged HLO proto can hold (fuzz_hlo_proto):
+    // a count past int64 is unknown, never undefined behaviour or a wrapped number.
+    void madeUpShapeSizesAreUnknown() {
+        using Count = std::optional<int64_t>;
+        const auto shape = [](HloElementType t, std::vector<int64_t> dims) {
+            return HloShape{t, std::move(dims), {}};
+        };
+        constexpr int64_t k2to31 = int64_t(1) << 31;
+        // 2^31 x 2^31 = 2^62 elements fit; as f32 they are 2^62 x 32 = 2^67 bits: unknown bytes.
+        QCOMPARE(elementCount(shape(HloElementType::F32, {k2to31, k2to31})),
+                 Count(int64_t(1) << 62));
+        QCOMPARE(shapeBytes(shape(HloElementType::F32, {k2to31, k2to31})), Count());
+        // u8[2^59]: 2^62 bits + 7 fit, 2^59 bytes.
+        QCOMPARE(shapeBytes(shape(HloElementType::U8, {int64_t(1) << 59})),
+                 Count(int64_t(1) << 59));
+        // 2^32 x 2^32 = 2^64 elements: past int64.
+        QCOMPARE(elementCount(shape(HloElementType::F32, {k2to31 * 2, k2to31 * 2})), Count());
+        // A negative dimension (XLA's mark of an unbounded dynamic one).
+        QCOMPARE(elementCount(shape(HloElementType::F32, {-1, 3})), Count());
+        QCOMPARE(shapeBytes(shape(HloElementType::F32, {INT64_MIN})), Count());
+        // A tuple whose leaves add up past int64: two of 2^62 elements; one alone fits.
+        HloShape t{HloElementType::Tuple, {}, {}};
+        for (int i = 0; i < 2; ++i)
+            t.tupleShapes.push_back(shape(HloElementType::U8, {int64_t(1) << 62}));
+        QCOMPARE(leafElementCount(t), Count());
+        t.tupleShapes.pop_back();
+        QCOMPARE(leafElementCount(t), Count(int64_t(1) << 62));
     }
 
     void dot() {
@@ -177,12 +217,7 @@ private slots:
 
     void reductionAppliesItsReducer() {
         HloModuleFixture f("jit_reduce", 1);
-        f.computation("add_reducer");
-        f.add("x", "parameter", testhlo::F32, {});
-        f.add("y", "parameter", testhlo::F32, {});
-        f.add("sum", "add", testhlo::F32, {}, {"x", "y"});
-        f.computation("main");
-        f.entry("main");
+        addReducerAndMain(f);
         f.add("in", "parameter", testhlo::F32, {32, 64});
         f.add("zero", "constant", testhlo::F32, {});
         f.add("reduce.1", "reduce", testhlo::F32, {32}, {"in", "zero"}, {"add_reducer"});
@@ -264,6 +299,71 @@ private slots:
         // Moving data is 0 FLOPs, known: 16 B read + 16 B written.
         QCOMPARE(costOf(m, "copy.1").flops, std::optional<int64_t>(0));
         QCOMPARE(costOf(m, "copy.1").bytes, std::optional<int64_t>(32));
+    }
+
+    // Made-up modules whose FLOPs or bytes would pass int64 (run through fuzz_hlo_proto, UBSan
+    // reported the products of dimensions; the inputs are in tests/fuzz/corpus/hlo_proto):
+    // unknown, and the largest that fit still counted.
+    void costsPastInt64AreUnknown() {
+        HloModuleFixture f("jit_huge", 1);
+        addReducerAndMain(f);
+        constexpr int64_t k2to20 = int64_t(1) << 20;
+        f.add("a", "parameter", testhlo::F32, {k2to20, k2to20});
+        // 2 x result 2^40 elements x contracting 2^20 = 2^61 FLOPs: fits.
+        setDot(f.add("dot_fits", "dot", testhlo::F32, {k2to20, k2to20}, {"a", "a"}), {1}, {0});
+        // 2 x result 2^42 elements x 2^20 = 2^63: one past INT64_MAX.
+        setDot(f.add("dot_past", "dot", testhlo::F32, {2 * k2to20, 2 * k2to20}, {"a", "a"}), {1},
+               {0});
+        f.add("neg", "add", testhlo::F32, {-1, 3}, {"a", "a"});
+        // A reduce to more elements (8) than its input has (4): no such reduce exists.
+        f.add("in4", "parameter", testhlo::F32, {4});
+        f.add("zero", "constant", testhlo::F32, {});
+        f.add("widening_reduce", "reduce", testhlo::F32, {8}, {"in4", "zero"}, {"add_reducer"});
+        // A reduce-window whose window has size 0.
+        auto& rw = f.add("empty_window", "reduce-window", testhlo::F32, {4}, {"in4", "zero"},
+                         {"add_reducer"});
+        rw.mutable_window()->add_dimensions()->set_size(0);
+        const HloModule m = decoded(f);
+        QCOMPARE(costOf(m, "dot_fits").flops, std::optional<int64_t>(int64_t(1) << 61));
+        // a twice (2 x 2^40 x 4 B) and the result (2^40 x 4 B): 3 x 2^42 B.
+        QCOMPARE(costOf(m, "dot_fits").bytes, std::optional<int64_t>(3 * (int64_t(1) << 42)));
+        QVERIFY(!costOf(m, "dot_past").flops);
+        QVERIFY(!costOf(m, "neg").flops);
+        QVERIFY(!costOf(m, "neg").bytes);
+        QVERIFY(!costOf(m, "widening_reduce").flops);
+        QVERIFY(!costOf(m, "empty_window").flops);
+    }
+
+    // XLA visits every (kernel position, output position) pair of a spatial dimension; past
+    // kMaxConvolutionPairs a made-up convolution is unknown instead of a loop of 2^60 steps, and
+    // a stride or padding whose positions pass int64 puts them outside the input.
+    void convolutionsPastTheLimitsAreUnknown() {
+        constexpr int64_t kPairs = kMaxConvolutionPairs;
+        HloModuleFixture f("jit_conv_limits", 1);
+        f.computation("main");
+        f.add("input", "parameter", testhlo::F32, {1, kPairs, 1, 1});
+        f.add("input_past", "parameter", testhlo::F32, {1, kPairs + 1, 1, 1});
+        f.add("kernel", "parameter", testhlo::F32, {1, 1, 1, 1});
+        f.add("small", "parameter", testhlo::F32, {1, 2, 2, 1});
+        // 1-wide kernel, stride 1, no padding: kernel 1 x output kPairs pairs in dimension 1 (at
+        // the limit), 1 x 1 in dimension 2; each reads a real input element: 2^24 x 1 positions,
+        // x 2 x 1 input feature x 1 output feature x batch 1 = 2^25 FLOPs.
+        setConvolution(
+            f.add("at_limit", "convolution", testhlo::F32, {1, kPairs, 1, 1}, {"input", "kernel"}),
+            1, 1, 0);
+        setConvolution(f.add("past_limit", "convolution", testhlo::F32, {1, kPairs + 1, 1, 1},
+                             {"input_past", "kernel"}),
+                       1, 1, 0);
+        // Output 2 x 2 over a 2 x 2 input with stride INT64_MAX and padding -1: output 0 reads
+        // input 0 - (-1) = 1 (real), output 1 reads INT64_MAX + 1 (past int64: outside). One
+        // position per dimension, 1 x 1; 2 x 1 x 1 x 1 x 1 = 2 FLOPs.
+        auto& far =
+            f.add("far_stride", "convolution", testhlo::F32, {1, 2, 2, 1}, {"small", "kernel"});
+        setConvolution(far, 1, INT64_MAX, -1);
+        const HloModule m = decoded(f);
+        QCOMPARE(costOf(m, "at_limit").flops, std::optional<int64_t>(int64_t(1) << 25));
+        QVERIFY(!costOf(m, "past_limit").flops);
+        QCOMPARE(costOf(m, "far_stride").flops, std::optional<int64_t>(2));
     }
 
     void deepFusionNestingIsNotFollowed() {

@@ -80,6 +80,27 @@ private slots:
         QCOMPARE(c.bytes, Flops(59136));
     }
 
+    // Zero-sized dimensions, as an expert of a mixture of experts that got no tokens records
+    // them, and a stride of 0: no crash (these divided by zero: SIGFPE), the GEMMs' FLOPs 0.
+    void zeroSizedDimensionsAndZeroStrides() {
+        // aten::matmul [2, 0, 3] @ [2, 3, 4], float: batch 2, M 0, N 4, K 3: 2 · 2·0·4·3 = 0
+        // FLOPs; bytes 2 x (0·3 + 3·4 + 0·4) x 4 = 96.
+        const OpCost bmm = cost("aten::matmul", "[[2, 0, 3], [2, 3, 4]]", R"(["float", "float"])");
+        QCOMPARE(bmm.flops, Flops(0));
+        QCOMPARE(bmm.bytes, Flops(96));
+        // aten::linear input [4, 0], weight [8, 0]: M 4, N 8, K 0: 0 FLOPs; bytes
+        // (4·0 + 0·8 + 4·8) x 4 = 128.
+        const OpCost linear = cost("aten::linear", "[[4, 0], [8, 0]]", R"(["float", "float"])");
+        QCOMPARE(linear.flops, Flops(0));
+        QCOMPARE(linear.bytes, Flops(128));
+        const OpCost conv = cost(
+            "aten::convolution", "[[2, 3, 32, 32], [16, 3, 3, 3], [16], [], [], [], [], [], []]",
+            R"(["float", "float", "float", "ScalarList", "ScalarList", "ScalarList", "Scalar", "ScalarList", "Scalar"])",
+            R"(["", "", "", "[0, 0]", "[1, 1]", "[1, 1]", "False", "[0, 0]", "1"])");
+        QVERIFY(!conv.flops);
+        QVERIFY(!conv.bytes);
+    }
+
     void attention() {
         // The GPT trace's cuDNN attention: q, k, v [8, 16, 512, 64] bf16 (B, H, N, d), not
         // causal. Forward 2·B·H·N·N·d (Q·Kᵀ) + 2·B·H·N·N·d (P·V) = 4 · 8 · 16 · 512² · 64 =

@@ -156,14 +156,42 @@ template <size_t N> bool in(const std::array<std::string_view, N>& set, std::str
 // a crafted module could otherwise exhaust the stack.
 constexpr int kMaxDepth = 64;
 
-int64_t product(const std::vector<int64_t>& dims) {
-    int64_t n = 1;
-    for (int64_t d : dims) n *= d;
+// Counts, FLOPs and bytes: nothing when unknown or when the value does not fit in int64 (a
+// made-up shape or window can ask for more; no real module does), so an overflow is never
+// undefined behaviour and never a wrapped, wrong number.
+using Count = std::optional<int64_t>;
+
+Count times(Count a, Count b) {
+    int64_t r = 0;
+    if (!a || !b || __builtin_mul_overflow(*a, *b, &r)) return std::nullopt;
+    return r;
+}
+
+Count plus(Count a, Count b) {
+    int64_t r = 0;
+    if (!a || !b || __builtin_add_overflow(*a, *b, &r)) return std::nullopt;
+    return r;
+}
+
+Count minus(Count a, Count b) {
+    int64_t r = 0;
+    if (!a || !b || __builtin_sub_overflow(*a, *b, &r)) return std::nullopt;
+    return r;
+}
+
+// The product of sizes; nothing when one is negative (XLA marks an unbounded dynamic dimension
+// so) or the product does not fit.
+Count product(const std::vector<int64_t>& sizes) {
+    Count n = 1;
+    for (int64_t d : sizes) n = d < 0 ? std::nullopt : times(n, d);
     return n;
 }
 
-int64_t dimension(const HloShape& shape, int64_t i) {
-    return i >= 0 && size_t(i) < shape.dimensions.size() ? shape.dimensions[size_t(i)] : 1;
+// Dimension i of a shape; 1 when it has none such, nothing when it is negative.
+Count dimension(const HloShape& shape, int64_t i) {
+    if (i < 0 || size_t(i) >= shape.dimensions.size()) return 1;
+    const int64_t d = shape.dimensions[size_t(i)];
+    return d < 0 ? std::nullopt : Count(d);
 }
 
 // An array result: the shape itself, or a tuple's first element (library calls return
@@ -176,44 +204,55 @@ const HloShape& firstArray(const HloShape& shape) {
 
 // 2 x result elements x the product of the lhs contracting dimensions
 // (HloCostAnalysis::GetDotFlops; kFmaFlops = 2).
-int64_t dotFlops(const HloShape& lhs, const HloShape& result, const HloDotDimensions& d) {
-    int64_t reduction = 1;
-    for (int64_t dim : d.lhsContracting) reduction *= dimension(lhs, dim);
-    return 2 * elementCount(result) * reduction;
+Count dotFlops(const HloShape& lhs, const HloShape& result, const HloDotDimensions& d) {
+    Count reduction = 1;
+    for (int64_t dim : d.lhsContracting) reduction = times(reduction, dimension(lhs, dim));
+    return times(times(2, elementCount(result)), reduction);
 }
 
 // HloCostAnalysis::GetConvolutionFlops: per spatial dimension, the (kernel position, output
 // position) pairs whose input position is a real element (not padding, not a base-dilation
 // hole); their product times input features per group, output features and batch per group,
 // times 2. An absent window is one position.
-int64_t convolutionFlops(const HloInstruction& conv, const HloShape& lhs, const HloShape& rhs,
-                         const HloShape& result) {
+Count convolutionFlops(const HloInstruction& conv, const HloShape& lhs, const HloShape& rhs,
+                       const HloShape& result) {
     const HloConvolutionDimensions& d = conv.convolution;
-    int64_t positions = 1;
+    Count positions = 1;
     for (size_t s = 0; s < conv.window.size(); ++s) {
         const HloWindowDimension& w = conv.window[s];
-        const int64_t kernel = s < d.kernelSpatial.size() ? dimension(rhs, d.kernelSpatial[s]) : 1;
-        const int64_t output =
-            s < d.outputSpatial.size() ? dimension(result, d.outputSpatial[s]) : 1;
-        const int64_t input = s < d.inputSpatial.size() ? dimension(lhs, d.inputSpatial[s]) : 1;
+        const Count kernel = s < d.kernelSpatial.size() ? dimension(rhs, d.kernelSpatial[s]) : 1;
+        const Count output = s < d.outputSpatial.size() ? dimension(result, d.outputSpatial[s]) : 1;
+        const Count input = s < d.inputSpatial.size() ? dimension(lhs, d.inputSpatial[s]) : 1;
+        const Count pairs = times(kernel, output);
+        if (!pairs || !input || *pairs > kMaxConvolutionPairs) return std::nullopt;
         const int64_t stride = std::max<int64_t>(1, w.stride);
         const int64_t windowDilation = std::max<int64_t>(1, w.windowDilation);
         const int64_t baseDilation = std::max<int64_t>(1, w.baseDilation);
         int64_t valid = 0;
-        for (int64_t k = 0; k < kernel; ++k)
-            for (int64_t o = 0; o < output; ++o) {
-                const int64_t undilated = o * stride - w.paddingLow + k * windowDilation;
-                if (undilated % baseDilation != 0) continue; // a base-dilation hole
-                const int64_t at = undilated / baseDilation;
-                if (undilated >= 0 && at < input) ++valid;
+        for (int64_t k = 0; k < *kernel; ++k)
+            for (int64_t o = 0; o < *output; ++o) {
+                // A position past int64 lies outside any input.
+                const Count undilated =
+                    plus(minus(times(o, stride), w.paddingLow), times(k, windowDilation));
+                if (!undilated || *undilated % baseDilation != 0) continue; // or a dilation hole
+                if (*undilated >= 0 && *undilated / baseDilation < *input) ++valid;
             }
-        positions *= valid;
+        positions = times(positions, valid);
     }
     const int64_t featureGroups = std::max<int64_t>(1, conv.featureGroupCount);
     const int64_t batchGroups = std::max<int64_t>(1, conv.batchGroupCount);
-    return 2 * (dimension(lhs, d.inputFeature) / featureGroups) *
-           dimension(result, d.outputFeature) * (dimension(lhs, d.inputBatch) / batchGroups) *
-           positions;
+    const Count features = dimension(lhs, d.inputFeature);
+    const Count batch = dimension(lhs, d.inputBatch);
+    if (!features || !batch) return std::nullopt;
+    return times(times(times(2, *features / featureGroups), dimension(result, d.outputFeature)),
+                 times(*batch / batchGroups, positions));
+}
+
+// The product of a window's sizes; nothing when a size is below 1 (no real window has one).
+Count windowSize(const std::vector<HloWindowDimension>& window) {
+    Count n = 1;
+    for (const HloWindowDimension& w : window) n = w.size < 1 ? std::nullopt : times(n, w.size);
+    return n;
 }
 
 int64_t ceilLog2(int64_t n) {
@@ -224,21 +263,22 @@ int64_t ceilLog2(int64_t n) {
 
 } // namespace
 
-int64_t elementCount(const HloShape& shape) {
+std::optional<int64_t> elementCount(const HloShape& shape) {
     if (shape.elementType == HloElementType::Tuple) return 0;
     return product(shape.dimensions);
 }
 
-int64_t leafElementCount(const HloShape& shape) {
-    int64_t n = 0;
-    shape.forEachLeaf([&](const HloShape& leaf) { n += elementCount(leaf); });
+std::optional<int64_t> leafElementCount(const HloShape& shape) {
+    Count n = 0;
+    shape.forEachLeaf([&](const HloShape& leaf) { n = plus(n, elementCount(leaf)); });
     return n;
 }
 
-int64_t shapeBytes(const HloShape& shape) {
-    int64_t bytes = 0;
+std::optional<int64_t> shapeBytes(const HloShape& shape) {
+    Count bytes = 0;
     shape.forEachLeaf([&](const HloShape& leaf) {
-        bytes += (elementCount(leaf) * elementBits(leaf.elementType) + 7) / 8;
+        const Count bits = plus(times(elementCount(leaf), elementBits(leaf.elementType)), 7);
+        bytes = plus(bytes, bits ? Count(*bits / 8) : std::nullopt);
     });
     return bytes;
 }
@@ -305,31 +345,38 @@ HloCostModel::Work HloCostModel::computationWork(int64_t id) {
     Work sum{int64_t(0), 0};
     for (const HloInstruction& i : c->instructions) {
         const Work w = work(i);
-        if (!w.flops) {
-            sum.flops.reset();
+        const Count transcendentals = plus(sum.transcendentals, w.transcendentals);
+        sum.flops = plus(sum.flops, w.flops);
+        if (!sum.flops || !transcendentals) {
+            sum = {};
             break;
         }
-        *sum.flops += *w.flops;
-        sum.transcendentals += w.transcendentals;
+        sum.transcendentals = *transcendentals;
     }
     visiting_.erase(id);
-    if (!sum.flops) sum.transcendentals = 0;
     computations_[id] = sum;
     return sum;
 }
 
 HloCostModel::Work HloCostModel::work(const HloInstruction& i) {
     const std::string_view op = i.opcode;
-    const int64_t elements = leafElementCount(i.shape);
-    if (in(kTranscendental, op)) return {int64_t(0), elements};
+    const Count elements = leafElementCount(i.shape);
+    // Transcendentals only (rng, rng-bit-generator and the kTranscendental ops).
+    const auto transcendentals = [](Count n) -> Work {
+        if (!n) return {};
+        return {int64_t(0), *n};
+    };
+    if (in(kTranscendental, op)) return transcendentals(elements);
     if (in(kElementwise, op)) return {elements, 0};
     if (in(kNoArithmetic, op) || in(kNoArithmeticMore, op)) return {int64_t(0), 0};
-    // The cost of applying a called computation `times` times.
-    const auto apply = [&](size_t called, int64_t times) -> Work {
+    // The cost of applying a called computation `count` times.
+    const auto apply = [&](size_t called, Count count) -> Work {
         if (called >= i.calledComputationIds.size()) return {};
-        Work w = computationWork(i.calledComputationIds[called]);
-        if (!w.flops) return {};
-        return {*w.flops * times, w.transcendentals * times};
+        const Work w = computationWork(i.calledComputationIds[called]);
+        const Count flops = times(w.flops, count);
+        const Count calls = times(w.transcendentals, count);
+        if (!flops || !calls) return {};
+        return {flops, *calls};
     };
     const HloShape* lhs = operandShape(i, 0);
     if (op == "dot") {
@@ -357,13 +404,14 @@ HloCostModel::Work HloCostModel::work(const HloInstruction& i) {
     if (op == "fusion" || op == "call" || op == "async-start") return apply(0, 1);
     if (op == "reduce") {
         if (!lhs) return {};
-        return apply(0, elementCount(firstArray(*lhs)) - elementCount(firstArray(i.shape)));
+        // A result with more elements than the input is no reduce XLA writes.
+        const Count reduced =
+            minus(elementCount(firstArray(*lhs)), elementCount(firstArray(i.shape)));
+        if (!reduced || *reduced < 0) return {};
+        return apply(0, reduced);
     }
-    if (op == "reduce-window") {
-        int64_t window = 1;
-        for (const HloWindowDimension& w : i.window) window *= w.size;
-        return apply(0, (window - 1) * elementCount(firstArray(i.shape)));
-    }
+    if (op == "reduce-window")
+        return apply(0, times(minus(windowSize(i.window), 1), elementCount(firstArray(i.shape))));
     if (op == "map") return apply(0, elementCount(i.shape));
     if (op == "scatter") {
         // Operands: inputs..., indices, updates... (as many updates as inputs).
@@ -375,49 +423,51 @@ HloCostModel::Work HloCostModel::work(const HloInstruction& i) {
     if (op == "select-and-scatter") {
         const HloShape* source = operandShape(i, 1);
         if (!source) return {};
-        int64_t window = 1;
-        for (const HloWindowDimension& w : i.window) window *= w.size;
-        const Work select = apply(0, elementCount(*source) * (window - 1));
-        const Work scatter = apply(1, elementCount(*source));
-        if (!select.flops || !scatter.flops) return {};
-        return {*select.flops + *scatter.flops, select.transcendentals + scatter.transcendentals};
+        const Count sources = elementCount(*source);
+        const Work select = apply(0, times(sources, minus(windowSize(i.window), 1)));
+        const Work scatter = apply(1, sources);
+        const Count flops = plus(select.flops, scatter.flops);
+        const Count calls = plus(select.transcendentals, scatter.transcendentals);
+        if (!flops || !calls) return {};
+        return {flops, *calls};
     }
     if (op == "sort") {
         if (!lhs) return {};
-        const int64_t n = elementCount(*lhs);
-        return {n * ceilLog2(n), 0};
+        const Count n = elementCount(*lhs);
+        if (!n) return {};
+        return {times(n, ceilLog2(*n)), 0};
     }
-    if (op == "rng") return {int64_t(0), elementCount(i.shape)};
-    if (op == "rng-bit-generator") return {int64_t(0), elements};
+    if (op == "rng") return transcendentals(elementCount(i.shape));
+    if (op == "rng-bit-generator") return transcendentals(elements);
     if (op == "all-reduce" || op == "all-reduce-start") return {elements, 0};
     return {}; // while, conditional, fft, cholesky, triangular-solve, unknown opcodes
 }
 
-int64_t HloCostModel::bytes(const HloInstruction& i) {
+std::optional<int64_t> HloCostModel::bytes(const HloInstruction& i) {
     const std::string_view op = i.opcode;
     if (op == "parameter" || op == "constant" || op == "get-tuple-element" || op == "bitcast" ||
         op == "after-all" || op == "add-dependency" || op == "domain")
         return 0;
-    const auto operandBytes = [&](size_t k) {
+    const auto operandBytes = [&](size_t k) -> Count {
         const HloShape* s = operandShape(i, k);
         return s ? shapeBytes(*s) : 0;
     };
     if (op == "tuple") return 8 * int64_t(i.shape.tupleShapes.size()); // its pointer table
-    if (op == "slice") return 2 * shapeBytes(i.shape);
-    if (op == "dynamic-slice") return 2 * shapeBytes(i.shape) + operandBytes(1);
-    if (op == "dynamic-update-slice") return 2 * operandBytes(1) + operandBytes(2);
-    if (op == "gather") return 2 * shapeBytes(i.shape) + operandBytes(1);
+    if (op == "slice") return times(2, shapeBytes(i.shape));
+    if (op == "dynamic-slice" || op == "gather")
+        return plus(times(2, shapeBytes(i.shape)), operandBytes(1));
+    if (op == "dynamic-update-slice") return plus(times(2, operandBytes(1)), operandBytes(2));
     if (op == "scatter") {
         const size_t inputs = (i.operandIds.size() - 1) / 2;
-        int64_t updates = 0;
-        for (size_t k = 0; k < inputs; ++k) updates += operandBytes(inputs + 1 + k);
-        return 3 * updates + operandBytes(inputs);
+        Count updates = 0;
+        for (size_t k = 0; k < inputs; ++k) updates = plus(updates, operandBytes(inputs + 1 + k));
+        return plus(times(3, updates), operandBytes(inputs));
     }
-    int64_t sum = 0;
-    for (size_t k = 0; k < i.operandIds.size(); ++k) sum += operandBytes(k);
+    Count sum = 0;
+    for (size_t k = 0; k < i.operandIds.size(); ++k) sum = plus(sum, operandBytes(k));
     const bool library = op == "custom-call" && (isCublasGemmTarget(i.customCallTarget) ||
                                                  isCudnnConvolutionTarget(i.customCallTarget));
-    return sum + shapeBytes(library ? firstArray(i.shape) : i.shape);
+    return plus(sum, shapeBytes(library ? firstArray(i.shape) : i.shape));
 }
 
 OpCost HloCostModel::cost(const HloInstruction& instruction) {

@@ -19,11 +19,18 @@ struct OpCost {
 
 // Bytes of the array leaves of a shape (a tuple's elements, recursively): elements times the
 // type's width, sub-byte types packed (s4 and f4e2m1fn take 4 bits); tokens and opaque values 0.
-int64_t shapeBytes(const HloShape& shape);
+// These three say nothing when a dimension is negative or the count does not fit in int64.
+std::optional<int64_t> shapeBytes(const HloShape& shape);
 // Elements of an array shape (the product of its dimensions; 1 for a scalar); 0 for a tuple.
-int64_t elementCount(const HloShape& shape);
+std::optional<int64_t> elementCount(const HloShape& shape);
 // Elements of every array leaf of a shape.
-int64_t leafElementCount(const HloShape& shape);
+std::optional<int64_t> leafElementCount(const HloShape& shape);
+
+// XLA counts a convolution's valid positions by visiting every (kernel position, output
+// position) pair of each spatial dimension. A real convolution has a few thousand (a 7-wide
+// kernel over 4096 outputs: 28,672); a made-up one could ask for 2^62 and never finish, so past
+// this many pairs in one dimension its FLOPs are unknown.
+inline constexpr int64_t kMaxConvolutionPairs = int64_t(1) << 24;
 
 // Whether a custom-call target is a cuBLAS GEMM ("__cublas$gemm", "__cublas$lt$matmul",
 // "__cublas$lt$matmul$f8") or a cuDNN convolution ("__cudnn$conv...", not the filter
@@ -58,7 +65,10 @@ std::optional<HloDotDimensions> gemmDotDimensions(std::string_view backendConfig
 // - library calls (cuBLAS, cuDNN convolutions) count their real result, not their workspace.
 // Unknown: other custom-calls (cuDNN attention, Triton and Pallas kernels), while,
 // conditional, fft, cholesky, triangular-solve, and opcodes the model does not list; a fusion or
-// call holding one of those is unknown too.
+// call holding one of those is unknown too. Unknown as well, since no real module has them: a
+// negative dimension (XLA's mark of an unbounded one), a window size below 1, a reduce to more
+// elements than its input, a count that does not fit in int64, and a convolution with more than
+// kMaxConvolutionPairs (kernel, output) position pairs in one spatial dimension.
 // Holds a reference to the module; not thread-safe (it caches per computation).
 class HloCostModel {
 public:
@@ -74,7 +84,7 @@ private:
     };
     Work work(const HloInstruction& instruction);
     Work computationWork(int64_t computationId);
-    int64_t bytes(const HloInstruction& instruction);
+    std::optional<int64_t> bytes(const HloInstruction& instruction);
     const HloShape* operandShape(const HloInstruction& instruction, size_t i) const;
 
     const HloModule& module_;

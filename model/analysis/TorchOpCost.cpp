@@ -73,6 +73,11 @@ int64_t elements(const Dims& d) {
     return n;
 }
 
+// The elements of all but the last `inner` dimensions.
+int64_t leading(const Dims& d, size_t inner) {
+    return elements(Dims(d.begin(), d.end() - ptrdiff_t(std::min(inner, d.size()))));
+}
+
 bool isTrue(const std::vector<Arg>& args, size_t i) {
     if (i >= args.size()) return false;
     std::string v = args[i].value;
@@ -135,15 +140,16 @@ std::optional<OpCost> matrixCost(std::string_view name, const std::vector<Arg>& 
         const Dims& w = a[1].dims;
         const int64_t k = x.back(), n = w.back(), m = x[x.size() - 2];
         // Batch: the broadcast of the leading dims; a 2-d rhs folds the lhs's leading dims
-        // into M (one GEMM), as PyTorch does.
-        if (w.size() == 2) return gemm(1, elements(x) / k, n, k, 0, torchElementBytes(a[0].type));
-        const int64_t batch = std::max(elements(x) / (m * k), elements(w) / (w[w.size() - 2] * n));
+        // into M (one GEMM), as PyTorch does. Products, not quotients: a dimension can be 0
+        // (an expert of a mixture of experts that got no tokens).
+        if (w.size() == 2) return gemm(1, leading(x, 1), n, k, 0, torchElementBytes(a[0].type));
+        const int64_t batch = std::max(leading(x, 2), leading(w, 2));
         return gemm(batch, m, n, k, 0, torchElementBytes(a[0].type));
     }
     if (name == "aten::linear" && a.size() >= 2 && a[0].tensor && is2d(1) && !a[0].dims.empty()) {
         const int64_t k = a[0].dims.back();
         const bool bias = a.size() >= 3 && a[2].tensor && !a[2].dims.empty();
-        return gemm(1, elements(a[0].dims) / k, a[1].dims[0], k, bias ? elements(a[2].dims) : 0,
+        return gemm(1, leading(a[0].dims, 1), a[1].dims[0], k, bias ? elements(a[2].dims) : 0,
                     torchElementBytes(a[0].type));
     }
     return std::nullopt;
@@ -176,6 +182,7 @@ std::optional<OpCost> convolutionCost(std::string_view name, const std::vector<A
     for (size_t s = 0; s < spatial; ++s) {
         const int64_t in = x[2 + s], kernel = w[2 + s], st = nth(stride, s, 1),
                       pad = nth(padding, s, 0), dil = nth(dilation, s, 1);
+        if (st < 1) return OpCost{}; // no convolution has one; the output size divides by it
         out.push_back(transposed ? (in - 1) * st - 2 * pad + dil * (kernel - 1) +
                                        nth(outputPadding, s, 0) + 1
                                  : (in + 2 * pad - dil * (kernel - 1) - 1) / st + 1);

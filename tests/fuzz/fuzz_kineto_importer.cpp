@@ -1,11 +1,8 @@
 // libFuzzer target for the Kineto / Chrome trace JSON importer: any bytes (JSON or gzip) must
 // give either a profile that satisfies the model's invariants or an error message, never a crash;
 // on valid JSON, the same outcome read whole, by the default windows and by windows of 1 to 61
-// bytes.
-// Built with clang only:
-//   cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DSTEPSCOPE_FUZZ=ON
-//   ninja -C build-fuzz fuzz_kineto_importer && build-fuzz/tests/fuzz_kineto_importer
-//   -max_total_time=1800 -dict=tests/fuzz/kineto.dict CORPUS_DIR
+// bytes. Profiles are built on one thread (see fuzz_xspace_importer.cpp). `bash .ci/fuzz` builds,
+// seeds and runs it with tests/fuzz/kineto.dict.
 #include <cstdint>
 #include <cstdlib>
 
@@ -13,6 +10,7 @@
 
 #include "model/ProfileBuilder.h"
 #include "model/kineto/KinetoImporter.h"
+#include "tests/fuzz/ProfileInvariants.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     using namespace stepscope;
@@ -37,32 +35,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         importChromeTrace(std::span(data, size), windows, windowsHost, nullptr, 0, window);
     if (valid && (wholeError != error || windowsError != error)) std::abort();
     std::unique_ptr<Profile> a, b;
-    if (wholeError.empty()) a = whole.finish();
-    if (windowsError.empty()) b = windows.finish();
+    if (wholeError.empty()) a = whole.finish(nullptr, 1);
+    if (windowsError.empty()) b = windows.finish(nullptr, 1);
     if (valid && a && b &&
         (a->eventCount() != b->eventCount() || a->strings().size() != b->strings().size() ||
          a->flows().size() != b->flows().size()))
         std::abort();
     if (!error.empty()) return 0;
-    const std::unique_ptr<Profile> profile = builder.finish();
+    const std::unique_ptr<Profile> profile = builder.finish(nullptr, 1);
     if (!profile) {
         if (builder.error().empty()) std::abort();
         return 0;
     }
-    const Profile& p = *profile;
-    for (size_t t = 0; t < p.tracks().size(); ++t)
-        for (uint32_t d = 0; d < p.tracks()[t].depthCount; ++d) {
-            const EventRange er = p.eventsAt(uint32_t(t), d);
-            for (EventIndex e = er.begin; e < er.end; ++e) {
-                if (p.end(e) < p.start(e) || p.start(e) < 0 || p.end(e) > p.durationPs())
-                    std::abort();
-                if (e > er.begin && p.start(e) < p.end(e - 1)) std::abort();
-                for (const StatValue& s : p.eventStats(e)) (void)s.format(p.strings());
-                (void)p.name(e);
-                if (p.memoryEvents().find(e)) (void)p.memoryEvent(e);
-            }
-        }
-    for (const Flow& f : p.flows())
-        if (f.launch >= p.eventCount() || f.target >= p.eventCount()) std::abort();
+    fuzz::requireProfileInvariants(*profile);
     return 0;
 }

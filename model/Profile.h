@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/Classification.h"
+#include "model/Column.h"
 #include "model/DeviceDetails.h"
 #include "model/SideTable.h"
 #include "model/StatList.h"
@@ -180,9 +181,9 @@ public:
     uint32_t metadataOf(EventIndex e) const { return meta_[e]; }
     StringId nameId(EventIndex e) const { return metadata_[meta_[e]].name; }
     std::string_view name(EventIndex e) const { return strings_.get(nameId(e)); }
-    const std::vector<int64_t>& startColumn() const { return start_; }
-    const std::vector<int64_t>& durationColumn() const { return duration_; }
-    const std::vector<uint32_t>& metadataColumn() const { return meta_; }
+    std::span<const int64_t> startColumn() const { return start_; }
+    std::span<const int64_t> durationColumn() const { return duration_; }
+    std::span<const uint32_t> metadataColumn() const { return meta_; }
 
     uint32_t trackOf(EventIndex e) const;
     uint32_t depthOf(EventIndex e) const;
@@ -253,17 +254,17 @@ private:
     int64_t startNs_ = 0;
     int64_t durationPs_ = 0;
 
-    std::vector<int64_t> start_;
-    std::vector<int64_t> duration_;
-    std::vector<uint32_t> meta_;
-    std::vector<uint32_t> statBegin_; // offset of each event's list in statBlob_
-    std::vector<uint8_t> statBlob_;   // see StatList.h
-    std::vector<StringId> statKeys_;  // stat key index -> stat name
-    std::vector<StatValue> stats_;    // metadata and plane stats (few), fixed width
+    Column<int64_t> start_;
+    Column<int64_t> duration_;
+    Column<uint32_t> meta_;
+    Column<uint32_t> statBegin_;     // offset of each event's list in statBlob_
+    Column<uint8_t> statBlob_;       // see StatList.h
+    std::vector<StringId> statKeys_; // stat key index -> stat name
+    std::vector<StatValue> stats_;   // metadata and plane stats (few), fixed width
     std::vector<uint32_t> depthOffsets_;
     std::vector<EventIndex> trackStarts_; // firstEvent of each track, for trackOf()
 
-    std::vector<int32_t> groupId_;
+    Column<int32_t> groupId_;
     SideTable<uint64_t> correlation_;
     SideTable<uint32_t> kernels_;
     std::vector<KernelDetails> kernelDetails_;

@@ -129,34 +129,32 @@ void ProfileBuilder::reserveEvents(size_t events) {
     statBegin_.reserve(events);
 }
 
-ProfileBuilder::EventBlock ProfileBuilder::appendEvents(size_t events, size_t statBytes) {
+size_t ProfileBuilder::appendEvents(size_t events) {
     closeStatList();
-    EventBlock block{start_.size(), statBlob_.size()};
-    reserveEvents(start_.size() + events);
-    if (statBlob_.size() + statBytes >= 0xFFFFFFF0u && error_.empty())
-        error_ = "the profile is too large: its event stats exceed 4 GiB";
-    if (!error_.empty()) return block;
-    const size_t rows = start_.size() + events;
-    track_.resize(rows);
-    start_.resize(rows);
-    duration_.resize(rows);
-    meta_.resize(rows);
-    statBegin_.resize(rows);
-    statBlob_.reserve(statBlob_.size() +
-                      statBytes); // exactly: finish() would copy a spare tail away
-    statBlob_.resize(statBlob_.size() + statBytes);
-    return block;
+    const size_t first = start_.size();
+    reserveEvents(first + events);
+    if (!error_.empty()) return first;
+    resizeEvents(first + events);
+    return first;
 }
 
-void ProfileBuilder::fillEvents(size_t row, uint32_t track, std::span<const int64_t> start,
-                                std::span<const int64_t> duration, std::span<const uint32_t> meta,
-                                std::span<const uint32_t> statBegin, uint32_t statBase) {
-    const size_t n = start.size();
-    std::fill_n(track_.begin() + ptrdiff_t(row), n, track);
-    std::copy(start.begin(), start.end(), start_.begin() + ptrdiff_t(row));
-    std::copy(duration.begin(), duration.end(), duration_.begin() + ptrdiff_t(row));
-    std::copy(meta.begin(), meta.end(), meta_.begin() + ptrdiff_t(row));
-    for (size_t i = 0; i < n; ++i) statBegin_[row + i] = statBegin[i] ? statBase + statBegin[i] : 0;
+void ProfileBuilder::resizeEvents(size_t events) {
+    track_.resize(events);
+    start_.resize(events);
+    duration_.resize(events);
+    meta_.resize(events);
+    statBegin_.resize(events);
+}
+
+size_t ProfileBuilder::appendStatBytes(size_t bytes) {
+    closeStatList();
+    const size_t first = statBlob_.size();
+    if (first + bytes >= 0xFFFFFFF0u && error_.empty())
+        error_ = "the profile is too large: its event stats exceed 4 GiB";
+    if (!error_.empty()) return first;
+    statBlob_.reserve(first + bytes); // exactly: finish() would copy a spare tail away
+    statBlob_.resize(first + bytes);
+    return first;
 }
 
 void ProfileBuilder::dropLastEvent() {
@@ -411,16 +409,16 @@ std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress, unsign
                 p.statBegin_[i] = statBegin_[r];
             }
         });
-        std::vector<int64_t>().swap(start_);
-        std::vector<int64_t>().swap(duration_);
-        std::vector<uint32_t>().swap(meta_);
-        std::vector<uint32_t>().swap(statBegin_);
+        Column<int64_t>().swap(start_);
+        Column<int64_t>().swap(duration_);
+        Column<uint32_t>().swap(meta_);
+        Column<uint32_t>().swap(statBegin_);
     }
     statBlob_.shrink_to_fit();
     p.statBlob_ = std::move(statBlob_);
     p.statKeys_ = std::move(statKeys_);
     std::vector<uint32_t>().swap(order);
-    std::vector<uint32_t>().swap(track_);
+    Column<uint32_t>().swap(track_);
 
     // Metadata and plane stats go after the event stats, in one column.
     std::stable_sort(metadataStats_.begin(), metadataStats_.end(),
@@ -523,7 +521,8 @@ void ProfileBuilder::decodeHotStats(unsigned threads) {
     for (size_t m = 0; m < p.metadata_.size(); ++m)
         isMemory[m] = p.metadata_[m].name == allocName || p.metadata_[m].name == deallocName;
 
-    p.groupId_.assign(n, -1);
+    // Every event belongs to one track, and the track loop below writes each event's group.
+    p.groupId_.resize(n);
 
     struct Hot {
         int64_t group = -1;
@@ -606,7 +605,7 @@ void ProfileBuilder::decodeHotStats(unsigned threads) {
                 s.raw = raw;
                 apply(key, s, h);
             }
-            if (h.group >= INT32_MIN && h.group <= INT32_MAX) p.groupId_[e] = int32_t(h.group);
+            p.groupId_[e] = h.group >= INT32_MIN && h.group <= INT32_MAX ? int32_t(h.group) : -1;
             if (h.hasCorr) out.correlation.append(e, h.corr);
             if (h.hasKernel && deviceWork) {
                 auto [it, inserted] =

@@ -107,24 +107,29 @@ public:
     }
     size_t eventCount() const { return start_.size(); }
 
-    // The bulk path of importers that decode on several threads: appendEvents() adds `events`
-    // rows and `statBytes` bytes of encoded stat lists in one step and says where they begin;
-    // then fillEvents() and fillStatBytes() may run on any threads, each on rows and bytes of its
-    // own, until the next call that adds anything. Past kMaxEvents rows or 4 GiB of stats it sets
-    // error() instead.
-    struct EventBlock {
-        size_t firstEvent = 0;
-        size_t firstStatByte = 0;
+    // The bulk path of importers that decode on several threads. appendEvents() adds `events`
+    // rows, left unwritten, and returns the first; eventRows() points at a row of every column,
+    // and the importer writes each row once (several threads, each on rows of its own) until the
+    // next call that adds anything. appendStatBytes() likewise adds `bytes` unwritten bytes of
+    // encoded stat lists (StatList.h) and returns their offset, for statBegin. Past kMaxEvents
+    // rows or 4 GiB of stats they set error() instead and add nothing.
+    struct EventRows {
+        uint32_t* track;
+        int64_t* start;
+        int64_t* duration; // never negative
+        uint32_t* meta;
+        uint32_t* statBegin; // into the stat bytes; 0 is the shared empty list
     };
-    EventBlock appendEvents(size_t events, size_t statBytes);
-    // Rows from `row` on, all of `track`. Stat list offsets are `statBase` + statBegin, except
-    // 0, the shared empty list.
-    void fillEvents(size_t row, uint32_t track, std::span<const int64_t> start,
-                    std::span<const int64_t> duration, std::span<const uint32_t> meta,
-                    std::span<const uint32_t> statBegin, uint32_t statBase);
-    void fillStatBytes(size_t at, std::span<const uint8_t> bytes) {
-        std::copy(bytes.begin(), bytes.end(), statBlob_.begin() + ptrdiff_t(at));
+    size_t appendEvents(size_t events);
+    EventRows eventRows(size_t row) {
+        return {track_.data() + row, start_.data() + row, duration_.data() + row,
+                meta_.data() + row, statBegin_.data() + row};
     }
+    // Sets the row count to `events`: keeps the first rows (an importer that appended more rows
+    // than it filled), or adds unwritten ones.
+    void resizeEvents(size_t events);
+    size_t appendStatBytes(size_t bytes);
+    uint8_t* statBytes(size_t at) { return statBlob_.data() + at; }
     // A flow event of the Chrome trace format (ph s, t, f), bound to a slice of `track` when the
     // profile is built, as Perfetto's JSON importer binds them: a begin or step to the innermost
     // slice open at `ps`, an end to that slice (`enclosing`, "bp":"e") or else to the next slice
@@ -173,12 +178,12 @@ private:
     bool hasTimeBase_ = false;
     int64_t timeBaseNs_ = 0;
 
-    std::vector<uint32_t> track_;
-    std::vector<int64_t> start_;
-    std::vector<int64_t> duration_;
-    std::vector<uint32_t> meta_;
-    std::vector<uint32_t> statBegin_;
-    std::vector<uint8_t> statBlob_{0}; // offset 0: the empty list shared by stat-less events
+    Column<uint32_t> track_;
+    Column<int64_t> start_;
+    Column<int64_t> duration_;
+    Column<uint32_t> meta_;
+    Column<uint32_t> statBegin_;
+    Column<uint8_t> statBlob_{0}; // offset 0: the empty list shared by stat-less events
     bool listOpen_ = false;
     std::vector<StringId> statKeys_{0}; // index 0 is never used: no entry tag may be 0
     std::unordered_map<StringId, uint32_t> statKeyIndex_;

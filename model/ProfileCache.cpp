@@ -81,8 +81,10 @@ struct Reader {
 };
 
 // Sizes a column for `n` elements. Large columns ask for transparent huge pages before they are
-// first touched: that turns about 250 page faults per MiB into one.
-template <class T> void sizeColumn(std::vector<T>& v, size_t n) {
+// first touched: that turns about 250 page faults per MiB into one. A Column is left unwritten
+// (the frames decompress into it next), so its pages are first touched by the decompression.
+template <class V> void sizeColumn(V& v, size_t n) {
+    using T = typename V::value_type;
     v.clear();
     v.shrink_to_fit();
     v.reserve(n);

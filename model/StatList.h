@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "model/Column.h"
 #include "model/StatValue.h"
 
 namespace stepscope {
@@ -58,11 +59,13 @@ inline uint8_t* putEntry(uint8_t* p, uint32_t keyIndex, StatType type, uint64_t 
     }
 }
 
-// The entry is made in a local buffer and appended at once: a push_back per byte costs a
-// capacity check and a store of the vector's end each.
-inline void append(std::vector<uint8_t>& out, uint32_t keyIndex, StatType type, uint64_t raw) {
-    uint8_t entry[kMaxEntryBytes];
-    out.insert(out.end(), entry, putEntry(entry, keyIndex, type, raw));
+// The entry is written in place, in room made for the longest one and then given back: a Column
+// grows without zero-filling (and geometrically), so this costs no copy through a local buffer
+// and no range insert.
+inline void append(Column<uint8_t>& out, uint32_t keyIndex, StatType type, uint64_t raw) {
+    const size_t at = out.size();
+    out.resize(at + kMaxEntryBytes);
+    out.resize(size_t(putEntry(out.data() + at, keyIndex, type, raw) - out.data()));
 }
 
 // A stat to encode: what append() takes, for appending several at once.
@@ -72,7 +75,7 @@ struct Entry {
     StatType type;
 };
 
-inline void appendAll(std::vector<uint8_t>& out, const Entry* entries, size_t n) {
+inline void appendAll(Column<uint8_t>& out, const Entry* entries, size_t n) {
     uint8_t buffer[16 * kMaxEntryBytes];
     uint8_t* p = buffer;
     for (size_t i = 0; i < n; ++i) {

@@ -339,6 +339,70 @@ private slots:
         QCOMPARE(r.profile->tracks().size(), size_t(2));
     }
 
+    void aggregatedEventsInAnEarlyChunkLeaveNoGap() {
+        // Lines decode in chunks of 32768 events, each into rows of its own; aggregated events
+        // take no row, so the rows after them move up. A first line of 32771 events (two chunks),
+        // of which events 0 and 1 are aggregated, then a second line of two events.
+        pb::XSpace space;
+        pb::XPlane* plane = space.add_planes();
+        plane->set_name("/host:CPU");
+        (*plane->mutable_event_metadata())[1].set_name("op");
+        (*plane->mutable_stat_metadata())[7].set_name("index");
+        pb::XLine* big = plane->add_lines();
+        big->set_name("big");
+        big->set_timestamp_ns(1000);
+        constexpr int kBig = 32771;
+        for (int i = 0; i < kBig; ++i) {
+            pb::XEvent* e = big->add_events();
+            e->set_metadata_id(1);
+            if (i < 2)
+                e->set_num_occurrences(3);
+            else
+                e->set_offset_ps(10 * i);
+            e->set_duration_ps(5);
+            pb::XStat* s = e->add_stats();
+            s->set_metadata_id(7);
+            s->set_int64_value(i);
+        }
+        pb::XLine* small = plane->add_lines();
+        small->set_name("small");
+        small->set_timestamp_ns(1000);
+        for (int i = 0; i < 2; ++i) {
+            pb::XEvent* e = small->add_events();
+            e->set_metadata_id(1);
+            e->set_offset_ps(7 * i);
+            e->set_duration_ps(1);
+        }
+        const std::string bytes = space.SerializeAsString();
+        for (unsigned threads : {1u, 2u}) {
+            const LoadResult r = loadXSpaceBytes(
+                std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()), "fixture",
+                nullptr, threads);
+            QVERIFY2(r.ok(), r.error.c_str());
+            const Profile& p = *r.profile;
+            QCOMPARE(p.eventCount(), size_t(kBig - 2 + 2));
+            const Track* t = findTrack(p, "big");
+            QVERIFY(t);
+            QCOMPARE(t->eventCount, uint32_t(kBig - 2));
+            // Event i of the line (from 2 on) starts at 10 i ps and carries index i.
+            for (EventIndex e = t->firstEvent; e < t->firstEvent + t->eventCount; ++e) {
+                const int64_t i = 2 + int64_t(e - t->firstEvent);
+                QCOMPARE(p.start(e), 10 * i);
+                const StatList stats = p.eventStats(e);
+                QCOMPARE(stats.size(), size_t(1));
+                QCOMPARE((*stats.begin()).asInt(), i);
+            }
+            const Track* s = findTrack(p, "small");
+            QVERIFY(s);
+            QCOMPARE(s->eventCount, uint32_t(2));
+            QCOMPARE(p.start(s->firstEvent + 1), int64_t(7));
+            QVERIFY(p.eventStats(s->firstEvent + 1).empty());
+            QCOMPARE(p.hosts()[0].warnings.back(),
+                     std::string("2 aggregated events (num_occurrences) have no time and are not "
+                                 "shown on the timeline"));
+        }
+    }
+
     void overflowingTimesAreRejected() {
         pb::XSpace space;
         pb::XPlane* plane = space.add_planes();

@@ -56,6 +56,52 @@ struct RawStat {
     uint64_t raw = 0;
 };
 
+// XStat { metadata_id = 1; oneof value { double = 2; uint64 = 3; int64 = 4; str = 5;
+// bytes = 6; ref_value = 7 } }. A ref_value names an XStatMetadata whose name is the string.
+// The one decoder of event, metadata and plane stats: each Str or Bytes value, as it is read,
+// becomes the number `textId` gives it.
+template <class TextId> bool readStat(WireReader r, RawStat& out, TextId&& textId) {
+    uint32_t field, wt;
+    while (r.next(field, wt)) {
+        uint64_t v = 0;
+        std::string_view text;
+        switch (field) {
+        case 1:
+            if (!r.expect(wt, WireReader::Varint, "XStat.metadata_id") ||
+                !r.varint(v, "XStat.metadata_id"))
+                return false;
+            out.metadataId = int64_t(v);
+            break;
+        case 2:
+            if (!r.expect(wt, WireReader::Fixed64, "XStat.double_value") ||
+                !r.fixed64(v, "XStat.double_value"))
+                return false;
+            out.type = StatType::Double;
+            out.raw = v;
+            break;
+        case 3:
+        case 4:
+        case 7:
+            if (!r.expect(wt, WireReader::Varint, "XStat value") || !r.varint(v, "XStat value"))
+                return false;
+            out.type = field == 3 ? StatType::Uint64 : field == 4 ? StatType::Int64 : StatType::Ref;
+            out.raw = v;
+            break;
+        case 5:
+        case 6:
+            if (!r.expect(wt, WireReader::Len, "XStat string value") ||
+                !r.string(text, "XStat string value"))
+                return false;
+            out.type = field == 5 ? StatType::Str : StatType::Bytes;
+            out.raw = textId(text);
+            break;
+        default:
+            if (!r.skip(wt, "XStat")) return false;
+        }
+    }
+    return !r.failed();
+}
+
 // Events are decoded in tasks of this many events of one line, so that one large line keeps
 // every core busy as well as many small ones do.
 constexpr size_t kChunkEvents = 32768;
@@ -84,19 +130,21 @@ struct LineScan {
     int64_t basePs = 0; // (timestamp_ns - time base) in picoseconds
 };
 
-// The events of one chunk, decoded on a worker into its own columns. Stats name their key by a
-// chunk-local index into `keyIds` (stat metadata ids), Str and Bytes values by a local index into
-// `strings`, Ref values by the stat metadata id itself; the merge maps them to the builder's ids,
-// in file order, so the result does not depend on how many threads decoded.
+// The events of one chunk, decoded on a worker straight into the builder's rows from `firstRow`
+// on (room for `expectedEvents`; aggregated events leave rows unused at the end). Its stat lists
+// go into its own `blob` first: stats name their key by a chunk-local index into `keyIds` (stat
+// metadata ids), Str and Bytes values by a local index into `strings`, Ref values by the stat
+// metadata id itself; the merge maps them to the builder's ids, in file order, so the result does
+// not depend on how many threads decoded.
 struct Chunk {
     LineScan* line = nullptr;
     Span span{};
     size_t expectedEvents = 0;
+    size_t firstRow = 0;
+    ProfileBuilder::EventRows rows{};
+    size_t events = 0; // rows written
 
-    std::vector<int64_t> start, duration;
-    std::vector<uint32_t> meta; // builder metadata index, or kLocalMetadata | unknownMeta index
-    std::vector<uint32_t> statBegin; // into blob; 0 is the shared empty list
-    std::vector<uint8_t> blob{0};
+    Column<uint8_t> blob{0};     // 0 is the shared empty list
     std::vector<int64_t> keyIds; // local key index - 1 -> stat metadata id
     std::vector<std::string_view> strings;
     std::vector<int64_t> unknownRefs; // Ref values whose stat metadata is missing
@@ -127,7 +175,11 @@ private:
         if (c_.error.empty()) c_.error = std::move(message);
         return false;
     }
-    bool stat(Span span, RawStat& out);
+    uint32_t localString(std::string_view text) {
+        const auto [it, added] = stringOf_.try_emplace(text, uint32_t(c_.strings.size()));
+        if (added) c_.strings.push_back(text);
+        return it->second;
+    }
     uint32_t localKey(int64_t id) {
         uint32_t k = keyOf_.get(id);
         if (k == kNoIndex) {
@@ -144,64 +196,13 @@ private:
     std::unordered_map<std::string_view, uint32_t> stringOf_;
 };
 
-// XStat { metadata_id = 1; oneof value { double = 2; uint64 = 3; int64 = 4; str = 5;
-// bytes = 6; ref_value = 7 } }. A ref_value names an XStatMetadata whose name is the string.
-bool ChunkDecoder::stat(Span span, RawStat& out) {
-    WireReader r = reader(span);
-    uint32_t field, wt;
-    while (r.next(field, wt)) {
-        uint64_t v = 0;
-        std::string_view s;
-        switch (field) {
-        case 1:
-            if (!r.expect(wt, WireReader::Varint, "XStat.metadata_id") ||
-                !r.varint(v, "XStat.metadata_id"))
-                return false;
-            out.metadataId = int64_t(v);
-            break;
-        case 2:
-            if (!r.expect(wt, WireReader::Fixed64, "XStat.double_value") ||
-                !r.fixed64(v, "XStat.double_value"))
-                return false;
-            out.type = StatType::Double;
-            out.raw = v;
-            break;
-        case 3:
-        case 4:
-        case 7:
-            if (!r.expect(wt, WireReader::Varint, "XStat value") || !r.varint(v, "XStat value"))
-                return false;
-            out.type = field == 3 ? StatType::Uint64 : field == 4 ? StatType::Int64 : StatType::Ref;
-            out.raw = v;
-            break;
-        case 5:
-        case 6: {
-            if (!r.expect(wt, WireReader::Len, "XStat string value") ||
-                !r.string(s, "XStat string value"))
-                return false;
-            out.type = field == 5 ? StatType::Str : StatType::Bytes;
-            const auto [it, added] = stringOf_.try_emplace(s, uint32_t(c_.strings.size()));
-            if (added) c_.strings.push_back(s);
-            out.raw = it->second;
-            break;
-        }
-        default:
-            if (!r.skip(wt, "XStat")) return false;
-        }
-    }
-    return !r.failed();
-}
-
 // XEvent { metadata_id = 1; oneof { offset_ps = 2; num_occurrences = 5 }; duration_ps = 3;
 // stats = 4 }.
 void ChunkDecoder::run() {
     const LineScan& line = *c_.line;
     const IdMap& metadata = line.tables->metadata;
     const IdMap& statNames = line.tables->statNames;
-    c_.start.reserve(c_.expectedEvents);
-    c_.duration.reserve(c_.expectedEvents);
-    c_.meta.reserve(c_.expectedEvents);
-    c_.statBegin.reserve(c_.expectedEvents);
+    const ProfileBuilder::EventRows& out = c_.rows;
     c_.blob.reserve(size_t(c_.span.end - c_.span.begin) / 2);
     IdMap unknownMetaOf;
     WireReader r = reader(c_.span);
@@ -227,7 +228,9 @@ void ChunkDecoder::run() {
                     !ev.bytes(sb, se, "XEvent.stats"))
                     return;
                 RawStat s;
-                if (!stat({sb, se}, s)) return;
+                if (!readStat(reader({sb, se}), s,
+                              [this](std::string_view text) { return localString(text); }))
+                    return;
                 if (s.type == StatType::Ref && statNames.get(int64_t(s.raw)) == kNoIndex &&
                     std::find(c_.unknownRefs.begin(), c_.unknownRefs.end(), int64_t(s.raw)) ==
                         c_.unknownRefs.end())
@@ -278,16 +281,24 @@ void ChunkDecoder::run() {
             duration = 0;
             end = start;
         }
+        // The line's first pass counted the events of this span and made a row for each; should
+        // the second pass read more, the file is not what the first saw.
+        if (c_.events == c_.expectedEvents) {
+            fail("XLine holds more events than its first reading found");
+            return;
+        }
+        const size_t i = c_.events++;
         c_.minStart = std::min(c_.minStart, start);
         c_.maxEnd = std::max(c_.maxEnd, end);
-        c_.start.push_back(start);
-        c_.duration.push_back(duration);
-        c_.meta.push_back(meta);
+        out.track[i] = line.track;
+        out.start[i] = start;
+        out.duration[i] = duration;
+        out.meta[i] = meta;
         if (hasStats) {
-            c_.statBegin.push_back(uint32_t(blobMark));
+            out.statBegin[i] = uint32_t(blobMark);
             c_.blob.push_back(0);
         } else {
-            c_.statBegin.push_back(0);
+            out.statBegin[i] = 0;
         }
     }
 }
@@ -531,50 +542,12 @@ bool Importer::eventMetadata(Span span, PlaneTables& t) {
 
 // A metadata or plane stat (few of them): decoded and resolved at once, on the reading thread.
 bool Importer::stat(Span span, PlaneTables& t, StatValue& out) {
-    WireReader r = reader(span);
-    int64_t metadataId = 0;
-    out.type = StatType::Int64;
-    out.raw = 0;
-    uint32_t field, wt;
-    while (r.next(field, wt)) {
-        uint64_t v = 0;
-        std::string_view s;
-        switch (field) {
-        case 1:
-            if (!r.expect(wt, WireReader::Varint, "XStat.metadata_id") ||
-                !r.varint(v, "XStat.metadata_id"))
-                return false;
-            metadataId = int64_t(v);
-            break;
-        case 2:
-            if (!r.expect(wt, WireReader::Fixed64, "XStat.double_value") ||
-                !r.fixed64(v, "XStat.double_value"))
-                return false;
-            out.type = StatType::Double;
-            out.raw = v;
-            break;
-        case 3:
-        case 4:
-        case 7:
-            if (!r.expect(wt, WireReader::Varint, "XStat value") || !r.varint(v, "XStat value"))
-                return false;
-            out.type = field == 3 ? StatType::Uint64 : field == 4 ? StatType::Int64 : StatType::Ref;
-            out.raw = v;
-            break;
-        case 5:
-        case 6:
-            if (!r.expect(wt, WireReader::Len, "XStat string value") ||
-                !r.string(s, "XStat string value"))
-                return false;
-            out.type = field == 5 ? StatType::Str : StatType::Bytes;
-            out.raw = b_.intern(s);
-            break;
-        default:
-            if (!r.skip(wt, "XStat")) return false;
-        }
-    }
-    if (r.failed()) return false;
-    out.key = statName(t, metadataId);
+    RawStat raw;
+    if (!readStat(reader(span), raw, [this](std::string_view text) { return b_.intern(text); }))
+        return false;
+    out.type = raw.type;
+    out.raw = raw.raw;
+    out.key = statName(t, raw.metadataId);
     if (out.type == StatType::Ref) out.raw = statName(t, int64_t(out.raw));
     return true;
 }
@@ -615,10 +588,11 @@ void Importer::scanLine(LineScan& line) {
     line.cuts.push_back(line.span.end);
 }
 
-// Reads every line's events: lines are scanned, then cut into chunks decoded on all cores, then
-// merged in file order (names, keys and strings get their ids there, so the result is the same
-// for any number of threads), then the chunks are re-encoded with those ids and copied into the
-// builder's columns in parallel.
+// Reads every line's events. Lines are scanned (which counts their events) and the builder gets
+// a row for each event at once; the lines are cut into chunks that decode on all cores straight
+// into those rows; the chunks are merged in file order (names, keys and strings get their ids
+// there, so the result is the same for any number of threads); then each chunk's stat lists are
+// re-encoded with those ids and placed in the builder's stat bytes, again on all cores.
 bool Importer::readEvents() {
     if (cancelled()) return fail("cancelled");
     if (progress_) progress_->report("Reading lines", 0);
@@ -627,7 +601,7 @@ bool Importer::readEvents() {
     // Tracks and time bases in file order, up to the first line that fails.
     std::string lineError;
     std::deque<Chunk> chunks;
-    size_t totalEvents = b_.eventCount();
+    size_t rows = 0;
     for (LineScan& line : lines_) {
         if (!line.error.empty()) {
             lineError = line.error;
@@ -646,17 +620,20 @@ bool Importer::readEvents() {
                         " is too far from the profile's other lines";
             break;
         }
-        totalEvents += line.eventCount;
         for (size_t k = 0; k + 1 < line.cuts.size(); ++k) {
             Chunk& c = chunks.emplace_back();
             c.line = &line;
             c.span = {line.cuts[k], line.cuts[k + 1]};
             c.expectedEvents = std::min(kChunkEvents, line.eventCount - k * kChunkEvents);
+            c.firstRow = rows;
+            rows += c.expectedEvents;
         }
     }
-    if (lineError.empty()) {
-        b_.reserveEvents(totalEvents);
-        if (!b_.error().empty()) return fail(b_.error());
+    const size_t firstRow = b_.appendEvents(rows);
+    if (!b_.error().empty()) return fail(b_.error());
+    for (Chunk& c : chunks) {
+        c.firstRow += firstRow;
+        c.rows = b_.eventRows(c.firstRow);
     }
 
     // Decode.
@@ -684,34 +661,47 @@ bool Importer::readEvents() {
     }
     if (!lineError.empty()) return fail(lineError);
 
-    // Re-encode each chunk's stats with the builder's ids, then copy all into the columns.
+    // Re-encode each chunk's stats with the builder's ids, then place them one after another.
     if (progress_) progress_->report("Building columns", 0);
     parallelFor(chunks.size(), threads_, [&](size_t i) { encode(chunks[i]); });
-    size_t events = 0, statBytes = 0;
-    for (const Chunk& c : chunks) {
-        events += c.start.size();
-        statBytes += c.blob.size() - 1; // without the chunk's shared empty list
-    }
-    const ProfileBuilder::EventBlock block = b_.appendEvents(events, statBytes);
+    size_t statBytes = 0;
+    for (const Chunk& c : chunks) statBytes += c.blob.size() - 1; // less the shared empty list
+    size_t at = b_.appendStatBytes(statBytes);
     if (!b_.error().empty()) return fail(b_.error());
-    std::vector<std::pair<size_t, size_t>> at(chunks.size()); // first row, first stat byte
-    for (size_t i = 0, row = block.firstEvent, byte = block.firstStatByte; i < chunks.size(); ++i) {
-        at[i] = {row, byte};
-        row += chunks[i].start.size();
-        byte += chunks[i].blob.size() - 1;
+    std::vector<size_t> statAt(chunks.size());
+    for (size_t i = 0; i < chunks.size(); ++i) {
+        statAt[i] = at;
+        at += chunks[i].blob.size() - 1;
     }
     parallelFor(chunks.size(), threads_, [&](size_t i) {
         Chunk& c = chunks[i];
-        // Local stat offsets count the chunk's leading empty list, which is not copied.
-        const uint32_t base = uint32_t(at[i].second) - 1;
-        b_.fillEvents(at[i].first, c.line->track, c.start, c.duration, c.meta, c.statBegin, base);
-        b_.fillStatBytes(at[i].second, {c.blob.data() + 1, c.blob.size() - 1});
-        c = Chunk();
+        std::copy(c.blob.begin() + 1, c.blob.end(), b_.statBytes(statAt[i]));
+        // Local offsets count the chunk's leading empty list, which is not copied.
+        const uint32_t base = uint32_t(statAt[i]) - 1;
+        for (size_t e = 0; e < c.events; ++e)
+            if (c.rows.statBegin[e]) c.rows.statBegin[e] += base;
+        Column<uint8_t>().swap(c.blob);
     });
-    if (aggregated)
+    if (aggregated) {
+        // Aggregated events took no row: close the gaps they left at the ends of their chunks.
+        size_t row = firstRow;
+        for (const Chunk& c : chunks) {
+            if (row != c.firstRow) {
+                const ProfileBuilder::EventRows to = b_.eventRows(row);
+                const ProfileBuilder::EventRows& from = c.rows;
+                std::copy_n(from.track, c.events, to.track);
+                std::copy_n(from.start, c.events, to.start);
+                std::copy_n(from.duration, c.events, to.duration);
+                std::copy_n(from.meta, c.events, to.meta);
+                std::copy_n(from.statBegin, c.events, to.statBegin);
+            }
+            row += c.events;
+        }
+        b_.resizeEvents(row);
         b_.host(host_).warnings.push_back(std::to_string(aggregated) +
                                           " aggregated events (num_occurrences) have no time and "
                                           "are not shown on the timeline");
+    }
     return true;
 }
 
@@ -740,19 +730,21 @@ bool Importer::merge(Chunk& c, int64_t& earliest, int64_t& latest) {
     // 2^63 ps of each other, not only each within range. Should this chunk break that, find the
     // first event that does.
     int64_t spread;
-    if (c.start.empty() || !__builtin_sub_overflow(std::max(latest, c.maxEnd),
-                                                   std::min(earliest, c.minStart), &spread)) {
-        if (!c.start.empty()) {
+    if (c.events == 0 || !__builtin_sub_overflow(std::max(latest, c.maxEnd),
+                                                 std::min(earliest, c.minStart), &spread)) {
+        if (c.events != 0) {
             earliest = std::min(earliest, c.minStart);
             latest = std::max(latest, c.maxEnd);
         }
         return true;
     }
-    for (size_t i = 0; i < c.start.size(); ++i) {
-        const int64_t lo = std::min(earliest, c.start[i]);
-        const int64_t hi = std::max(latest, c.start[i] + c.duration[i]);
+    const int64_t* start = c.rows.start;
+    const int64_t* duration = c.rows.duration;
+    for (size_t i = 0; i < c.events; ++i) {
+        const int64_t lo = std::min(earliest, start[i]);
+        const int64_t hi = std::max(latest, start[i] + duration[i]);
         if (__builtin_sub_overflow(hi, lo, &spread))
-            return fail("XEvent.offset_ps " + std::to_string(c.start[i] - c.line->basePs) +
+            return fail("XEvent.offset_ps " + std::to_string(start[i] - c.line->basePs) +
                         " puts this event more than 2^63 ps (about 106 days) away from another "
                         "event of the profile");
         earliest = lo;
@@ -761,19 +753,23 @@ bool Importer::merge(Chunk& c, int64_t& earliest, int64_t& latest) {
     return true;
 }
 
-// Rewrites a chunk's stat lists with builder key indices and string ids, and its unknown
-// metadata with builder metadata indices. Reads shared tables only.
+// Rewrites a chunk's stat lists with builder key indices and string ids (into a new blob, with
+// the rows' offsets into it), and its unknown metadata with builder metadata indices. Reads
+// shared tables only.
 void Importer::encode(Chunk& c) {
     const IdMap& statNames = c.line->tables->statNames;
-    for (uint32_t& m : c.meta)
-        if (m & kLocalMetadata) m = c.unknownMetaMap[m & ~kLocalMetadata];
-    std::vector<uint8_t> blob;
+    uint32_t* meta = c.rows.meta;
+    uint32_t* statBegin = c.rows.statBegin;
+    if (!c.unknownMeta.empty())
+        for (size_t e = 0; e < c.events; ++e)
+            if (meta[e] & kLocalMetadata) meta[e] = c.unknownMetaMap[meta[e] & ~kLocalMetadata];
+    Column<uint8_t> blob;
     blob.reserve(c.blob.size() + c.blob.size() / 8);
     blob.push_back(0);
-    for (uint32_t& begin : c.statBegin) {
-        if (begin == 0) continue;
-        const uint8_t* q = c.blob.data() + begin;
-        begin = uint32_t(blob.size());
+    for (size_t e = 0; e < c.events; ++e) {
+        if (statBegin[e] == 0) continue;
+        const uint8_t* q = c.blob.data() + statBegin[e];
+        statBegin[e] = uint32_t(blob.size());
         while (*q) {
             uint32_t key;
             StatType type;

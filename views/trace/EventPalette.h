@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QColor>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -21,7 +22,7 @@ public:
     static QColor textColor() { return QColor(0x1F, 0x23, 0x28); }
 
 private:
-    const std::vector<uint32_t>& metadata_;
+    std::span<const uint32_t> metadata_;
     std::vector<QRgb> byMetadata_;
 };
 

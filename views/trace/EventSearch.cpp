@@ -91,7 +91,7 @@ EventSearchResult searchEvents(const Profile& profile, const EventSearchQuery& q
     }
     if (result.matchingNames == 0) return result;
 
-    const std::vector<uint32_t>& column = profile.metadataColumn();
+    const std::span<const uint32_t> column = profile.metadataColumn();
     const size_t n = column.size();
     constexpr size_t kChunk = 1 << 20;
     for (size_t b = 0; b < n; b += kChunk) {
@@ -107,7 +107,7 @@ EventSearchResult searchEvents(const Profile& profile, const EventSearchQuery& q
         for (size_t i = b; i < e; ++i)
             if (matches[column[i]]) result.hits.push_back(EventIndex(i));
     }
-    const auto& starts = profile.startColumn();
+    const std::span<const int64_t> starts = profile.startColumn();
     std::sort(result.hits.begin(), result.hits.end(), [&](EventIndex a, EventIndex b) {
         return starts[a] != starts[b] ? starts[a] < starts[b] : a < b;
     });

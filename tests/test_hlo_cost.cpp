@@ -301,6 +301,17 @@ private slots:
         QCOMPARE(costOf(m, "copy.1").bytes, std::optional<int64_t>(32));
     }
 
+    // A scatter needs an input, its indices and an update; one without operands (a made-up
+    // module) has unknown cost and is answered at once (it once looped 2^63 times).
+    void scatterWithoutOperandsIsUnknown() {
+        HloModuleFixture f("jit_scatter", 1);
+        f.computation("main");
+        f.add("s", "scatter", testhlo::F32, {4});
+        const OpCost c = costOf(decoded(f), "s");
+        QVERIFY(!c.flops);
+        QVERIFY(!c.bytes);
+    }
+
     // Made-up modules whose FLOPs or bytes would pass int64 (run through fuzz_hlo_proto, UBSan
     // reported the products of dimensions; the inputs are in tests/fuzz/corpus/hlo_proto):
     // unknown, and the largest that fit still counted.

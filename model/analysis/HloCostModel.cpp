@@ -415,6 +415,7 @@ HloCostModel::Work HloCostModel::work(const HloInstruction& i) {
     if (op == "map") return apply(0, elementCount(i.shape));
     if (op == "scatter") {
         // Operands: inputs..., indices, updates... (as many updates as inputs).
+        if (i.operandIds.size() < 3) return {};
         const size_t inputs = (i.operandIds.size() - 1) / 2;
         const HloShape* updates = operandShape(i, inputs + 1);
         if (!updates) return {};
@@ -458,6 +459,7 @@ std::optional<int64_t> HloCostModel::bytes(const HloInstruction& i) {
         return plus(times(2, shapeBytes(i.shape)), operandBytes(1));
     if (op == "dynamic-update-slice") return plus(times(2, operandBytes(1)), operandBytes(2));
     if (op == "scatter") {
+        if (i.operandIds.size() < 3) return std::nullopt; // no input, indices and update
         const size_t inputs = (i.operandIds.size() - 1) / 2;
         Count updates = 0;
         for (size_t k = 0; k < inputs; ++k) updates = plus(updates, operandBytes(inputs + 1 + k));

@@ -657,6 +657,10 @@ bool Importer::readEvents() {
     uint64_t aggregated = 0;
     for (Chunk& c : chunks) {
         if (!merge(c, earliest, latest)) return false;
+        // Every row the first pass made is written or, for an aggregated event, closed up below;
+        // fewer events than counted means the file changed between the passes.
+        if (c.events + c.aggregated != c.expectedEvents)
+            return fail("XLine holds fewer events than its first reading found");
         aggregated += c.aggregated;
     }
     if (!lineError.empty()) return fail(lineError);

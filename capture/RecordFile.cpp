@@ -239,6 +239,11 @@ RecordFileWriter::~RecordFileWriter() {
     ZSTD_freeCCtx(cctx_);
 }
 
+void RecordFileWriter::abandon() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+}
+
 void RecordFileWriter::add(const Record& record) {
     encodeRecord(record, pending_);
 }

@@ -36,9 +36,11 @@ public:
     void add(const Record& record); // buffered until flush()
     // Compresses the buffered records into one frame and writes it. False on a write error.
     bool flush();
-    // Forgets the records buffered since the last flush(), unwritten (a forked child's copy of
-    // its parent's writer: they are the parent's to write).
-    void discard() { pending_.clear(); }
+    // Closes this copy of the record file without writing what is buffered, and writes nothing
+    // after (a forked child's copy of its parent's writer: the records are the parent's to
+    // write). Touches nothing but the file descriptor, which is all a forked child may rely on
+    // when another thread of its parent was using the writer at the fork.
+    void abandon();
     size_t framesWritten() const { return frames_; }
 
 private:

@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <mutex>
+#include <new>
 #include <thread>
 
 #include "capture/cupti/ApiRecording.h"
@@ -125,32 +127,31 @@ extern "C" void onSignal(int sig, siginfo_t* info, void* context) {
 // ---- fork: a child forked (without exec) from a process that started CUDA cannot use CUDA
 // (the driver is not fork-safe), and what it holds of records (the writer's pending records,
 // CUPTI's buffers) is its parent's, which the parent writes. So the child writes nothing: its
-// copy of the writer is dropped unwritten, which closes its copy of the record file, and
-// recording stops in it (no exit flush: CUPTI would hand it copies of the parent's buffers).
-// A child that execs (subprocess, torchrun, multiprocessing's spawn) loads this library afresh
-// and records as <pid>.rec. The state's lock is taken across the fork, so the child never
-// inherits it held by a thread that is not there.
-void beforeFork() {
-    state().mutex.lock();
-}
-
-void afterForkInParent() {
-    state().mutex.unlock();
-}
+// copy of the record file is closed unwritten and recording stops in it (no exit flush: CUPTI
+// would hand it copies of the parent's buffers). A child that execs (subprocess, torchrun,
+// multiprocessing's spawn) loads this library afresh and records as <pid>.rec. No lock is taken
+// across the fork (a CUPTI thread in a buffer callback holds the state's lock while CUDA's own
+// fork handlers may wait on CUPTI's): the child, alone, gets a fresh lock, since the one it
+// inherited may be held by a thread it does not have, and its writer's copy of the file is closed
+// and the writer set aside, never written or freed, since such a thread may have left its buffers
+// half changed (kept reachable, so leak checkers do not report it).
+RecordFileWriter* abandonedWriter = nullptr;
 
 void afterForkInChild() {
     State& s = state();
     s.stopped = true;
-    if (s.writer) s.writer->discard();
-    s.writer.reset();
-    s.mutex.unlock();
+    new (&s.mutex) std::mutex;
+    if (s.writer) {
+        s.writer->abandon();
+        abandonedWriter = s.writer.release();
+    }
 }
 
 } // namespace
 
 void startFlushing() {
     std::atexit(flushAtExit);
-    if (const int e = ::pthread_atfork(beforeFork, afterForkInParent, afterForkInChild); e != 0)
+    if (const int e = ::pthread_atfork(nullptr, nullptr, afterForkInChild); e != 0)
         say(std::string("cannot watch for fork (") + std::strerror(e) +
             "); a child forked without exec could write its parent's records again");
     if (::pipe2(requestPipe, O_CLOEXEC) != 0 || ::pipe2(donePipe, O_CLOEXEC) != 0 ||

@@ -256,7 +256,7 @@ private slots:
     // stepRecords() by hand. Times: the earliest record is CUPTI 5,000 ns (the process start),
     // so lines start at wall 1,000,000,000 ns and an event at CUPTI t sits at (t - 5,000) ns.
     void converterWritesTensorFlowsLayout() {
-        ConversionInput input{stepRecords(), ""};
+        ConversionInput input{stepRecords(), "", {}};
         const std::vector<uint8_t> bytes = convertToXSpace(input);
         tensorflow::profiler::XSpace space;
         QVERIFY(space.ParseFromArray(bytes.data(), int(bytes.size())));
@@ -373,7 +373,7 @@ private slots:
         for (const auto& [name, number] : cases) {
             std::vector<Record> r = stepRecords();
             std::get<NvtxRangeRecord>(r[3]).name = name;
-            const std::vector<uint8_t> bytes = convertToXSpace({r, ""});
+            const std::vector<uint8_t> bytes = convertToXSpace({r, "", {}});
             tensorflow::profiler::XSpace space;
             QVERIFY(space.ParseFromArray(bytes.data(), int(bytes.size())));
             const auto& gpu = space.planes(1);
@@ -392,7 +392,7 @@ private slots:
     // (32-bit compute: 2,100 ns); the HtoD copy [9,500, 10,000) (input: 500 ns); no event covers
     // the other 3,200 ns.
     void nvtxStepsReachTheStepAnalysis() {
-        const LoadResult r = loadXSpaceBytes(convertToXSpace({stepRecords(), ""}), "capture");
+        const LoadResult r = loadXSpaceBytes(convertToXSpace({stepRecords(), "", {}}), "capture");
         QVERIFY2(r.ok(), r.error.c_str());
         const StepAnalysis a = analyzeSteps(*r.profile);
         QCOMPARE(a.source, StepSource::StepLines);
@@ -522,7 +522,7 @@ private slots:
             kernel(T + 100ull * 86'400'000'000'000, T + 100ull * 86'400'000'000'000 + 1, 9, "far"));
         r.push_back(ApiRecord{0, T + 1'000, 7, 11, ApiRecord::Domain::Runtime, 211, "cudaFree"});
         r.push_back(MemoryRecord{0, 0, 7, 0, 0x1000, 0, false});
-        const std::vector<uint8_t> bytes = convertToXSpace({r, ""});
+        const std::vector<uint8_t> bytes = convertToXSpace({r, "", {}});
         tensorflow::profiler::XSpace space;
         QVERIFY(space.ParseFromArray(bytes.data(), int(bytes.size())));
         QCOMPARE(space.errors_size(), 1);
@@ -544,7 +544,7 @@ private slots:
     }
 
     void truncationIsReportedInTheProfile() {
-        ConversionInput input{stepRecords(), "frame 3 at byte 900 is truncated or corrupt"};
+        ConversionInput input{stepRecords(), "frame 3 at byte 900 is truncated or corrupt", {}};
         const std::vector<uint8_t> bytes = convertToXSpace(input);
         tensorflow::profiler::XSpace space;
         QVERIFY(space.ParseFromArray(bytes.data(), int(bytes.size())));

@@ -42,8 +42,8 @@ struct Capture {
 Capture open(const std::string& file) {
     Capture c;
     c.records = capture::readRecordFile(kCupti + file);
-    c.loaded =
-        loadXSpaceBytes(capture::convertToXSpace({c.records.records, c.records.problem, c.records.rejected}), file);
+    c.loaded = loadXSpaceBytes(
+        capture::convertToXSpace({c.records.records, c.records.problem, c.records.rejected}), file);
     return c;
 }
 

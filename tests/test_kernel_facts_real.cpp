@@ -423,8 +423,8 @@ private slots:
         QCOMPARE(counted["simt"], uint64_t(200));
         QCOMPARE(counted["scale"], uint64_t(100));
 
-        const LoadResult r =
-            loadXSpaceBytes(capture::convertToXSpace({c.records, c.problem, c.rejected}), "capture");
+        const LoadResult r = loadXSpaceBytes(
+            capture::convertToXSpace({c.records, c.problem, c.rejected}), "capture");
         QVERIFY2(r.ok(), r.error.c_str());
         const KernelStats s = computeKernelStats(*r.profile);
         CHECK_ROWS(s.table, startsWith("nvjet_sm90_hsh_"), 1.0, "fp16", counted["hsh"]);

@@ -431,7 +431,8 @@ private slots:
             capture::MemoryRecord{2000, 0, 7, 1, 0xA000, 100, true},
             capture::MemoryRecord{1000, 0, 7, 2, 0xB000, 50, true},
             capture::MemoryRecord{3000, 0, 7, 3, 0xB000, 0, false}};
-        const LoadResult r = loadXSpaceBytes(capture::convertToXSpace({records, "", {}}), "capture");
+        const LoadResult r =
+            loadXSpaceBytes(capture::convertToXSpace({records, "", {}}), "capture");
         QVERIFY2(r.ok(), r.error.c_str());
         const MemoryProfile m = computeMemoryProfile(*r.profile);
         QCOMPARE(m.series.size(), size_t(1));

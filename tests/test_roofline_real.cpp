@@ -71,7 +71,8 @@ private slots:
         // for its instruction, none for "command_buffer_1".
         for (const RooflineOp& op : r.ops) QVERIFY(!op.name.starts_with("command_buffer"));
 
-        // The figures docs/tools/op-profile-roofline.md quotes: the GEMMs' achieved FLOP/s against the bf16 roof.
+        // The figures docs/tools/op-profile-roofline.md quotes: the GEMMs' achieved FLOP/s against
+        // the bf16 roof.
         for (const RooflineCell* c : r.cellsOf(-1)) {
             const RooflineOp& op = r.ops[c->op];
             if (op.category != "GEMM (cuBLAS)") continue;

@@ -13,8 +13,8 @@
 #include <map>
 
 #include "model/ProfileLoader.h"
-#include "model/analysis/StepAnalysis.h"
 #include "model/analysis/RunDiffTable.h"
+#include "model/analysis/StepAnalysis.h"
 #include "tests/fixtures/DiffFixtures.h"
 #include "tests/fixtures/HostOpFixtures.h"
 #include "ui/CommandLine.h"

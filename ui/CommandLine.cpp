@@ -1,8 +1,8 @@
 #include "ui/CommandLine.h"
 
+#include "model/analysis/RunDiffTable.h"
 #include <QCommandLineParser>
 #include <QRegularExpression>
-#include "model/analysis/RunDiffTable.h"
 
 namespace stepscope {
 

@@ -140,4 +140,15 @@ void sortDiffRows(std::vector<DiffRow>& rows) {
     std::sort(rows.begin(), rows.end(), diffRowBefore);
 }
 
+void appendTestCells(std::vector<Table::Cell>& cells, const DiffRow& r) {
+    const double none = Table::missing();
+    const bool tested = r.base.perStepUs.size() >= 2;
+    cells.emplace_back(tested ? r.test.shift : none);
+    cells.emplace_back(r.test.interval ? r.test.interval->first : none);
+    cells.emplace_back(r.test.interval ? r.test.interval->second : none);
+    cells.emplace_back(r.relativeKnown ? r.relativeShiftPercent : none);
+    cells.emplace_back(tested ? r.test.pValue : none);
+    cells.emplace_back(std::isnan(r.adjustedPValue) ? none : r.adjustedPValue);
+}
+
 } // namespace stepscope

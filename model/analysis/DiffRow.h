@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/Table.h"
 #include "model/analysis/ShiftTest.h"
 
 namespace stepscope {
@@ -79,5 +80,10 @@ void classifyDiffRows(std::vector<DiffRow>& rows, double confidence, double minC
 // by name and type.
 bool diffRowBefore(const DiffRow& a, const DiffRow& b);
 void sortDiffRows(std::vector<DiffRow>& rows);
+
+// A row's test as table cells, in the run diff tables' order: shift per step, its interval's
+// lower and upper ends, the shift in %, the p-value and the adjusted p-value; empty (not
+// recorded) where there is no test (fewer than two step pairs), interval or adjusted value.
+void appendTestCells(std::vector<Table::Cell>& cells, const DiffRow& r);
 
 } // namespace stepscope

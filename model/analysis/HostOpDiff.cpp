@@ -224,13 +224,8 @@ Table hostOpTable(const std::vector<HostOpRow>& rows, bool withHost, double conf
         cells.emplace_back(cs);
         cells.emplace_back(double(s.candidate.totalPs - s.base.totalPs) / kPsPerUs);
         cells.emplace_back(s.base.totalPs > 0 ? cs / bs : none);
+        appendTestCells(cells, s);
         const bool tested = s.base.perStepUs.size() >= 2;
-        cells.emplace_back(tested ? s.test.shift : none);
-        cells.emplace_back(s.test.interval ? s.test.interval->first : none);
-        cells.emplace_back(s.test.interval ? s.test.interval->second : none);
-        cells.emplace_back(s.relativeKnown ? s.relativeShiftPercent : none);
-        cells.emplace_back(tested ? s.test.pValue : none);
-        cells.emplace_back(std::isnan(s.adjustedPValue) ? none : s.adjustedPValue);
         cells.emplace_back(tested ? r.calls.test.shift : none);
         cells.emplace_back(std::isnan(r.calls.adjustedPValue) ? none : r.calls.adjustedPValue);
         t.addRow(std::move(cells));

@@ -92,13 +92,7 @@ Table runDiffTable(const RunDiff& diff, DiffBy by) {
         cells.emplace_back(r.base.totalPs > 0 ? ct / bt : none);
         cells.emplace_back(r.base.count ? bt / double(r.base.count) : none);
         cells.emplace_back(r.candidate.count ? ct / double(r.candidate.count) : none);
-        const bool tested = r.base.perStepUs.size() >= 2;
-        cells.emplace_back(tested ? r.test.shift : none);
-        cells.emplace_back(r.test.interval ? r.test.interval->first : none);
-        cells.emplace_back(r.test.interval ? r.test.interval->second : none);
-        cells.emplace_back(r.relativeKnown ? r.relativeShiftPercent : none);
-        cells.emplace_back(tested ? r.test.pValue : none);
-        cells.emplace_back(std::isnan(r.adjustedPValue) ? none : r.adjustedPValue);
+        appendTestCells(cells, r);
         if (by == DiffBy::Op) {
             cells.emplace_back(r.baseTensorCorePercent);
             cells.emplace_back(r.candidateTensorCorePercent);

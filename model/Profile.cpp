@@ -141,18 +141,19 @@ std::span<const Flow> Profile::flowsFrom(EventIndex launch) const {
 std::vector<EventIndex> Profile::launchesOf(EventIndex target) const {
     std::vector<EventIndex> out;
     auto it = std::lower_bound(flowsByTarget_.begin(), flowsByTarget_.end(), target,
-                               [](const Flow& f, EventIndex e) { return f.target < e; });
-    for (; it != flowsByTarget_.end() && it->target == target; ++it) out.push_back(it->launch);
+                               [this](uint32_t f, EventIndex e) { return flows_[f].target < e; });
+    for (; it != flowsByTarget_.end() && flows_[*it].target == target; ++it)
+        out.push_back(flows_[*it].launch);
     return out;
 }
 
 ProfileMemory Profile::memoryUsage() const {
     auto vec = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
     ProfileMemory m;
-    m.eventColumns = vec(start_) + vec(duration_) + vec(meta_) + vec(statBegin_) +
+    m.eventColumns = vec(start_) + duration_.memoryBytes() + vec(meta_) + vec(statBegin_) +
                      vec(depthOffsets_) + vec(trackStarts_);
     m.eventStats = vec(statBlob_) + vec(statKeys_) + vec(stats_);
-    m.hotStats = vec(groupId_) + vec(kernelDetails_) + correlation_.memoryBytes() +
+    m.hotStats = groupIds_.memoryBytes() + vec(kernelDetails_) + correlation_.memoryBytes() +
                  kernels_.memoryBytes() + memcpys_.memoryBytes() + memory_.memoryBytes() +
                  tfOps_.memoryBytes() + hloOps_.memoryBytes();
     m.flows = vec(flows_) + vec(flowsByTarget_);

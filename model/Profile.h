@@ -11,6 +11,8 @@
 #include "model/Classification.h"
 #include "model/Column.h"
 #include "model/DeviceDetails.h"
+#include "model/DurationColumn.h"
+#include "model/RunColumn.h"
 #include "model/SideTable.h"
 #include "model/StatList.h"
 #include "model/StatValue.h"
@@ -142,7 +144,7 @@ struct ProfileMemory {
     size_t eventColumns = 0; // start, duration, metadata, stat offset; depth and track offsets
     size_t eventStats = 0;   // encoded event stat lists, stat keys, metadata and plane stats
     size_t hotStats = 0;     // step ids, correlation ids, kernels, memcpys, ops, memory events
-    size_t flows = 0;        // launch -> device joins, both orders
+    size_t flows = 0;        // launch -> device joins, and their order by target
     size_t strings = 0;      // the string pool
     size_t structure = 0;    // hosts, planes, tracks, event metadata
     size_t total() const {
@@ -182,7 +184,6 @@ public:
     StringId nameId(EventIndex e) const { return metadata_[meta_[e]].name; }
     std::string_view name(EventIndex e) const { return strings_.get(nameId(e)); }
     std::span<const int64_t> startColumn() const { return start_; }
-    std::span<const int64_t> durationColumn() const { return duration_; }
     std::span<const uint32_t> metadataColumn() const { return meta_; }
 
     uint32_t trackOf(EventIndex e) const;
@@ -213,7 +214,9 @@ public:
 
     // ---- hot stats, decoded once at load
     // Step (group) id of an event, -1 where it has none.
-    int32_t groupId(EventIndex e) const { return groupId_[e]; }
+    int32_t groupId(EventIndex e) const { return groupIds_.at(e); }
+    // The same, stored by runs; RunColumn::Cursor reads it along a walk over events.
+    const RunColumn& groupIds() const { return groupIds_; }
     const SideTable<uint64_t>& correlationIds() const { return correlation_; }
     // Kernel geometry of device stream events (GPU/TPU planes, non-derived lines): the side
     // table maps an event to an index into kernelDetailsTable().
@@ -255,7 +258,7 @@ private:
     int64_t durationPs_ = 0;
 
     Column<int64_t> start_;
-    Column<int64_t> duration_;
+    DurationColumn duration_;
     Column<uint32_t> meta_;
     Column<uint32_t> statBegin_;     // offset of each event's list in statBlob_
     Column<uint8_t> statBlob_;       // see StatList.h
@@ -264,7 +267,7 @@ private:
     std::vector<uint32_t> depthOffsets_;
     std::vector<EventIndex> trackStarts_; // firstEvent of each track, for trackOf()
 
-    Column<int32_t> groupId_;
+    RunColumn groupIds_;
     SideTable<uint64_t> correlation_;
     SideTable<uint32_t> kernels_;
     std::vector<KernelDetails> kernelDetails_;
@@ -272,8 +275,8 @@ private:
     SideTable<StringId> memory_;
     SideTable<StringId> tfOps_;
     SideTable<StringId> hloOps_;
-    std::vector<Flow> flows_;         // sorted by launch
-    std::vector<Flow> flowsByTarget_; // the same flows sorted by target
+    std::vector<Flow> flows_;             // sorted by launch
+    std::vector<uint32_t> flowsByTarget_; // indices into flows_, sorted by (target, launch)
 };
 
 } // namespace stepscope

@@ -36,6 +36,10 @@ template <class T> std::vector<T> concatenate(std::vector<std::vector<T>>& parts
     return out;
 }
 
+bool byLaunch(const Flow& a, const Flow& b) {
+    return a.launch != b.launch ? a.launch < b.launch : a.target < b.target;
+}
+
 } // namespace
 
 uint32_t ProfileBuilder::addHost(std::string name, std::string sourcePath) {
@@ -311,6 +315,30 @@ std::vector<uint32_t> ProfileBuilder::orderEvents(const Progress* progress, bool
     return order;
 }
 
+// Blocks narrow on their own threads and list their long durations apart; the lists are joined in
+// block order, so the side table comes out in event order.
+template <class Wide>
+void ProfileBuilder::narrowDurations(size_t n, unsigned threads, Wide&& wide) {
+    DurationColumn& out = profile_->duration_;
+    out.narrow_.resize(n);
+    std::vector<std::vector<std::pair<uint32_t, int64_t>>> longParts(blockCount(n));
+    parallelFor(blockCount(n), threads, [&](size_t k) {
+        const auto [b, e] = block(n, k);
+        for (size_t i = b; i < e; ++i) {
+            const int64_t d = wide(i);
+            if (d < int64_t(DurationColumn::kLong)) {
+                out.narrow_[i] = uint32_t(d);
+            } else {
+                out.narrow_[i] = DurationColumn::kLong;
+                longParts[k].emplace_back(uint32_t(i), d);
+            }
+        }
+    });
+    for (const auto& part : longParts)
+        for (const auto& [e, d] : part) out.long_.append(e, d);
+    out.long_.shrink();
+}
+
 std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress, unsigned threads) {
     Profile& p = *profile_;
     closeStatList();
@@ -386,7 +414,7 @@ std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress, unsign
     });
     if (std::find(moved.begin(), moved.end(), 1) == moved.end()) {
         p.start_ = std::move(start_);
-        p.duration_ = std::move(duration_);
+        narrowDurations(n, threads, [this](size_t i) { return duration_[i]; });
         p.meta_ = std::move(meta_);
         p.statBegin_ = std::move(statBegin_);
         if (shift != 0)
@@ -396,24 +424,23 @@ std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress, unsign
             });
     } else {
         p.start_.resize(n);
-        p.duration_.resize(n);
         p.meta_.resize(n);
         p.statBegin_.resize(n);
+        narrowDurations(n, threads, [&](size_t i) { return duration_[order[i]]; });
         parallelFor(blockCount(n), threads, [&](size_t k) {
             const auto [b, e] = block(n, k);
             for (size_t i = b; i < e; ++i) {
                 const uint32_t r = order[i];
                 p.start_[i] = start_[r] - shift;
-                p.duration_[i] = duration_[r];
                 p.meta_[i] = meta_[r];
                 p.statBegin_[i] = statBegin_[r];
             }
         });
         Column<int64_t>().swap(start_);
-        Column<int64_t>().swap(duration_);
         Column<uint32_t>().swap(meta_);
         Column<uint32_t>().swap(statBegin_);
     }
+    Column<int64_t>().swap(duration_);
     statBlob_.shrink_to_fit();
     p.statBlob_ = std::move(statBlob_);
     p.statKeys_ = std::move(statKeys_);
@@ -490,7 +517,6 @@ std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress, unsign
 void ProfileBuilder::decodeHotStats(unsigned threads) {
     Profile& p = *profile_;
     const StringPool& pool = p.strings_;
-    const size_t n = p.start_.size();
     enum Key : uint8_t { None, Group, Corr, Kernel, Memcpy, TfOp, Level0, HloOp, Allocator };
     const std::pair<std::string_view, Key> names[] = {
         {"group_id", Group},
@@ -520,9 +546,6 @@ void ProfileBuilder::decodeHotStats(unsigned threads) {
     std::vector<uint8_t> isMemory(p.metadata_.size(), 0);
     for (size_t m = 0; m < p.metadata_.size(); ++m)
         isMemory[m] = p.metadata_[m].name == allocName || p.metadata_[m].name == deallocName;
-
-    // Every event belongs to one track, and the track loop below writes each event's group.
-    p.groupId_.resize(n);
 
     struct Hot {
         int64_t group = -1;
@@ -579,6 +602,7 @@ void ProfileBuilder::decodeHotStats(unsigned threads) {
         std::vector<StringId> kernelTexts;
         SideTable<MemcpyDetails> memcpys;
         SideTable<StringId> memory, tfOps, hloOps;
+        RunColumn groups; // event numbers as in the profile, so the runs join up as they are
     };
     std::vector<TrackHot> perTrack(p.tracks_.size());
     parallelFor(p.tracks_.size(), threads, [&](size_t t) {
@@ -605,7 +629,8 @@ void ProfileBuilder::decodeHotStats(unsigned threads) {
                 s.raw = raw;
                 apply(key, s, h);
             }
-            p.groupId_[e] = h.group >= INT32_MIN && h.group <= INT32_MAX ? int32_t(h.group) : -1;
+            out.groups.append(e,
+                              h.group >= INT32_MIN && h.group <= INT32_MAX ? int32_t(h.group) : -1);
             if (h.hasCorr) out.correlation.append(e, h.corr);
             if (h.hasKernel && deviceWork) {
                 auto [it, inserted] =
@@ -654,6 +679,7 @@ void ProfileBuilder::decodeHotStats(unsigned threads) {
         p.memory_.append(t.memory);
         p.tfOps_.append(t.tfOps);
         p.hloOps_.append(t.hloOps);
+        p.groupIds_.append(t.groups);
         t = TrackHot();
     }
     p.correlation_.shrink();
@@ -662,6 +688,7 @@ void ProfileBuilder::decodeHotStats(unsigned threads) {
     p.memory_.shrink();
     p.tfOps_.shrink();
     p.hloOps_.shrink();
+    p.groupIds_.shrink();
 }
 
 // Joins host launches to device events by correlation id, within each host. A launch is an
@@ -720,11 +747,20 @@ void ProfileBuilder::joinFlows(unsigned threads) {
         for (; it != launches.end() && it->corr == corr && it->host == host; ++it)
             flowParts[k].push_back({it->event, e});
     });
-    p.flowsByTarget_ = concatenate(flowParts);
-    p.flows_ = p.flowsByTarget_;
-    parallelSort(p.flows_.begin(), p.flows_.end(), threads, [](const Flow& a, const Flow& b) {
-        return a.launch != b.launch ? a.launch < b.launch : a.target < b.target;
+    // The flows come out in target order; sorting their positions by launch gives both orders
+    // from one sort: flows_[j] is the flow at position order[j], which is j in launch order.
+    const std::vector<Flow> byTarget = concatenate(flowParts);
+    std::vector<uint32_t> order(byTarget.size());
+    std::iota(order.begin(), order.end(), 0u);
+    parallelSort(order.begin(), order.end(), threads, [&byTarget](uint32_t a, uint32_t b) {
+        return byLaunch(byTarget[a], byTarget[b]);
     });
+    p.flows_.resize(order.size());
+    p.flowsByTarget_.resize(order.size());
+    for (size_t j = 0; j < order.size(); ++j) {
+        p.flows_[j] = byTarget[order[j]];
+        p.flowsByTarget_[order[j]] = uint32_t(j);
+    }
 }
 
 // Flow points bound as Perfetto's JSON importer binds them (trace_processor json_trace_parser:
@@ -780,17 +816,16 @@ void ProfileBuilder::bindFlowPoints(int64_t shift) {
     }
     std::vector<FlowPoint>().swap(flowPoints_);
     if (added.empty()) return;
-    auto byLaunch = [](const Flow& a, const Flow& b) {
-        return a.launch != b.launch ? a.launch < b.launch : a.target < b.target;
-    };
     auto same = [](const Flow& a, const Flow& b) {
         return a.launch == b.launch && a.target == b.target;
     };
     p.flows_.insert(p.flows_.end(), added.begin(), added.end());
     std::sort(p.flows_.begin(), p.flows_.end(), byLaunch);
     p.flows_.erase(std::unique(p.flows_.begin(), p.flows_.end(), same), p.flows_.end());
-    p.flowsByTarget_ = p.flows_;
-    std::sort(p.flowsByTarget_.begin(), p.flowsByTarget_.end(), [](const Flow& a, const Flow& b) {
+    p.flowsByTarget_.resize(p.flows_.size());
+    std::iota(p.flowsByTarget_.begin(), p.flowsByTarget_.end(), 0u);
+    std::sort(p.flowsByTarget_.begin(), p.flowsByTarget_.end(), [&p](uint32_t x, uint32_t y) {
+        const Flow &a = p.flows_[x], &b = p.flows_[y];
         return a.target != b.target ? a.target < b.target : a.launch < b.launch;
     });
 }

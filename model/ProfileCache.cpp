@@ -237,7 +237,9 @@ std::string firstDifference(const std::string& want, const std::string& have) {
 // SideTable must be added here (the size checks below fail until it is) and kFormatVersion
 // raised.
 template <class P, class F> void ProfileCache::forEachColumn(P& p, F&& f) {
-    static_assert(sizeof(Profile) == 808, "Profile changed: add its new members to the cache");
+    static_assert(sizeof(Profile) == 880, "Profile changed: add its new members to the cache");
+    static_assert(sizeof(DurationColumn) == 72 && sizeof(RunColumn) == 48,
+                  "a column changed: update the cache");
     static_assert(sizeof(StringPool) == 96, "StringPool changed: add its new members to the cache");
     static_assert(sizeof(SideTable<uint64_t>) == 48, "SideTable changed: update the cache");
     f(p.strings_.bytes_);
@@ -247,7 +249,9 @@ template <class P, class F> void ProfileCache::forEachColumn(P& p, F&& f) {
     f(p.tracks_);
     f(p.metadata_);
     f(p.start_);
-    f(p.duration_);
+    f(p.duration_.narrow_);
+    f(p.duration_.long_.events_);
+    f(p.duration_.long_.values_);
     f(p.meta_);
     f(p.statBegin_);
     f(p.statBlob_);
@@ -255,7 +259,8 @@ template <class P, class F> void ProfileCache::forEachColumn(P& p, F&& f) {
     f(p.stats_);
     f(p.depthOffsets_);
     f(p.trackStarts_);
-    f(p.groupId_);
+    f(p.groupIds_.first_);
+    f(p.groupIds_.value_);
     f(p.correlation_.events_);
     f(p.correlation_.values_);
     f(p.kernels_.events_);
@@ -627,9 +632,10 @@ std::string ProfileCache::checkProfile(const Profile& p) {
     const auto str = [strings](StringId id) { return id < strings; };
 
     const size_t n = p.start_.size();
-    if (p.duration_.size() != n || p.meta_.size() != n || p.statBegin_.size() != n ||
-        p.groupId_.size() != n)
+    if (p.duration_.size() != n || p.meta_.size() != n || p.statBegin_.size() != n)
         return "event column lengths";
+    if (!p.duration_.consistent()) return "long durations";
+    if (!p.groupIds_.consistent(n)) return "step id runs";
     if (p.statBlob_.empty() || p.statBlob_.back() != 0) return "stat lists";
     for (size_t e = 0; e < n; ++e)
         if (p.meta_[e] >= p.metadata_.size() || p.statBegin_[e] >= p.statBlob_.size())
@@ -673,10 +679,11 @@ std::string ProfileCache::checkProfile(const Profile& p) {
         if (k >= p.kernelDetails_.size()) return "kernel details";
     for (const auto* t : {&p.memory_, &p.tfOps_, &p.hloOps_})
         if (!std::all_of(t->values_.begin(), t->values_.end(), str)) return "side table strings";
-    for (const auto* flows : {&p.flows_, &p.flowsByTarget_})
-        for (const Flow& f : *flows)
-            if (f.launch >= n || f.target >= n) return "flows";
+    for (const Flow& f : p.flows_)
+        if (f.launch >= n || f.target >= n) return "flows";
     if (p.flows_.size() != p.flowsByTarget_.size()) return "flows";
+    for (uint32_t f : p.flowsByTarget_)
+        if (f >= p.flows_.size()) return "flow order";
     return {};
 }
 

@@ -49,7 +49,7 @@ public:
     using Log = std::function<void(bool problem, const std::string& line)>;
     // 2: KernelDetails::hasSharedMemory; Kineto kernels carry op_input_types and, without launch
     // geometry, an empty kernel_details (entries of version 1 lack both).
-    static constexpr uint32_t kFormatVersion = 2;
+    static constexpr uint32_t kFormatVersion = 3;
     static constexpr int kSettleSeconds = 2;
     static constexpr uint64_t kDefaultCapBytes = uint64_t(4) << 30; // 4 GiB
     static constexpr const char* kSuffix = ".stc";

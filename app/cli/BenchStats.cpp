@@ -85,7 +85,7 @@ int runBenchStats(const std::vector<std::string>& args) {
     volatile int64_t sink = 0;
     const Timing baseline = timeIt(int(repeat), [&] {
         int64_t total = 0;
-        for (int64_t d : p.durationColumn()) total += d;
+        for (EventIndex e = 0; e < p.eventCount(); ++e) total += p.duration(e);
         sink = sink + total;
     });
     size_t rows = 0;

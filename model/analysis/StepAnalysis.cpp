@@ -411,8 +411,9 @@ StepMap groupedSteps(const Profile& p, const StatKeys& keys, NameFacts& names,
             for (uint32_t depth = 0; depth < t.depthCount; ++depth) {
                 const EventRange r = p.eventsAt(ti, depth);
                 SideCursor<uint64_t> c(p.correlationIds());
+                RunColumn::Cursor groups(p.groupIds());
                 for (EventIndex e = r.begin; e < r.end; ++e) {
-                    const int32_t g = p.groupId(e);
+                    const int32_t g = groups.at(e);
                     if (g < 0) continue;
                     const Span s{p.start(e), p.end(e)};
                     if (stepLine) {
@@ -445,8 +446,9 @@ StepMap groupedSteps(const Profile& p, const StatKeys& keys, NameFacts& names,
         for (uint32_t depth = 0; depth < t.depthCount; ++depth) {
             const EventRange r = p.eventsAt(uint32_t(ti), depth);
             SideCursor<uint64_t> c(p.correlationIds());
+            RunColumn::Cursor groups(p.groupIds());
             for (EventIndex e = r.begin; e < r.end; ++e) {
-                const int32_t g = p.groupId(e);
+                const int32_t g = groups.at(e);
                 if (g < 0) continue;
                 const auto it = all.find({g, host});
                 if (it == all.end()) continue;

@@ -7,24 +7,14 @@
 #include <cstdio>
 #include <cstring>
 
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
-
+#include "model/HeapArena.h"
 #include "ui/Appearance.h"
 #include "ui/CommandLine.h"
 #include "ui/MainWindow.h"
 #include "ui/ScreenshotMode.h"
 
 int main(int argc, char** argv) {
-#ifdef __GLIBC__
-    // One heap arena for every thread. The parallel loader's workers allocate and free hundreds
-    // of MB; glibc gives each thread an arena of its own and keeps what is freed there (about
-    // 25 bytes per event loaded, growing with each reload), where the one shared arena returns
-    // it to the system after a load (the loader calls malloc_trim). The workers allocate rarely,
-    // so sharing costs nothing measurable (bench load: same CPU time).
-    mallopt(M_ARENA_MAX, 1);
-#endif
+    stepscope::useOneHeapArena();
     // Screenshots and help need no screen: without any display they run offscreen, not fail.
     const bool headless = std::any_of(argv + 1, argv + argc, [](const char* a) {
         return std::strcmp(a, "--screenshot") == 0 || std::strcmp(a, "--help") == 0 ||

@@ -30,11 +30,13 @@ struct Run {
     QByteArray out, err;
 };
 
-// Runs the CLI; `fileSizeLimit` > 0 limits the files it writes to that many bytes (a full disk).
-Run cli(const QStringList& args, uint64_t fileSizeLimit = 0) {
+// Runs `program` (the CLI unless said); `fileSizeLimit` > 0 limits the files it writes to that
+// many bytes (a full disk).
+Run cli(const QStringList& args, uint64_t fileSizeLimit = 0,
+        const QString& program = QStringLiteral(STEPSCOPE_CLI)) {
     QProcess p;
     if (fileSizeLimit > 0) testing::limitFileSize(p, fileSizeLimit);
-    p.start(QStringLiteral(STEPSCOPE_CLI), args);
+    p.start(program, args);
     Run r;
     if (!p.waitForFinished(120000)) return r;
     r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
@@ -238,7 +240,8 @@ private slots:
              "unknown memory id 'GPU_7_bfc' (the profile has: GPU_0_bfc, GPU_1_bfc)"},
             {{"export", "memory_profile", logdir_, "--memory-id"}, 2, "--memory-id needs a value"},
             {{"bench", "stats", "--events", "99999999999999999999999"}, 2, "usage"},
-            {{"bench", "memory", "--events-list", "0"}, 2, "--events-list"},
+            {{"bench", "frobnicate"}, 2, "unknown benchmark 'frobnicate'"},
+            {{"bench"}, 2, "no benchmark named"},
             {{"generate", "--events", "-5", "--out", dir_.path() + "/g"}, 2, "--events"},
         };
         for (const auto& c : cases) {
@@ -247,6 +250,46 @@ private slots:
             QVERIFY2(r.err.contains(c.message), qPrintable(c.args.join(' ') + ": " + r.err));
         }
         QCOMPARE(cli({"--version"}).out.trimmed(), QByteArray("stepscope-cli " STEPSCOPE_VERSION));
+    }
+
+    // The headless benchmarks run in stepscope-cli and stepscope-bench alike; those that paint
+    // only in stepscope-bench, and the CLI says so in one line.
+    void benchesLiveWhereTheHelpSays() {
+        const QString bench = QStringLiteral(STEPSCOPE_BENCH);
+        for (const char* painting : {"timeline", "memory"}) {
+            const Run r = cli({"bench", painting, "--events-list", "0"});
+            QCOMPARE(r.exitCode, 1);
+            QCOMPARE(r.err.count('\n'), 1);
+            QVERIFY2(r.err.contains(QByteArray("stepscope-bench ") + painting), r.err.constData());
+            // stepscope-bench runs it: here its own usage error on the bad size.
+            const Run b = cli({painting, "--events-list", "0"}, 0, bench);
+            QCOMPARE(b.exitCode, 2);
+            QVERIFY2(b.err.contains(QByteArray("bench ") + painting), b.err.constData());
+        }
+        for (const QString& program : {QStringLiteral(STEPSCOPE_CLI), bench}) {
+            const QStringList args = program == bench
+                                         ? QStringList{"stats", "--events", "0"}
+                                         : QStringList{"bench", "stats", "--events", "0"};
+            const Run r = cli(args, 0, program);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains("usage"), r.err.constData());
+        }
+        // The CLI's help lists the headless benchmarks, then the painting ones under
+        // stepscope-bench; stepscope-bench's lists all of them as its own.
+        const QByteArray help = cli({"bench", "--help"}).out;
+        const qsizetype where = help.indexOf("in stepscope-bench");
+        QVERIFY2(where > 0, help.constData());
+        for (const char* headless : {"  load ", "  stats ", "  overview ", "  diff ", "  kineto ",
+                                     "  reopen ", "  capture "}) {
+            QVERIFY2(help.indexOf(headless) > 0 && help.indexOf(headless) < where, headless);
+        }
+        QVERIFY(help.indexOf("  timeline ") > where);
+        QVERIFY(help.indexOf("  memory ") > where);
+        const Run all = cli({"--help"}, 0, bench);
+        QCOMPARE(all.exitCode, 0);
+        QVERIFY(!all.out.contains("in stepscope-bench"));
+        for (const char* name : {"  load ", "  timeline ", "  memory ", "  capture "})
+            QVERIFY2(all.out.contains(name), name);
     }
 
 private:

@@ -90,6 +90,7 @@ private slots:
     void allHostsShowTheOthersWhenOneIsTruncated();
     void singleFileOpens();
     void demoProfile();
+    void registryHasEveryToolOnce();
     void everyToolFitsASmallWindow();
     void keyColumnsInViewAt1280x720();
     void loadErrorsInPlainWords();
@@ -499,6 +500,17 @@ void TestMainWindow::loadErrorsInPlainWords() {
 // Each tool lays out in 1024 px with the side panel open, whatever was visited before: every tool
 // of the registry, on a two-host run that makes the XSpace tools available (pod viewer, tf.data
 // and memory profile included) and on a small PyTorch trace for the PyTorch tool.
+// The Tool selector lists every ToolId once, in the enum's order, under its key.
+void TestMainWindow::registryHasEveryToolOnce() {
+    const std::vector<ToolInfo> tools = toolRegistry();
+    QCOMPARE(tools.size(), size_t(ToolId::RunDiff) + 1);
+    for (size_t i = 0; i < tools.size(); ++i) {
+        QCOMPARE(int(tools[i].id), int(i));
+        QCOMPARE(findTool(tools, toolKeyText(tools[i].id)), &tools[i]);
+    }
+    QVERIFY(!findTool(tools, "no_such_tool"));
+}
+
 void TestMainWindow::everyToolFitsASmallWindow() {
     const QString torch = dir_.filePath("small.pt.trace.json");
     writeFile(torch, R"({"schemaVersion":1,"traceEvents":[
@@ -513,7 +525,7 @@ void TestMainWindow::everyToolFitsASmallWindow() {
     window.resize(1024, 640);
     window.show();
     QStringList missing;
-    for (const ToolInfo& t : toolRegistry()) missing << t.id;
+    for (const ToolInfo& t : toolRegistry()) missing << toolKeyText(t.id);
     for (const QString& path : {logDir_, torch}) {
         openAndWait(window, path);
         QVERIFY2(window.profile(), qPrintable(window.messageText()));

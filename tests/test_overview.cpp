@@ -110,11 +110,11 @@ private slots:
         QCOMPARE(o.stepTimeMs.stddev, 0.0);
         QCOMPARE(o.bottleneck.input, std::string("host"));
         QCOMPARE(o.bottleneck.inputPercent, 40.0);
-        QCOMPARE(o.bottleneck.kernelLaunch, std::string("no"));
+        QCOMPARE(o.bottleneck.kernelLaunch, std::optional<Level>()); // "no"
         QCOMPARE(o.compute16Percent, 0.0);
         QCOMPARE(ids(o),
                  (std::set<std::string>{"input_bound", "mixed_precision", "low_utilization"}));
-        QCOMPARE(find(o, "input_bound")->level, std::string("high"));
+        QCOMPARE(find(o, "input_bound")->level, Level::High);
         QCOMPARE(find(o, "input_bound")->value, 40.0);
         std::pair<int64_t, int64_t> run;
         QCOMPARE(find(o, "low_utilization")->value, double(lowWindows(410, 1000, 4, 0, 0, &run)));
@@ -134,11 +134,11 @@ private slots:
             QCOMPARE(s.ps(StepCategory::AllOthers), 200 * us);
         }
         QCOMPARE(o.bottleneck.kernelLaunchPercent, 60.0);
-        QCOMPARE(o.bottleneck.kernelLaunch, std::string("high"));
+        QCOMPARE(o.bottleneck.kernelLaunch, std::optional(Level::High));
         // Not input-bound by input, but all-others >= 3%: XProf's "potentially" input-bound,
         // which then is not reported again as all-others.
         QCOMPARE(o.bottleneck.input, std::string("both"));
-        QCOMPARE(o.bottleneck.allOther, std::string("no"));
+        QCOMPARE(o.bottleneck.allOther, std::optional<Level>());
         // The fixture's kernels name no type: their precision is unknown, so no mixed-precision
         // advice (XProf would give it: to its rule, whatever is not "half" is 32-bit).
         QCOMPARE(ids(o),

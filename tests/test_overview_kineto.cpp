@@ -447,7 +447,7 @@ private slots:
                          [](const Recommendation& r) { return r.id == "pytorch_dataloader"; });
         QVERIFY(rule != o.recommendations.end());
         QVERIFY(std::abs(rule->value - 10) < 1e-9);
-        QCOMPARE(rule->tool, std::string("pytorch"));
+        QCOMPARE(rule->tool, ToolId::PyTorch);
         // A name pattern finds other steps: the page falls back to XProf's categories, without
         // the plugin's rule.
         const Overview byName = computeOverview(*p, "aten::mm");

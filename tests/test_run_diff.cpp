@@ -313,7 +313,7 @@ private slots:
         const std::vector<Recommendation> findings = runDiffFindings(d);
         QCOMPARE(findings.back().text, d.callouts[1].text);
         QCOMPARE(findings.back().id, std::string("diff_tensor_core"));
-        QCOMPARE(findings.back().level, std::string("info")); // use rose
+        QCOMPARE(findings.back().level, Level::Info); // use rose
         // The same pair the other way round: use dropped, a moderate finding.
         const auto [base, candidate] = diffFixture(DiffScenario::TensorCores);
         const RunDiff back = diffRuns(*load(candidate), *load(base), {});
@@ -322,7 +322,7 @@ private slots:
                  std::string("Tensor Core use dropped: model/dense/MatMul ran 100.0% of its "
                              "kernel time on Tensor Cores in the baseline, 0.0% in the "
                              "candidate."));
-        QCOMPARE(dropped.back().level, std::string("moderate"));
+        QCOMPARE(dropped.back().level, Level::Moderate);
         QCOMPARE(dropped.back().value, -100.0);
     }
 
@@ -335,13 +335,13 @@ private slots:
         const std::vector<Recommendation> f = runDiffFindings(diffOf(DiffScenario::KernelSlower));
         QCOMPARE(f.size(), size_t(3));
         QCOMPARE(f[0].id, std::string("diff_step_time"));
-        QCOMPARE(f[0].level, std::string("high"));
-        QCOMPARE(f[0].tool, std::string("run_diff"));
+        QCOMPARE(f[0].level, Level::High);
+        QCOMPARE(f[0].tool, ToolId::RunDiff);
         QVERIFY(std::fabs(f[0].value - 10000.0 / 620) < 1e-9);
         QCOMPARE(f[0].text, std::string("Step time 16.1% slower than the baseline in every step "
                                         "(+100 µs per step; 95% interval +11.3% to +21.0%)."));
         QCOMPARE(f[1].id, std::string("diff_op_slower"));
-        QCOMPARE(f[1].level, std::string("moderate"));
+        QCOMPARE(f[1].level, Level::Moderate);
         QCOMPARE(f[1].value, 20.0);
         QCOMPARE(f[1].text,
                  std::string("Op model/dense/MatMul 20.0% slower than the baseline in every step "

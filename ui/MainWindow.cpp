@@ -48,9 +48,6 @@ namespace stepscope {
 
 namespace {
 
-// The trace viewer's registry id (as in TensorBoard): where "show this event" requests go.
-const QString kTraceViewerId = QStringLiteral("trace_viewer");
-
 QLabel* selectorLabel(QWidget* parent) {
     auto* label = new QLabel(parent);
     QFont f = label->font();
@@ -189,7 +186,7 @@ void MainWindow::buildMenus() {
     capture->setObjectName("captureAction");
     capture->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
     QAction* compare = file->addAction(tr("Compare &With…"), this, [this] {
-        if (!profile_ || !selectTool(QStringLiteral("run_diff"))) return;
+        if (!profile_ || !selectTool(ToolId::RunDiff)) return;
         if (ToolView* view = currentView()) view->chooseComparison();
     });
     compare->setObjectName("compareAction");
@@ -452,7 +449,7 @@ void MainWindow::fillToolSelector() {
     const QSignalBlocker block(toolBox_);
     toolBox_->clear();
     for (const ToolInfo& t : tools_)
-        if (profile_ && t.available(*profile_)) toolBox_->addItem(t.title, t.id);
+        if (profile_ && t.available(*profile_)) toolBox_->addItem(t.title, toolKeyText(t.id));
     toolLabel_->setText(tr("Tools (%1)").arg(toolBox_->count()));
     toolBox_->setEnabled(toolBox_->count() > 0);
     if (toolBox_->count() == 0) {
@@ -478,7 +475,7 @@ void MainWindow::compareWith(const QString& path) {
         pendingCompare_ = path;
         return;
     }
-    if (!selectTool(QStringLiteral("run_diff"))) return;
+    if (!selectTool(ToolId::RunDiff)) return;
     if (ToolView* view = currentView()) view->compareWith(path);
 }
 
@@ -513,11 +510,11 @@ void MainWindow::showTool(const QString& id) {
                         if (entry.second) entry.second->setComparison(comparison_, comparisonName_);
                 });
         connect(view, &ToolView::showEventRequested, this, [this](EventIndex e) {
-            if (!selectTool(kTraceViewerId)) return;
+            if (!selectTool(ToolId::TraceViewer)) return;
             if (ToolView* trace = currentView()) trace->focusEvent(e);
         });
         connect(view, &ToolView::showRangeRequested, this, [this](qint64 b, qint64 e) {
-            if (!selectTool(kTraceViewerId)) return;
+            if (!selectTool(ToolId::TraceViewer)) return;
             if (ToolView* trace = currentView()) trace->focusRange(b, e);
         });
         connect(view, &ToolView::showToolRequested, this,

@@ -66,8 +66,9 @@ public:
     // Ids of the tools the Tool selector lists for the profile on screen, in registry order.
     QStringList availableToolIds() const;
     QString currentToolId() const { return toolId_; }
-    // Switches to a listed tool; false when the profile has nothing for it.
+    // Switches to a listed tool (by its key, toolKey); false when the profile has nothing for it.
     bool selectTool(const QString& id);
+    bool selectTool(ToolId tool) { return selectTool(toolKeyText(tool)); }
     ToolView* currentView() const;
     // The text of the error/notice banner; empty when it is hidden.
     QString messageText() const;

@@ -52,7 +52,7 @@ QString takeScreenshot(const ScreenshotRequest& request) {
     const std::vector<ToolInfo> tools = toolRegistry();
     if (!findTool(tools, request.tool)) {
         QStringList ids;
-        for (const ToolInfo& t : tools) ids << t.id;
+        for (const ToolInfo& t : tools) ids << toolKeyText(t.id);
         return QStringLiteral("Unknown tool '%1'. Valid tools: %2").arg(request.tool, toolIds(ids));
     }
 

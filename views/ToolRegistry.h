@@ -5,15 +5,13 @@
 #include <vector>
 
 #include "model/Profile.h"
-
-class QWidget;
+#include "model/ToolId.h"
+#include "views/ToolView.h"
 
 namespace stepscope {
 
-class ToolView;
-
 struct ToolInfo {
-    QString id;    // stable name used on the command line: --screenshot ID, export ID
+    ToolId id;
     QString title; // as the Tool selector shows it
     std::function<ToolView*(QWidget* parent)> create;
     // Whether the tool has anything to show for this profile; the Tool selector lists only those.
@@ -22,6 +20,8 @@ struct ToolInfo {
 
 // Every tool, in the order the Tool selector lists them.
 std::vector<ToolInfo> toolRegistry();
-const ToolInfo* findTool(const std::vector<ToolInfo>& tools, const QString& id);
+// The tool whose key (toolKey: --screenshot ID, the Tool selector's item data) is `key`; null
+// where none is.
+const ToolInfo* findTool(const std::vector<ToolInfo>& tools, const QString& key);
 
 } // namespace stepscope

@@ -4,10 +4,17 @@
 #include <memory>
 
 #include "model/Profile.h"
+#include "model/ToolId.h"
 
 namespace stepscope {
 
 struct RunDiff;
+
+// The tool's key (toolKey) as Qt text: the Tool selector's item data and the tool the signals
+// below ask for.
+inline QString toolKeyText(ToolId tool) {
+    return QString::fromUtf8(toolKey(tool));
+}
 
 // One tool tab. The window owns one instance per tool and hands it the loaded profile; a view
 // computes what it shows off the UI thread and never parses files.
@@ -54,9 +61,9 @@ signals:
     void showEventRequested(stepscope::EventIndex event);
     // Asks the window to show this time range in the trace viewer.
     void showRangeRequested(qint64 beginPs, qint64 endPs);
-    // Asks the window to switch to another tool (its id, as in the registry).
+    // Asks the window to switch to another tool (its key, toolKeyText).
     void showToolRequested(const QString& toolId);
-    // Asks the window to switch to the tool `toolId` and call its showName(name).
+    // Asks the window to switch to the tool `toolId` (its key) and call its showName(name).
     void showNameRequested(const QString& toolId, const QString& name);
     // The Compare runs page finished (or dropped: null) a comparison; see setComparison.
     void comparisonChanged(std::shared_ptr<const stepscope::RunDiff> diff,

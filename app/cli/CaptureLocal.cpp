@@ -5,10 +5,10 @@
 #include <string>
 #include <string_view>
 
-#include "app/cli/Arguments.h"
 #include "app/cli/CaptureCommand.h"
 #include "capture/CuptiConverter.h"
 #include "capture/ProgramLauncher.h"
+#include "model/CountText.h"
 #include "model/LogDir.h"
 
 namespace stepscope::cli {

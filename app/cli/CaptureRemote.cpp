@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <string>
 
-#include "app/cli/Arguments.h"
 #include "app/cli/CaptureCommand.h"
 #include "capture/RemoteCapture.h"
+#include "model/CountText.h"
 
 namespace stepscope::cli {
 

@@ -2,6 +2,7 @@
 
 #include "app/cli/MemoryProfileExport.h"
 #include "model/Json.h"
+#include "model/ToolId.h"
 #include "model/analysis/InputPipeline.h"
 #include "model/analysis/KernelStats.h"
 #include "model/analysis/Overview.h"
@@ -14,7 +15,7 @@
 
 namespace stepscope::cli {
 
-std::string tableExportJson(const std::string& tool, const Table& table) {
+std::string tableExportJson(std::string_view tool, const Table& table) {
     JsonWriter json;
     json.beginObject().field("tool", tool);
     json.key("rows").table(table);
@@ -29,24 +30,24 @@ const std::vector<Exporter>& exporters() {
             return tfOpStatsTable(computeTfOpStats(p), o.contains("include-idle"));
         };
         e.push_back(
-            {"tf_stats",
+            {std::string(toolKey(ToolId::TfStats)),
              "TensorFlow op stats: the op table",
              {{"include-idle", false, "add the IDLE rows (the page's \"Include idle time\")"}},
              tfStats,
              [tfStats](const Profile& p, const ExportOptions& o) {
-                 return tableExportJson("tf_stats", tfStats(p, o));
+                 return tableExportJson(toolKey(ToolId::TfStats), tfStats(p, o));
              }});
         auto kernelStats = [](const Profile& p, const ExportOptions&) {
             return computeKernelStats(p).table;
         };
-        e.push_back({"kernel_stats",
+        e.push_back({std::string(toolKey(ToolId::KernelStats)),
                      "GPU kernel stats: the kernel table",
                      {},
                      kernelStats,
                      [kernelStats](const Profile& p, const ExportOptions& o) {
-                         return tableExportJson("kernel_stats", kernelStats(p, o));
+                         return tableExportJson(toolKey(ToolId::KernelStats), kernelStats(p, o));
                      }});
-        e.push_back({"memory_profile",
+        e.push_back({std::string(toolKey(ToolId::MemoryProfile)),
                      "Memory profile of one allocator: the allocations live at the peak (CSV); "
                      "summary, timeline and breakdown (JSON)",
                      {{"memory-id", true,
@@ -55,7 +56,7 @@ const std::vector<Exporter>& exporters() {
                      memoryProfileCsv,
                      memoryProfileJson});
         e.push_back(
-            {"overview",
+            {std::string(toolKey(ToolId::Overview)),
              "Overview: the per-step breakdown (CSV); summary, steps, GPU time, top ops, "
              "environment, recommendations (JSON)",
              {{"step-pattern", true, "find steps as the events whose name contains this text"}},
@@ -68,7 +69,7 @@ const std::vector<Exporter>& exporters() {
                  return overviewJson(computeOverview(p, it == o.end() ? "" : it->second));
              }});
         e.push_back(
-            {"input_pipeline",
+            {std::string(toolKey(ToolId::InputPipeline)),
              "Input pipeline analyzer: the input op table (CSV); summary, per-step input "
              "time, host breakdown, input ops (JSON)",
              {{"step-pattern", true, "find steps as the events whose name contains this text"}},
@@ -80,7 +81,7 @@ const std::vector<Exporter>& exporters() {
                  const auto it = o.find("step-pattern");
                  return inputPipelineJson(computeInputPipeline(p, it == o.end() ? "" : it->second));
              }});
-        e.push_back({"pod_viewer",
+        e.push_back({std::string(toolKey(ToolId::PodViewer)),
                      "Pod viewer: every step per worker (CSV); workers, stragglers, steps and "
                      "collective kernels (JSON)",
                      {},
@@ -90,7 +91,7 @@ const std::vector<Exporter>& exporters() {
                      [](const Profile& p, const ExportOptions&) {
                          return podViewerJson(computePodViewer(p));
                      }});
-        e.push_back({"tf_data_bottleneck",
+        e.push_back({std::string(toolKey(ToolId::TfDataBottleneck)),
                      "tf.data bottleneck analysis: the input pipelines (CSV); summary, "
                      "bottlenecks with advice and slowest executions, pipelines (JSON)",
                      {},

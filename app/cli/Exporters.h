@@ -3,6 +3,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/Profile.h"
@@ -24,7 +25,9 @@ struct ExportOption {
 // the tool's page: `csv` is the page's main table; `json` is everything the page shows (for
 // table-only tools, the table under "rows").
 struct Exporter {
-    std::string tool; // the Tool selector's id: "tf_stats", "kernel_stats", ...
+    // The export's name: the tool's key (toolKey) where it writes one tool's page, else its own
+    // ("roofline", "pytorch_ops", ...).
+    std::string tool;
     std::string description;
     std::vector<ExportOption> options;
     std::function<Table(const Profile&, const ExportOptions&)> csv;
@@ -36,6 +39,6 @@ const std::vector<Exporter>& exporters();
 
 // A JSON document {"tool": TOOL, "rows": [...]} holding one table, for tools whose page is a
 // table.
-std::string tableExportJson(const std::string& tool, const Table& table);
+std::string tableExportJson(std::string_view tool, const Table& table);
 
 } // namespace stepscope::cli

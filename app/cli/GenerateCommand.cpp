@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <optional>
 
-#include "app/cli/Arguments.h"
 #include "app/cli/Commands.h"
+#include "model/CountText.h"
 #include "model/LogDir.h"
 #include "model/synthetic/SyntheticProfile.h"
 

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "model/Json.h"
+#include "model/ToolId.h"
 #include "model/analysis/MemoryProfile.h"
 #include "model/analysis/TfDataType.h"
 
@@ -97,7 +98,7 @@ std::string memoryProfileJson(const Profile& profile, const ExportOptions& optio
     const MemoryProfile memory = computeMemoryProfile(profile);
     const MemorySeries* s = selectedSeries(memory, options);
     JsonWriter json;
-    json.beginObject().field("tool", "memory_profile");
+    json.beginObject().field("tool", toolKey(ToolId::MemoryProfile));
     json.key("memory_id");
     if (s)
         json.value(s->label);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "model/Json.h"
+#include "model/ToolId.h"
 #include "model/analysis/TfOpStats.h"
 
 namespace stepscope {
@@ -191,7 +192,7 @@ Table inputBreakdownTable(const InputPipeline& ip) {
 
 std::string inputPipelineJson(const InputPipeline& ip) {
     JsonWriter j;
-    j.beginObject().field("tool", "input_pipeline");
+    j.beginObject().field("tool", toolKey(ToolId::InputPipeline));
     // No steps: every step statistic is "not recorded" (null), not 0.
     auto orNull = [&](double v) { return ip.steps.steps.empty() ? Table::missing() : v; };
     j.key("summary")

@@ -34,8 +34,15 @@ constexpr double kModeratelyLaunchBound = 3, kHighlyLaunchBound = 15;
 constexpr double kModeratelyAllOther = 3, kHighlyAllOther = 15;
 constexpr double kModeratelyCollectives = 3, kHighlyCollectives = 15;
 
-std::string level(double percent, double moderate, double high) {
-    return percent >= high ? "high" : percent >= moderate ? "moderate" : "no";
+std::optional<Level> level(double percent, double moderate, double high) {
+    if (percent >= high) return Level::High;
+    if (percent >= moderate) return Level::Moderate;
+    return std::nullopt;
+}
+
+// A bottleneck level as the JSON writes it: levelKey's, or "no" below the thresholds.
+std::string_view bottleneckLevelKey(std::optional<Level> level) {
+    return level ? levelKey(*level) : "no";
 }
 
 } // namespace
@@ -50,7 +57,6 @@ Bottleneck classifyBottleneck(const StepAnalysis& steps) {
     }
     if (total <= 0) {
         b.input = "unknown";
-        b.kernelLaunch = b.allOther = b.collectives = b.output = "no";
         b.inputStatement = "No step time measured, so the bottleneck cannot be told.";
         return b;
     }
@@ -90,8 +96,8 @@ Bottleneck classifyBottleneck(const StepAnalysis& steps) {
     }
     b.output = level(b.outputPercent, kModeratelyOutputBound, kHighlyOutputBound);
     b.kernelLaunch = level(b.kernelLaunchPercent, kModeratelyLaunchBound, kHighlyLaunchBound);
-    b.allOther =
-        allOtherReported ? "no" : level(b.allOtherPercent, kModeratelyAllOther, kHighlyAllOther);
+    b.allOther = allOtherReported ? std::nullopt
+                                  : level(b.allOtherPercent, kModeratelyAllOther, kHighlyAllOther);
     b.collectives = level(b.collectivesPercent, kModeratelyCollectives, kHighlyCollectives);
     return b;
 }
@@ -351,7 +357,7 @@ Table precisionTable(const Overview& o) {
 
 std::string overviewJson(const Overview& o) {
     JsonWriter j;
-    j.beginObject().field("tool", "overview");
+    j.beginObject().field("tool", toolKey(ToolId::Overview));
     j.key("steps").beginObject();
     j.field("source", stepSourceName(o.steps.source));
     if (!o.steps.pattern.empty()) j.field("pattern", o.steps.pattern);
@@ -391,10 +397,10 @@ std::string overviewJson(const Overview& o) {
         .field("all_other_percent", orNull(b.allOtherPercent))
         .field("collectives_percent", orNull(b.collectivesPercent))
         .field("input", b.input)
-        .field("kernel_launch", b.kernelLaunch)
-        .field("all_other", b.allOther)
-        .field("collectives", b.collectives)
-        .field("output", b.output)
+        .field("kernel_launch", bottleneckLevelKey(b.kernelLaunch))
+        .field("all_other", bottleneckLevelKey(b.allOther))
+        .field("collectives", bottleneckLevelKey(b.collectives))
+        .field("output", bottleneckLevelKey(b.output))
         .field("input_statement", b.inputStatement)
         .endObject();
     if (!o.torch.empty()) {
@@ -441,10 +447,10 @@ std::string overviewJson(const Overview& o) {
     for (const Recommendation& r : o.recommendations)
         j.beginObject()
             .field("id", r.id)
-            .field("level", r.level)
+            .field("level", levelKey(r.level))
             .field("text", r.text)
             .field("value", r.value)
-            .field("tool", r.tool)
+            .field("tool", toolKey(r.tool))
             .field("begin_ms", double(r.beginPs) / kPsPerMs)
             .field("end_ms", double(r.endPs) / kPsPerMs)
             .endObject();

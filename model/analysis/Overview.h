@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -9,7 +10,9 @@
 #include "model/Profile.h"
 #include "model/Progress.h"
 #include "model/Table.h"
+#include "model/ToolId.h"
 #include "model/analysis/GpuTime.h"
+#include "model/analysis/Level.h"
 #include "model/analysis/Precision.h"
 #include "model/analysis/StepAnalysis.h"
 #include "model/analysis/TorchOverview.h"
@@ -18,12 +21,12 @@ namespace stepscope {
 
 // One finding of the overview: what was found, its number, and where the evidence is.
 struct Recommendation {
-    std::string id;    // stable key: "input_bound", "kernel_launch", ... (README lists them)
-    std::string level; // "high", "moderate" or "info"
-    std::string text;  // the statement, with its number
-    double value = 0;  // the number the rule tested (a percentage unless the text says otherwise)
-    std::string tool;  // the tool that shows the evidence ("trace_viewer", "kernel_stats", ...)
-    int64_t beginPs = 0, endPs = 0; // time range of the evidence; 0,0 for the whole profile
+    std::string id; // stable key: "input_bound", "kernel_launch", ... (README lists them)
+    Level level = Level::Info;
+    std::string text; // the statement, with its number
+    double value = 0; // the number the rule tested (a percentage unless the text says otherwise)
+    ToolId tool = ToolId::TraceViewer; // the tool that shows the evidence
+    int64_t beginPs = 0, endPs = 0;    // time range of the evidence; 0,0 for the whole profile
 };
 
 // XProf's bottleneck classification (ComputeBottleneckAnalysis, InputAnalysis,
@@ -37,7 +40,8 @@ struct Bottleneck {
     // "host" (highly input-bound, >= 20%), "both" (moderately, >= 5%; or all-other >= 3%:
     // potentially), "device" (not input-bound), "unknown" (no step time).
     std::string input;
-    std::string kernelLaunch, allOther, collectives, output; // "high", "moderate", "no"
+    // High or Moderate at XProf's thresholds; nullopt where the share is below them ("no").
+    std::optional<Level> kernelLaunch, allOther, collectives, output;
     std::string inputStatement;
 };
 

@@ -184,10 +184,9 @@ bool tfDataInUse(const TfOpStats& ops) {
     return false;
 }
 
-Recommendation finding(std::string id, std::string level, std::string text, double value,
-                       std::string tool, int64_t beginPs = 0, int64_t endPs = 0) {
-    return {std::move(id), std::move(level), std::move(text), value, std::move(tool), beginPs,
-            endPs};
+Recommendation finding(std::string id, Level level, std::string text, double value, ToolId tool,
+                       int64_t beginPs = 0, int64_t endPs = 0) {
+    return {std::move(id), level, std::move(text), value, tool, beginPs, endPs};
 }
 
 using Finding = std::optional<Recommendation>;
@@ -199,12 +198,12 @@ Finding pytorchDataLoader(const Overview& o) {
     const double dataLoader =
         share(o.torchRoleMs[size_t(TorchRole::DataLoader)].average, o.torchStepTimeMs.average);
     if (dataLoader <= kTorchDataLoaderPercent) return {};
-    return finding("pytorch_dataloader", "moderate",
+    return finding("pytorch_dataloader", Level::Moderate,
                    oneDigit(dataLoader) +
                        "% of the step time is in the DataLoader (PyTorch TensorBoard plugin's "
                        "step breakdown): set num_workers when constructing the DataLoader to load "
                        "data in several processes.",
-                   dataLoader, "pytorch");
+                   dataLoader, ToolId::PyTorch);
 }
 
 // XProf's input-bound verdict (Overview::bottleneck), its statement as the text; evidence: the
@@ -214,27 +213,27 @@ Finding inputBound(const Overview& o) {
     if (b.input != "host" && b.input != "both") return {};
     const bool potentially = b.inputPercent < kModeratelyInputBound;
     const Extent steps = stepsExtent(o.steps);
-    return finding("input_bound", b.input == "host" ? "high" : "moderate", b.inputStatement,
-                   potentially ? b.allOtherPercent : b.inputPercent, "input_pipeline", steps.begin,
-                   steps.end);
+    return finding("input_bound", b.input == "host" ? Level::High : Level::Moderate,
+                   b.inputStatement, potentially ? b.allOtherPercent : b.inputPercent,
+                   ToolId::InputPipeline, steps.begin, steps.end);
 }
 
 // Output (device to host copies) at XProf's output thresholds, on GPU steps too.
 Finding outputBound(const Overview& o) {
     const Bottleneck& b = o.bottleneck;
-    if (b.output == "no") return {};
+    if (!b.output) return {};
     const Extent steps = stepsExtent(o.steps);
-    return finding("output_bound", b.output,
+    return finding("output_bound", *b.output,
                    oneDigit(b.outputPercent) + "% of the total step time is spent on output "
                                                "(device to host copies).",
-                   b.outputPercent, "trace_viewer", steps.begin, steps.end);
+                   b.outputPercent, ToolId::TraceViewer, steps.begin, steps.end);
 }
 
 // Kernel launch at XProf's thresholds, with the GPU guide's launch-bound signature as evidence:
 // kernels shorter than the launch latency (kSmallKernelUs).
 Finding kernelLaunch(const Profile& p, const Overview& o, const TfOpStats& ops) {
     const Bottleneck& b = o.bottleneck;
-    if (b.kernelLaunch == "no") return {};
+    if (!b.kernelLaunch) return {};
     uint64_t kernels = 0, small = 0;
     for (uint32_t e : p.kernels().events()) {
         ++kernels;
@@ -249,30 +248,31 @@ Finding kernelLaunch(const Profile& p, const Overview& o, const TfOpStats& ops) 
                 " µs, about the launch latency: try larger batches or XLA fusion";
     // XProf's KernelLaunchAnalysis adds the thread-mode advice only when tf.data is in use.
     text += tfDataInUse(ops) ? ", or set TF_GPU_THREAD_MODE=gpu_private." : ".";
-    return finding("kernel_launch", b.kernelLaunch, text, b.kernelLaunchPercent, "kernel_stats");
+    return finding("kernel_launch", *b.kernelLaunch, text, b.kernelLaunchPercent,
+                   ToolId::KernelStats);
 }
 
 // XProf's "All others" time at its thresholds.
 Finding allOthers(const Overview& o) {
     const Bottleneck& b = o.bottleneck;
-    if (b.allOther == "no") return {};
+    if (!b.allOther) return {};
     const Extent steps = stepsExtent(o.steps);
     return finding(
-        "all_others", b.allOther,
+        "all_others", *b.allOther,
         oneDigit(b.allOtherPercent) +
             "% of the total step time is 'All others' time: this could be Python overhead.",
-        b.allOtherPercent, "trace_viewer", steps.begin, steps.end);
+        b.allOtherPercent, ToolId::TraceViewer, steps.begin, steps.end);
 }
 
 // Device collectives at XProf's thresholds.
 Finding collectives(const Overview& o) {
     const Bottleneck& b = o.bottleneck;
-    if (b.collectives == "no") return {};
+    if (!b.collectives) return {};
     const Extent steps = stepsExtent(o.steps);
-    return finding("collectives", b.collectives,
+    return finding("collectives", *b.collectives,
                    oneDigit(b.collectivesPercent) +
                        "% of the total step time is spent on device collective communication.",
-                   b.collectivesPercent, "trace_viewer", steps.begin, steps.end);
+                   b.collectivesPercent, ToolId::TraceViewer, steps.begin, steps.end);
 }
 
 // Mixed precision: XProf advises it when under 10% of device compute is 16-bit, which on bf16 and
@@ -291,12 +291,12 @@ Finding mixedPrecision(const Overview& o) {
     const double lowPercent = share(double(lowPs), double(allKernelPs));
     if (allKernelPs == 0 || fp32Percent < kFp32DominantPercent || lowPercent >= kLow16BitPercent)
         return {};
-    return finding("mixed_precision", "moderate",
+    return finding("mixed_precision", Level::Moderate,
                    oneDigit(fp32Percent) + "% of kernel time runs in full fp32 and " +
                        oneDigit(lowPercent) +
                        "% in 16 bits or fewer: enabling mixed precision (bf16 or fp16) can speed "
                        "up training up to ~3x on Volta and newer GPUs.",
-                   fp32Percent, "kernel_stats");
+                   fp32Percent, ToolId::KernelStats);
 }
 
 // Gaps between steps (one step's end to the next one's start) of at least kStepGapPercent of the
@@ -319,12 +319,12 @@ Finding stepGaps(const Overview& o) {
     const double meanGapMs = double(gapPs) / double(byTime.size() - 1) / kPsPerMs;
     const double pct = share(meanGapMs, o.stepTimeMs.average);
     if (pct < kStepGapPercent) return {};
-    return finding("step_gaps", "moderate",
+    return finding("step_gaps", Level::Moderate,
                    "Between steps the program spends on average " + oneDigit(meanGapMs) +
                        " ms outside any step (" + oneDigit(pct) +
                        "% of the average step time): look for callbacks, metrics or ops outside "
                        "the training function in the largest gap.",
-                   pct, "trace_viewer", worstBegin, worstBegin + worst);
+                   pct, ToolId::TraceViewer, worstBegin, worstBegin + worst);
 }
 
 // Copies and sets that no computation overlaps, at least kExposedCopyPercent of a GPU's busy time
@@ -332,22 +332,22 @@ Finding stepGaps(const Overview& o) {
 Finding exposedCopies(const GpuTimeRow& d) {
     const double exposed = share(double(d.memoryExposedPs), double(d.busyPs));
     if (exposed < kExposedCopyPercent || d.memoryExposedPs < kMinExposedCopyPs) return {};
-    return finding("exposed_copies", "moderate",
+    return finding("exposed_copies", Level::Moderate,
                    d.device + ": " + oneDigit(exposed) +
                        "% of its busy time is copies or sets that no computation overlaps (" +
                        threeDigits(double(d.memoryExposedPs) / kPsPerMs) + " ms).",
-                   exposed, "trace_viewer", d.firstPs, d.lastPs);
+                   exposed, ToolId::TraceViewer, d.firstPs, d.lastPs);
 }
 
 // GPU starvation: one finding per idle gap of a GPU longer than kStarvationPs.
 std::vector<Recommendation> gpuStarvation(const GpuTimeRow& d) {
     std::vector<Recommendation> out;
     for (const GpuIdleGap& g : idleGaps(d, kStarvationPs))
-        out.push_back(
-            finding("gpu_starvation", "moderate",
-                    d.device + " is idle for " + oneDigit(double(g.endPs - g.beginPs) / kPsPerMs) +
-                        " ms between its work (GPU starvation: gaps over 500 ms).",
-                    double(g.endPs - g.beginPs) / kPsPerMs, "trace_viewer", g.beginPs, g.endPs));
+        out.push_back(finding(
+            "gpu_starvation", Level::Moderate,
+            d.device + " is idle for " + oneDigit(double(g.endPs - g.beginPs) / kPsPerMs) +
+                " ms between its work (GPU starvation: gaps over 500 ms).",
+            double(g.endPs - g.beginPs) / kPsPerMs, ToolId::TraceViewer, g.beginPs, g.endPs));
     return out;
 }
 
@@ -372,11 +372,11 @@ Finding lowUtilization(const GpuTimeRow& d) {
         lowEnd = d.firstPs + width * int64_t(w + 1) / kUtilizationChunks;
     }
     if (low == 0) return {};
-    return finding("low_utilization", "info",
+    return finding("low_utilization", Level::Info,
                    d.device + ": " + std::to_string(low) + " of " +
                        std::to_string(kUtilizationChunks) +
                        " equal windows of its active time are less than 50% busy.",
-                   double(low), "trace_viewer", lowBegin, lowEnd);
+                   double(low), ToolId::TraceViewer, lowBegin, lowEnd);
 }
 
 // Busy time spread between replicas of at least kReplicaImbalancePercent. Replicas are the devices
@@ -401,10 +401,10 @@ Finding replicaImbalance(const Overview& o) {
     if (computing < 2 || maxBusy <= 0) return {};
     const double spread = share(double(maxBusy - minBusy), double(maxBusy));
     if (spread < kReplicaImbalancePercent) return {};
-    return finding("replica_imbalance", "moderate",
+    return finding("replica_imbalance", Level::Moderate,
                    "GPU busy time differs by " + oneDigit(spread) + "% between " + busiest +
                        " (busiest) and " + idlest + " (least busy).",
-                   spread, "trace_viewer");
+                   spread, ToolId::TraceViewer);
 }
 
 // Tensor Core eligible ops whose kernels are known NOT to use Tensor Cores (KernelFacts says No),
@@ -446,22 +446,22 @@ Finding tensorCoreMisses(const Profile& p, const TfOpStats& ops) {
         names += (i ? ", " : "") + ops.ops[missed[i]->op].name + " (" +
                  threeDigits(double(missed[i]->noTensorCoreKernelPs) / kPsPerMs) + " ms)";
     if (missed.size() > 3) names += " and " + std::to_string(missed.size() - 3) + " more";
-    return finding("tensor_core", "moderate",
+    return finding("tensor_core", Level::Moderate,
                    oneDigit(pct) +
                        "% of kernel time is in Tensor Core eligible ops whose kernels do not use "
                        "Tensor Cores: " +
                        names + " (for fp16, make dimensions multiples of 8).",
-                   pct, "kernel_stats");
+                   pct, ToolId::KernelStats);
 }
 
 // Nsight Systems' "CUDA Synchronous Memcpy/Memset" rule: any synchronous copy or set call.
 Finding syncMemcpy(const HostApiTime& api) {
     if (api.syncCopyCalls == 0) return {};
-    return finding("sync_memcpy", "moderate",
+    return finding("sync_memcpy", Level::Moderate,
                    std::to_string(api.syncCopyCalls) +
                        " synchronous memcpy/memset calls block the host for " +
                        oneDigit(double(api.syncCopyPs) / kPsPerMs) + " ms: use the Async variants.",
-                   double(api.syncCopyPs) / kPsPerMs, "trace_viewer");
+                   double(api.syncCopyPs) / kPsPerMs, ToolId::TraceViewer);
 }
 
 // Nsight Systems' "Synchronization APIs" rule: at least kSyncApiPercent of the host span blocked.
@@ -470,24 +470,24 @@ Finding syncApis(const HostApiTime& api) {
     if (hostSpan <= 0) return {};
     const double pct = share(double(api.syncPs), hostSpan);
     if (pct < kSyncApiPercent) return {};
-    return finding("sync_apis", "moderate",
+    return finding("sync_apis", Level::Moderate,
                    "For " + oneDigit(double(api.syncPs) / kPsPerMs) + " ms (" + oneDigit(pct) +
                        "% of the host span) a host thread is blocked in synchronization calls (" +
                        std::to_string(api.syncCalls) + " calls).",
-                   pct, "trace_viewer");
+                   pct, ToolId::TraceViewer);
 }
 
 // Nsight Systems' "Asynchronous memcpy from pageable memory" rule: any such copy.
 Finding pageableCopies(const Profile& p) {
     const PageableCopies pageable = pageableAsyncCopies(p);
     if (pageable.count == 0) return {};
-    return finding("pageable_async_copies", "moderate",
+    return finding("pageable_async_copies", Level::Moderate,
                    std::to_string(pageable.count) +
                        " asynchronous copies use pageable host memory, which makes them "
                        "synchronous (" +
                        threeDigits(double(pageable.ps) / kPsPerMs) +
                        " ms): pin the host buffers (pin_memory=True, cudaHostAlloc).",
-                   double(pageable.count), "trace_viewer", pageable.first, pageable.last);
+                   double(pageable.count), ToolId::TraceViewer, pageable.first, pageable.last);
 }
 
 } // namespace

@@ -10,6 +10,7 @@
 
 #include "model/Json.h"
 #include "model/ProfileLoader.h"
+#include "model/ToolId.h"
 #include "model/analysis/GpuTime.h"
 
 namespace stepscope {
@@ -529,7 +530,7 @@ void stragglerJson(JsonWriter& json, std::string_view key, const PodStraggler& s
 
 std::string podViewerJson(const PodAnalysis& pod) {
     JsonWriter json;
-    json.beginObject().field("tool", "pod_viewer");
+    json.beginObject().field("tool", toolKey(ToolId::PodViewer));
     json.key("workers").table(podWorkerTable(pod));
     json.key("stragglers").beginObject();
     stragglerJson(json, "step_time", pod.stepTime, pod);

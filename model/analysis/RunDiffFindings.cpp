@@ -45,13 +45,13 @@ std::vector<Recommendation> runDiffFindings(const RunDiff& diff, size_t maxRows)
     char levelText[16];
     std::snprintf(levelText, sizeof levelText, "%.3g%%", 100 * diff.confidence);
     const std::string level = levelText;
-    auto add = [&](std::string id, std::string lvl, std::string text, double value) {
+    auto add = [&](std::string id, Level lvl, std::string text, double value) {
         Recommendation r;
         r.id = std::move(id);
-        r.level = std::move(lvl);
+        r.level = lvl;
         r.text = std::move(text);
         r.value = value;
-        r.tool = "run_diff";
+        r.tool = ToolId::RunDiff;
         out.push_back(std::move(r));
     };
     // "in every step" / "in N of M steps": the pairs whose candidate value moved the row's way.
@@ -87,10 +87,10 @@ std::vector<Recommendation> runDiffFindings(const RunDiff& diff, size_t maxRows)
     for (const DiffRow& r : diff.categories) {
         if (r.name != "Step time") continue;
         if (r.diffClass == DiffClass::Slower || r.diffClass == DiffClass::Faster)
-            add("diff_step_time", r.diffClass == DiffClass::Slower ? "high" : "info",
+            add("diff_step_time", r.diffClass == DiffClass::Slower ? Level::High : Level::Info,
                 shifted("Step time" + onHost(r), r), r.relativeShiftPercent);
         else if (r.diffClass == DiffClass::Inconclusive)
-            add("diff_inconclusive", "info",
+            add("diff_inconclusive", Level::Info,
                 "Step time" + onHost(r) + " " + diffSignedPercentText(r.relativeShiftPercent) +
                     " against the baseline, but " + noNoise(r) + ".",
                 r.relativeShiftPercent);
@@ -105,16 +105,16 @@ std::vector<Recommendation> runDiffFindings(const RunDiff& diff, size_t maxRows)
                 double(r.candidate.totalPs - r.base.totalPs) / kPsPerUs / double(pairsOf(r));
             const std::string name = what + " " + findingName(r.name) + onHost(r);
             if (r.diffClass == DiffClass::Added)
-                add(id + "_added", "moderate",
+                add(id + "_added", Level::Moderate,
                     name + " added (" + diffDurationText(perStepUs) + " per step).", perStepUs);
             else if (r.diffClass == DiffClass::Removed)
-                add(id + "_removed", "moderate",
+                add(id + "_removed", Level::Moderate,
                     name + " removed (was " + diffDurationText(-perStepUs) + " per step).",
                     perStepUs);
             else if (r.diffClass == DiffClass::Slower)
-                add(id + "_slower", "moderate", shifted(name, r), r.relativeShiftPercent);
+                add(id + "_slower", Level::Moderate, shifted(name, r), r.relativeShiftPercent);
             else if (r.diffClass == DiffClass::Faster)
-                add(id + "_faster", "info", shifted(name, r), r.relativeShiftPercent);
+                add(id + "_faster", Level::Info, shifted(name, r), r.relativeShiftPercent);
             else
                 continue;
             ++told;
@@ -136,25 +136,25 @@ std::vector<Recommendation> runDiffFindings(const RunDiff& diff, size_t maxRows)
         };
         const bool more = r.diffClass == DiffClass::MoreCalls;
         if (r.diffClass == DiffClass::Added)
-            add("diff_host_op_added", "moderate",
+            add("diff_host_op_added", Level::Moderate,
                 name + " added (" + perStep(r.candidate.count, h.candidateTotalPs) + ").",
                 double(h.candidateTotalPs) / kPsPerUs / pairs);
         else if (r.diffClass == DiffClass::Removed)
-            add("diff_host_op_removed", "moderate",
+            add("diff_host_op_removed", Level::Moderate,
                 name + " removed (was " + perStep(r.base.count, h.baseTotalPs) + ").",
                 -double(h.baseTotalPs) / kPsPerUs / pairs);
         else if (more || r.diffClass == DiffClass::FewerCalls)
             add(more ? "diff_host_op_more_calls" : "diff_host_op_fewer_calls",
-                more ? "moderate" : "info",
+                more ? Level::Moderate : Level::Info,
                 name + " called " + (more ? "more" : "less") + " often than the baseline " +
                     steps(h.calls) + " (" + perStepText(double(r.base.count) / pairs) + " → " +
                     perStepText(double(r.candidate.count) / pairs) + " calls per step).",
                 h.calls.relativeShiftPercent);
         else if (r.diffClass == DiffClass::Slower)
-            add("diff_host_op_slower", "moderate", shifted(name + " (self time)", r),
+            add("diff_host_op_slower", Level::Moderate, shifted(name + " (self time)", r),
                 r.relativeShiftPercent);
         else if (r.diffClass == DiffClass::Faster)
-            add("diff_host_op_faster", "info", shifted(name + " (self time)", r),
+            add("diff_host_op_faster", Level::Info, shifted(name + " (self time)", r),
                 r.relativeShiftPercent);
         else
             continue;
@@ -202,14 +202,14 @@ std::vector<Recommendation> runDiffFindings(const RunDiff& diff, size_t maxRows)
             tables += (tables.empty() ? "" : ", ") + std::to_string(u.count) + " " +
                       (u.count == 1 ? u.one : u.many);
         }
-        add("diff_inconclusive", "info",
+        add("diff_inconclusive", Level::Info,
             std::to_string(total) + (total == 1 ? " row" : " rows") + " moved by " +
                 shortestNumber(diff.minChangePercent) + "% or more (" + tables + "), but " +
                 noNoise(*largest) + " (largest: " + largestText + ").",
             double(total));
     }
     for (const DiffCallout& c : diff.callouts)
-        add(c.id, c.points > 0 ? "info" : "moderate", c.text, c.points);
+        add(c.id, c.points > 0 ? Level::Info : Level::Moderate, c.text, c.points);
     return out;
 }
 

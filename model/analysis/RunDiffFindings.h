@@ -10,9 +10,9 @@
 namespace stepscope {
 
 // What changed in the candidate against the baseline, as findings for the candidate's overview
-// (tool "run_diff", value: the change in % of the baseline's mean per-step time, or µs per step
-// for added / removed rows). Only verdicts: significant changes and added / removed rows, never a
-// move within noise. In order:
+// (tool ToolId::RunDiff, value: the change in % of the baseline's mean per-step time, or µs per
+// step for added / removed rows). Only verdicts: significant changes and added / removed rows,
+// never a move within noise. In order:
 //   diff_step_time      "Step time 8.1% slower than the baseline in every step (+50 µs per step;
 //                        95% interval +8.1% to +8.1%)." (high when slower, else info)
 //   diff_op_*, diff_kernel_*  the first `maxRows` op rows and kernel rows (largest change first)

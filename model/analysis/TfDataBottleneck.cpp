@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "model/Json.h"
+#include "model/ToolId.h"
 
 namespace stepscope {
 
@@ -455,7 +456,7 @@ Table tfDataExecutionTable(const TfDataAnalysis& a, const TfDataPipeline& pipe,
 
 std::string tfDataBottleneckJson(const TfDataAnalysis& a) {
     JsonWriter json;
-    json.beginObject().field("tool", "tf_data_bottleneck");
+    json.beginObject().field("tool", toolKey(ToolId::TfDataBottleneck));
     json.field("input_bound", a.inputBound).field("summary", a.summary);
     json.key("bottleneck_analysis").beginArray();
     for (const TfDataBottleneckRow& row : a.analysis) {

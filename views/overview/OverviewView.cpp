@@ -115,8 +115,8 @@ Table recommendationsTable(const std::vector<Recommendation>& recommendations) {
     t.addColumn("To (ms)", Table::Type::Double);
     for (const Recommendation& r : recommendations) {
         const bool range = r.endPs > r.beginPs;
-        t.addRow({r.level, r.id, r.text, r.value, r.tool,
-                  range ? double(r.beginPs) / 1e9 : Table::missing(),
+        t.addRow({std::string(levelKey(r.level)), r.id, r.text, r.value,
+                  std::string(toolKey(r.tool)), range ? double(r.beginPs) / 1e9 : Table::missing(),
                   range ? double(r.endPs) / 1e9 : Table::missing()});
     }
     return t;
@@ -395,11 +395,11 @@ void OverviewView::show() {
     } else {
         html += tr("<p><b>Findings</b> (double-click one below to see its evidence):</p><ul>");
         for (const Recommendation& r : o->recommendations) {
-            const char* color = r.level == "high"       ? "#c00000"
-                                : r.level == "moderate" ? "#a06000"
-                                                        : "#505050";
+            const char* color = r.level == Level::High       ? "#c00000"
+                                : r.level == Level::Moderate ? "#a06000"
+                                                             : "#505050";
             html += QString("<li><span style=\"color:%1\">[%2]</span> %3</li>")
-                        .arg(color, QString::fromStdString(r.level),
+                        .arg(color, QString::fromUtf8(levelKey(r.level)),
                              QString::fromStdString(r.text).toHtmlEscaped());
         }
         html += "</ul>";
@@ -593,10 +593,10 @@ void OverviewView::openRecommendation(int row) {
     if (size_t(row) >= own.size() + comparison_.size()) return;
     const Recommendation& r =
         size_t(row) < own.size() ? own[size_t(row)] : comparison_[size_t(row) - own.size()];
-    if (r.tool == "trace_viewer")
+    if (r.tool == ToolId::TraceViewer)
         emit showRangeRequested(r.beginPs, r.endPs > r.beginPs ? r.endPs : profile_->durationPs());
     else
-        emit showToolRequested(QString::fromStdString(r.tool));
+        emit showToolRequested(toolKeyText(r.tool));
 }
 
 } // namespace stepscope

@@ -283,12 +283,12 @@ QMenu* TraceView::contextMenu(QPoint pos) {
                : tr("Show in op stats"),
             this, [this, op] {
                 if (op)
-                    emit showNameRequested(QStringLiteral("tf_stats"),
+                    emit showNameRequested(toolKeyText(ToolId::TfStats),
                                            QString::fromStdString(op->name));
             });
         opStats->setEnabled(op.has_value());
         QAction* kernelStats = menu->addAction(tr("Show in kernel stats"), this, [this, name] {
-            emit showNameRequested(QStringLiteral("kernel_stats"), name);
+            emit showNameRequested(toolKeyText(ToolId::KernelStats), name);
         });
         kernelStats->setEnabled(profile_->kernels().find(e) != nullptr);
         return menu;

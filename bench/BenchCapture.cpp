@@ -24,10 +24,10 @@
 #include <string>
 #include <vector>
 
-#include "app/cli/Arguments.h"
-#include "app/cli/BenchRepeat.h"
-#include "app/cli/Commands.h"
-#include "app/cli/TempDir.h"
+#include "bench/BenchRepeat.h"
+#include "bench/Benches.h"
+#include "bench/TempDir.h"
+#include "model/CountText.h"
 
 #ifdef STEPSCOPE_FAKE_CUPTI
 #include <cupti.h>
@@ -35,7 +35,7 @@
 #include <zstd.h>
 #endif
 
-namespace stepscope::cli {
+namespace stepscope::bench {
 
 #ifdef STEPSCOPE_FAKE_CUPTI
 namespace {
@@ -252,4 +252,4 @@ int runBenchCapture(const std::vector<std::string>& args) {
 #endif
 }
 
-} // namespace stepscope::cli
+} // namespace stepscope::bench

@@ -1,8 +1,8 @@
-#include "app/cli/Arguments.h"
+#include "model/CountText.h"
 
 #include <charconv>
 
-namespace stepscope::cli {
+namespace stepscope {
 
 std::optional<uint64_t> parseCount(std::string_view text, uint64_t min, uint64_t max) {
     uint64_t v = 0;
@@ -28,4 +28,4 @@ std::optional<std::vector<uint64_t>> parseCountList(std::string_view text, uint6
     return out;
 }
 
-} // namespace stepscope::cli
+} // namespace stepscope

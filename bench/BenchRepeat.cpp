@@ -1,14 +1,14 @@
-#include "app/cli/BenchRepeat.h"
+#include "bench/BenchRepeat.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 
-#include "app/cli/Arguments.h"
+#include "model/CountText.h"
 #include "model/synthetic/SyntheticProfile.h"
 
-namespace stepscope::cli {
+namespace stepscope::bench {
 
 std::optional<EventsRepeat> parseEventsRepeat(const std::vector<std::string>& args,
                                               uint64_t maxRepeat, const char* usage) {
@@ -54,4 +54,4 @@ double threadCpuSeconds() {
     return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
 }
 
-} // namespace stepscope::cli
+} // namespace stepscope::bench

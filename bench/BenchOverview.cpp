@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "app/cli/BenchRepeat.h"
-#include "app/cli/Commands.h"
+#include "bench/BenchRepeat.h"
+#include "bench/Benches.h"
 #include "model/ProfileLoader.h"
 #include "model/analysis/InputPipeline.h"
 #include "model/analysis/Overview.h"
 #include "model/synthetic/SyntheticProfile.h"
 
-namespace stepscope::cli {
+namespace stepscope::bench {
 
 int runBenchOverview(const std::vector<std::string>& args) {
     const std::optional<EventsRepeat> parsed =
@@ -56,4 +56,4 @@ int runBenchOverview(const std::vector<std::string>& args) {
     return 0;
 }
 
-} // namespace stepscope::cli
+} // namespace stepscope::bench

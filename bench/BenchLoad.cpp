@@ -16,16 +16,16 @@
 #include <optional>
 #include <sstream>
 
-#include "app/cli/Arguments.h"
-#include "app/cli/BenchRepeat.h"
-#include "app/cli/Commands.h"
-#include "app/cli/TempDir.h"
+#include "bench/BenchRepeat.h"
+#include "bench/Benches.h"
+#include "bench/TempDir.h"
+#include "model/CountText.h"
 #include "model/ParallelFor.h"
 #include "model/ProfileLoader.h"
 #include "model/synthetic/SyntheticProfile.h"
 #include "xplane.pb.h"
 
-namespace stepscope::cli {
+namespace stepscope::bench {
 
 namespace {
 
@@ -261,4 +261,4 @@ int runBenchLoad(const std::vector<std::string>& args) {
     return 0;
 }
 
-} // namespace stepscope::cli
+} // namespace stepscope::bench

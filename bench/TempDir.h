@@ -2,7 +2,7 @@
 
 #include <string>
 
-namespace stepscope::cli {
+namespace stepscope::bench {
 
 // A fresh folder under $TMPDIR (else /tmp), removed with everything in it when this goes away.
 // The benchmarks write their synthetic profiles there.
@@ -23,4 +23,4 @@ private:
     std::string error_;
 };
 
-} // namespace stepscope::cli
+} // namespace stepscope::bench

@@ -7,15 +7,15 @@
 #include <filesystem>
 #include <limits>
 
-#include "app/cli/Arguments.h"
-#include "app/cli/BenchRepeat.h"
-#include "app/cli/Commands.h"
-#include "app/cli/TempDir.h"
+#include "bench/BenchRepeat.h"
+#include "bench/Benches.h"
+#include "bench/TempDir.h"
+#include "model/CountText.h"
 #include "model/ProfileCache.h"
 #include "model/ProfileLoader.h"
 #include "model/synthetic/SyntheticProfile.h"
 
-namespace stepscope::cli {
+namespace stepscope::bench {
 
 namespace {
 
@@ -145,4 +145,4 @@ int runBenchReopen(const std::vector<std::string>& args) {
     return 0;
 }
 
-} // namespace stepscope::cli
+} // namespace stepscope::bench

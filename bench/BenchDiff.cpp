@@ -8,15 +8,15 @@
 #include <string>
 #include <vector>
 
-#include "app/cli/BenchRepeat.h"
-#include "app/cli/Commands.h"
+#include "bench/BenchRepeat.h"
+#include "bench/Benches.h"
 #include "model/ProfileLoader.h"
 #include "model/analysis/KernelStats.h"
 #include "model/analysis/RunDiff.h"
 #include "model/analysis/TfOpStats.h"
 #include "model/synthetic/SyntheticProfile.h"
 
-namespace stepscope::cli {
+namespace stepscope::bench {
 
 int runBenchDiff(const std::vector<std::string>& args) {
     const std::optional<EventsRepeat> parsed =
@@ -64,4 +64,4 @@ int runBenchDiff(const std::vector<std::string>& args) {
     return 0;
 }
 
-} // namespace stepscope::cli
+} // namespace stepscope::bench

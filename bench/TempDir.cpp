@@ -1,4 +1,4 @@
-#include "app/cli/TempDir.h"
+#include "bench/TempDir.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <vector>
 
-namespace stepscope::cli {
+namespace stepscope::bench {
 
 TempDir::TempDir() {
     const char* base = std::getenv("TMPDIR");
@@ -26,4 +26,4 @@ TempDir::~TempDir() {
     std::filesystem::remove_all(path_, ec);
 }
 
-} // namespace stepscope::cli
+} // namespace stepscope::bench

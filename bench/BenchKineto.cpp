@@ -14,13 +14,13 @@
 
 #include <simdjson.h>
 
-#include "app/cli/Arguments.h"
-#include "app/cli/BenchRepeat.h"
-#include "app/cli/Commands.h"
-#include "app/cli/TempDir.h"
+#include "bench/BenchRepeat.h"
+#include "bench/Benches.h"
+#include "bench/TempDir.h"
+#include "model/CountText.h"
 #include "model/ProfileLoader.h"
 
-namespace stepscope::cli {
+namespace stepscope::bench {
 
 namespace {
 
@@ -325,4 +325,4 @@ int runBenchKineto(const std::vector<std::string>& args) {
     return 0;
 }
 
-} // namespace stepscope::cli
+} // namespace stepscope::bench

@@ -4,12 +4,12 @@
 
 #include <memory>
 
-namespace stepscope::cli {
+namespace stepscope::bench {
 
-// The Qt application the painting benchmarks need (the GUI build's only Qt in stepscope-cli):
+// The Qt application the painting benchmarks of stepscope-bench need:
 // `bench timeline` paints into QImages (a QGuiApplication), `bench memory` draws a QCustomPlot
 // widget (a QApplication). On the offscreen platform unless QT_QPA_PLATFORM says otherwise, so no
 // display is needed.
 std::unique_ptr<QGuiApplication> startPaintingApp(bool widgets);
 
-} // namespace stepscope::cli
+} // namespace stepscope::bench

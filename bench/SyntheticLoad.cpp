@@ -1,8 +1,8 @@
-#include "app/cli/SyntheticLoad.h"
+#include "bench/SyntheticLoad.h"
 
-#include "app/cli/TempDir.h"
+#include "bench/TempDir.h"
 
-namespace stepscope::cli {
+namespace stepscope::bench {
 
 LoadResult loadSyntheticProfile(const SyntheticOptions& options, const std::string& hostName) {
     LoadResult result;
@@ -17,4 +17,4 @@ LoadResult loadSyntheticProfile(const SyntheticOptions& options, const std::stri
     return loadHosts({{hostName, path}});
 }
 
-} // namespace stepscope::cli
+} // namespace stepscope::bench

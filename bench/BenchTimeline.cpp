@@ -13,18 +13,18 @@
 #include <time.h>
 #include <vector>
 
-#include "app/cli/Arguments.h"
-#include "app/cli/BenchRepeat.h"
-#include "app/cli/Commands.h"
-#include "app/cli/PaintingApp.h"
-#include "app/cli/SyntheticLoad.h"
+#include "bench/BenchRepeat.h"
+#include "bench/PaintingApp.h"
+#include "bench/PaintingBenches.h"
+#include "bench/SyntheticLoad.h"
+#include "model/CountText.h"
 #include "model/ProfileLoader.h"
 #include "model/synthetic/SyntheticProfile.h"
 #include "views/trace/EventPalette.h"
 #include "views/trace/TimelineLayout.h"
 #include "views/trace/TimelineRenderer.h"
 
-namespace stepscope::cli {
+namespace stepscope::bench {
 
 namespace {
 
@@ -180,7 +180,7 @@ int runBenchTimeline(const std::vector<std::string>& args) {
         } else if (args[i] == "--file" && i + 1 < args.size()) {
             file = args[++i];
         } else {
-            std::fprintf(stderr, "usage: stepscope-cli bench timeline [--events-list N,M,...] "
+            std::fprintf(stderr, "usage: stepscope-bench timeline [--events-list N,M,...] "
                                  "[--file PATH] [--no-naive]\n"
                                  "  --file PATH  measure on this profile instead of synthetic "
                                  "ones\n");
@@ -236,4 +236,4 @@ int runBenchTimeline(const std::vector<std::string>& args) {
     return 0;
 }
 
-} // namespace stepscope::cli
+} // namespace stepscope::bench

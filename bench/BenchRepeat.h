@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace stepscope::cli {
+namespace stepscope::bench {
 
 // The options of the benches that time one synthetic profile's analyses: `--events N` (a
 // synthetic profile's size) and `--repeat R` (R in [1, maxRepeat]).
@@ -33,4 +33,4 @@ inline double seconds(std::chrono::steady_clock::duration d) {
 double processCpuSeconds();
 double threadCpuSeconds();
 
-} // namespace stepscope::cli
+} // namespace stepscope::bench

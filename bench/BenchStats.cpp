@@ -10,16 +10,16 @@
 #include <time.h>
 #include <vector>
 
-#include "app/cli/Arguments.h"
-#include "app/cli/BenchRepeat.h"
-#include "app/cli/Commands.h"
-#include "app/cli/SyntheticLoad.h"
+#include "bench/BenchRepeat.h"
+#include "bench/Benches.h"
+#include "bench/SyntheticLoad.h"
+#include "model/CountText.h"
 #include "model/ProfileLoader.h"
 #include "model/analysis/KernelStats.h"
 #include "model/analysis/TfOpStats.h"
 #include "model/synthetic/SyntheticProfile.h"
 
-namespace stepscope::cli {
+namespace stepscope::bench {
 
 namespace {
 
@@ -114,4 +114,4 @@ int runBenchStats(const std::vector<std::string>& args) {
     return 0;
 }
 
-} // namespace stepscope::cli
+} // namespace stepscope::bench

@@ -17,15 +17,15 @@
 #include <string>
 #include <vector>
 
-#include "app/cli/Arguments.h"
-#include "app/cli/Commands.h"
-#include "app/cli/PaintingApp.h"
+#include "bench/PaintingApp.h"
+#include "bench/PaintingBenches.h"
+#include "model/CountText.h"
 #include "model/ProfileLoader.h"
 #include "model/analysis/MemoryProfile.h"
 #include "model/synthetic/SyntheticProfile.h"
 #include "views/memory_profile/MemoryTimelineChart.h"
 
-namespace stepscope::cli {
+namespace stepscope::bench {
 
 namespace {
 
@@ -109,7 +109,7 @@ int runBenchMemory(const std::vector<std::string>& args) {
             repeat = *parseCount(args[i + 1], 1, 100);
             ++i;
         } else {
-            std::fprintf(stderr, "usage: stepscope-cli bench memory [--events-list N,N,..] "
+            std::fprintf(stderr, "usage: stepscope-bench memory [--events-list N,N,..] "
                                  "[--repeat R]\n");
             return 2;
         }
@@ -174,4 +174,4 @@ int runBenchMemory(const std::vector<std::string>& args) {
     return 0;
 }
 
-} // namespace stepscope::cli
+} // namespace stepscope::bench

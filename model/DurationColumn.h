@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "model/Column.h"
 #include "model/SideTable.h"
@@ -41,6 +42,22 @@ private:
     friend class ProfileCache;   // writes and reads every column
     Column<uint32_t> narrow_;
     SideTable<int64_t> long_;
+};
+
+// Read access to a lane's durations however they are stored: a profile's DurationColumn or an
+// analysis' own int64 column (the run diff's step lanes), so that one window search and one
+// folding serve both.
+class Durations {
+public:
+    Durations(const DurationColumn& column)
+        : column_(&column) {}
+    Durations(std::span<const int64_t> wide)
+        : wide_(wide.data()) {}
+    int64_t operator[](uint32_t e) const { return column_ ? (*column_)[e] : wide_[e]; }
+
+private:
+    const DurationColumn* column_ = nullptr;
+    const int64_t* wide_ = nullptr;
 };
 
 } // namespace stepscope

@@ -1,5 +1,7 @@
 #include "model/Profile.h"
 
+#include "model/LaneWindow.h"
+
 namespace stepscope {
 
 uint32_t Profile::trackOf(EventIndex e) const {
@@ -23,24 +25,7 @@ EventRange Profile::eventsAt(uint32_t track, uint32_t depth) const {
 }
 
 EventRange Profile::eventsInWindow(uint32_t track, uint32_t depth, int64_t t0, int64_t t1) const {
-    const EventRange all = eventsAt(track, depth);
-    if (all.empty() || t1 < t0) return {all.begin, all.begin};
-    // Ends are sorted within a (track, depth) because events there never overlap.
-    EventIndex lo = all.begin, hi = all.end;
-    while (lo < hi) {
-        const EventIndex mid = lo + (hi - lo) / 2;
-        if (end(mid) < t0 || (end(mid) == t0 && duration(mid) > 0))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    const EventIndex first = lo;
-    const auto last = std::lower_bound(start_.begin() + first, start_.begin() + all.end, t1);
-    EventIndex stop = static_cast<EventIndex>(last - start_.begin());
-    // A zero-length window still holds the zero-length events at its instant.
-    if (t1 == t0)
-        while (stop < all.end && start_[stop] == t0) ++stop;
-    return {first, std::max(first, stop)};
+    return eventsOverlapping(start_, duration_, eventsAt(track, depth), t0, t1);
 }
 
 std::vector<EventIndex> Profile::eventsByName(std::string_view name) const {

@@ -184,6 +184,7 @@ public:
     StringId nameId(EventIndex e) const { return metadata_[meta_[e]].name; }
     std::string_view name(EventIndex e) const { return strings_.get(nameId(e)); }
     std::span<const int64_t> startColumn() const { return start_; }
+    Durations durations() const { return duration_; }
     std::span<const uint32_t> metadataColumn() const { return meta_; }
 
     uint32_t trackOf(EventIndex e) const;

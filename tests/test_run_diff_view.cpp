@@ -2,11 +2,14 @@
 // shared table widget, keeps the last good candidate when a new one cannot be loaded, and is
 // reachable from the window (File > Compare With…, --compare).
 #include <QAction>
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QHelpEvent>
 #include <QLabel>
 #include <QTabBar>
 #include <QTemporaryDir>
+#include <QToolTip>
 #include <QtTest>
 
 #include <fstream>
@@ -28,7 +31,16 @@ using namespace stepscope::fixtures;
 
 namespace {
 constexpr int kTimeoutMs = 60000;
+
+// The tooltip the step timeline shows at `pos` (empty: none).
+QString stepTimelineTip(StepTimeline& timeline, QPoint pos) {
+    QToolTip::hideText(); // hides after a short delay
+    if (!QTest::qWaitFor([] { return !QToolTip::isVisible(); }, kTimeoutMs)) return "(stuck)";
+    QHelpEvent help(QEvent::ToolTip, pos, timeline.mapToGlobal(pos));
+    QApplication::sendEvent(&timeline, &help);
+    return QToolTip::isVisible() ? QToolTip::text() : QString();
 }
+} // namespace
 
 class TestRunDiffView : public QObject {
     Q_OBJECT
@@ -135,37 +147,88 @@ private slots:
         QCOMPARE(view.diff()->kernels.front().diffClass, DiffClass::Slower);
     }
 
-    // Step 0 of KernelSlower: baseline gemm 505 µs (500 + J[0]) from 10 µs, relu 100 µs after
-    // it; candidate gemm 605 µs, then relu. One stream row each, one op index per op in both.
-    void stepTimelineLanes() {
-        const auto [base, candidate] = diffFixture(DiffScenario::KernelSlower);
-        const std::vector<uint8_t> bb = base.encode(), cb = candidate.encode();
-        const LoadResult b = loadXSpaceBytes(bb, "b"), c = loadXSpaceBytes(cb, "c");
-        QVERIFY(b.ok() && c.ok());
-        const StepAnalysis bs = analyzeSteps(*b.profile), cs = analyzeSteps(*c.profile);
-        const StepLanes lanes = collectStepLanes(*b.profile, bs.steps[0], *c.profile, cs.steps[0]);
+    // The GPU step timeline on lanes shaped like step 0 of KernelSlower (collected in
+    // test_step_lanes): baseline gemm 10..515 µs and relu 515..615 µs of a 625 µs step,
+    // candidate gemm 10..615 µs and relu 615..715 µs of a 725 µs step. The view starts on the
+    // whole of the longer step, and a window is clamped to the steps, its width kept.
+    void stepTimelineView() {
         constexpr int64_t us = 1000000;
-        QCOMPARE(lanes.base.rows, std::vector<std::string>{"GPU:0 stream 7"});
-        QCOMPARE(lanes.base.title, std::string("Baseline step 0"));
-        QCOMPARE(lanes.base.durationPs, 625 * us);
-        QCOMPARE(lanes.candidate.durationPs, 725 * us);
-        QCOMPARE(lanes.base.bars.size(), size_t(2));
-        QCOMPARE(lanes.base.bars[0].beginPs, 10 * us);
-        QCOMPARE(lanes.base.bars[0].endPs, 515 * us);
-        QCOMPARE(lanes.candidate.bars[0].endPs, 615 * us);
-        QCOMPARE(lanes.candidate.bars[1].beginPs, 615 * us);
-        QCOMPARE(lanes.base.bars[0].op, lanes.candidate.bars[0].op);
-        QCOMPARE(lanes.ops[lanes.base.bars[0].op], std::string("model/dense/MatMul"));
-
+        auto lanes = std::make_shared<StepLanes>();
+        lanes->ops = {"model/dense/MatMul", "model/relu"};
+        lanes->kernels = {"volta_sgemm_128x64_nn", "elementwise_relu_kernel"};
+        for (auto [lane, gemmUs] :
+             {std::pair{&lanes->base, int64_t(505)}, std::pair{&lanes->candidate, int64_t(605)}}) {
+            lane->durationPs = (10 + gemmUs + 100 + 10) * us;
+            StepLane::Row& row = lane->rows.emplace_back();
+            row.name = "GPU:0 stream 7";
+            row.beginPs = {10 * us, (10 + gemmUs) * us};
+            row.durationPs = {gemmUs * us, 100 * us};
+            row.op = row.kernel = {0, 1};
+        }
         StepTimeline timeline;
         timeline.resize(800, 200);
-        timeline.setLanes(std::make_shared<const StepLanes>(lanes));
+        timeline.setLanes(lanes);
+        QCOMPARE(timeline.viewBeginPs(), int64_t(0));
         QCOMPARE(timeline.viewEndPs(), 725 * us); // the longer step
         timeline.setView(-50 * us, 100 * us);     // clamped to the start, width kept
         QCOMPARE(timeline.viewBeginPs(), int64_t(0));
         QCOMPARE(timeline.viewEndPs(), 150 * us);
         timeline.setHighlight("model/dense/MatMul");
         QVERIFY(!timeline.grab().isNull());
+        // In 0..150 µs each lane shows only its gemm (the relus start at 515 and 615 µs): one
+        // block per lane, drawn faded and again bright as the highlighted MatMul.
+        QCOMPARE(timeline.lastBlockCount(), size_t(4));
+        // Hovering: the row under the axis (20 px) and the lane's title (18 px) is the
+        // baseline's stream, whose gemm covers the right of the view; past the axis, the title
+        // and a 16 px row, the candidate's title and then its row.
+        QVERIFY2(stepTimelineTip(timeline, QPoint(500, 46))
+                     .startsWith("model/dense/MatMul\nvolta_sgemm_128x64_nn\n505"),
+                 qPrintable(stepTimelineTip(timeline, QPoint(500, 46))));
+        QVERIFY(stepTimelineTip(timeline, QPoint(500, 80)).contains("\n605"));
+        QVERIFY(stepTimelineTip(timeline, QPoint(500, 62)).isEmpty()); // a title
+        // Double-click: the whole of the longer step again.
+        QTest::mouseDClick(&timeline, Qt::LeftButton, {}, QPoint(400, 100));
+        QCOMPARE(timeline.viewBeginPs(), int64_t(0));
+        QCOMPARE(timeline.viewEndPs(), 725 * us);
+    }
+
+    // 100,000 kernels of 1 ns every 10 ns (1 ms) in one row of each lane. Whole, a pixel holds
+    // about 150 of them, so each row folds into one block (StepTimeline::lastBlockCount: what
+    // the last paint drew); 1 µs of them on the same width leaves 10 ns = several pixels between
+    // bars, so each of the 100 that start in the window is its own block. A bar never overlaps
+    // the next, so no bar starting before the window reaches into it.
+    void manyNarrowBarsPaintFolded() {
+        constexpr int64_t ns = 1000;
+        constexpr int kBars = 100000;
+        auto lanes = std::make_shared<StepLanes>();
+        lanes->ops = {"model/op"};
+        lanes->kernels = {"tiny_kernel"};
+        for (StepLane* lane : {&lanes->base, &lanes->candidate}) {
+            lane->durationPs = int64_t(kBars) * 10 * ns;
+            StepLane::Row& row = lane->rows.emplace_back();
+            row.name = "GPU:0 stream 7";
+            for (int i = 0; i < kBars; ++i) {
+                row.beginPs.push_back(int64_t(i) * 10 * ns);
+                row.durationPs.push_back(ns);
+                row.op.push_back(0);
+                row.kernel.push_back(0);
+            }
+        }
+        StepTimeline timeline;
+        timeline.resize(800, 200);
+        timeline.setLanes(lanes);
+        QVERIFY(!timeline.grab().isNull());
+        QCOMPARE(timeline.lastBlockCount(), size_t(2));
+        QVERIFY2(stepTimelineTip(timeline, QPoint(400, 46))
+                     .startsWith("100000 bars too narrow to tell apart"),
+                 qPrintable(stepTimelineTip(timeline, QPoint(400, 46))));
+        timeline.setView(0, 1000 * ns);
+        QVERIFY(!timeline.grab().isNull());
+        QCOMPARE(timeline.lastBlockCount(), size_t(2 * 100));
+        // Highlighting the op draws its bars again, folded the same way.
+        timeline.setHighlight("model/op");
+        QVERIFY(!timeline.grab().isNull());
+        QCOMPARE(timeline.lastBlockCount(), size_t(4 * 100));
     }
 
     void windowCompareWith() {

@@ -3,17 +3,20 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/LaneWindow.h"
+
 namespace stepscope {
 
-void foldLane(const Profile& profile, uint32_t track, uint32_t depth, TimeRange visible,
-              double widthPx, double minEventPx, std::vector<LaneBlock>& out) {
+void foldEvents(std::span<const int64_t> startColumn, Durations durations, EventRange lane,
+                TimeRange visible, double widthPx, double minEventPx, std::vector<LaneBlock>& out) {
     if (visible.empty() || widthPx <= 0) return;
-    const EventRange r = profile.eventsInWindow(track, depth, visible.start, visible.end);
-    const int64_t* starts = profile.startColumn().data();
+    const EventRange r =
+        eventsOverlapping(startColumn, durations, lane, visible.start, visible.end);
+    const int64_t* starts = startColumn.data();
     const int64_t t0 = visible.start;
     const double scale = widthPx / double(visible.span());
     auto px = [&](int64_t t) { return double(t - t0) * scale; };
-    auto width = [&](EventIndex e) { return double(profile.duration(e)) * scale; };
+    auto width = [&](EventIndex e) { return double(durations[e]) * scale; };
 
     // The first event in [from, r.end) that starts at or after pixel `boundary`. A galloping
     // search from `from`: the answer is usually a few events ahead (the events of one pixel),
@@ -46,7 +49,7 @@ void foldLane(const Profile& profile, uint32_t track, uint32_t depth, TimeRange 
             EventIndex j = firstStartingFrom(i + 1, nextColumn);
             // Only the last of them can reach past the column; a wide one is drawn by itself.
             if (j - 1 > i && width(j - 1) >= minEventPx) --j;
-            runEnd = std::max(runEnd, px(profile.end(j - 1)));
+            runEnd = std::max(runEnd, px(starts[j - 1] + durations[j - 1]));
             i = j;
             if (i >= r.end || width(i) >= minEventPx) break;
             const double nx = px(starts[i]);
@@ -57,25 +60,36 @@ void foldLane(const Profile& profile, uint32_t track, uint32_t depth, TimeRange 
     }
 }
 
-uint32_t dominantMetadata(const Profile& profile, const LaneBlock& block, uint32_t samples) {
+void foldLane(const Profile& profile, uint32_t track, uint32_t depth, TimeRange visible,
+              double widthPx, double minEventPx, std::vector<LaneBlock>& out) {
+    foldEvents(profile.startColumn(), profile.durations(), profile.eventsAt(track, depth), visible,
+               widthPx, minEventPx, out);
+}
+
+uint32_t dominantKey(std::span<const uint32_t> keys, Durations durations, const LaneBlock& block,
+                     uint32_t samples) {
     const uint32_t n = std::min(std::max<uint32_t>(1, samples), block.count);
-    // A handful of (metadata, time) pairs: a linear scan beats a map.
+    // A handful of (key, time) pairs: a linear scan beats a map.
     std::vector<std::pair<uint32_t, int64_t>> weight;
     weight.reserve(n);
     for (uint32_t i = 0; i < n; ++i) {
         const EventIndex e = block.first + uint32_t(uint64_t(i) * block.count / n);
-        const uint32_t meta = profile.metadataOf(e);
+        const uint32_t key = keys[e];
         auto it = std::find_if(weight.begin(), weight.end(),
-                               [meta](const auto& w) { return w.first == meta; });
+                               [key](const auto& w) { return w.first == key; });
         if (it == weight.end())
-            weight.emplace_back(meta, profile.duration(e));
+            weight.emplace_back(key, durations[e]);
         else
-            it->second += profile.duration(e);
+            it->second += durations[e];
     }
     auto best = weight.begin();
     for (auto it = weight.begin(); it != weight.end(); ++it)
         if (it->second > best->second) best = it;
     return best->first;
+}
+
+uint32_t dominantMetadata(const Profile& profile, const LaneBlock& block, uint32_t samples) {
+    return dominantKey(profile.metadataColumn(), profile.durations(), block, samples);
 }
 
 } // namespace stepscope

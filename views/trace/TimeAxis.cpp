@@ -1,5 +1,9 @@
 #include "views/trace/TimeAxis.h"
 
+#include <QFontMetrics>
+#include <QPainter>
+#include <QRect>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -79,6 +83,29 @@ TimeAxisScale chooseTimeAxis(TimeRange visible, double widthPx, double charWidth
         }
     }
     return scaleForStep(1000000000000000000);
+}
+
+void paintTimeTicks(QPainter& p, const QRect& band, TimeRange visible, const TimeAxisScale& axis) {
+    const QFontMetrics fm(p.font());
+    const double span = double(std::max<int64_t>(1, visible.span()));
+    auto x = [&](int64_t t) {
+        return int(std::lround(band.left() + double(t - visible.start) * band.width() / span));
+    };
+    const int bottom = band.bottom();
+    for (int64_t t : axis.ticks(visible)) {
+        const int tx = x(t);
+        p.drawLine(tx, bottom - 7, tx, bottom);
+        const QString label = QString::fromStdString(axis.label(t));
+        if (tx + 3 + fm.horizontalAdvance(label) <= band.right())
+            p.drawText(QPointF(tx + 3, bottom - 9), label);
+    }
+    if (double(axis.stepPs) * band.width() / span < 50) return; // minor ticks would crowd
+    TimeAxisScale minor = axis;
+    minor.stepPs = std::max<int64_t>(1, axis.stepPs / 5);
+    for (int64_t t : minor.ticks(visible)) {
+        const int tx = x(t);
+        p.drawLine(tx, bottom - 3, tx, bottom);
+    }
 }
 
 } // namespace stepscope

@@ -8,6 +8,9 @@
 
 #include "views/trace/ZoomControl.h"
 
+class QPainter;
+class QRect;
+
 namespace stepscope {
 
 // Tick spacing and labelling of the time axis: steps of 1, 2 or 5 x 10^k picoseconds, the
@@ -33,5 +36,11 @@ struct TimeAxisScale {
 // `charWidthPx` is the average width of a digit in the axis font; ticks keep their labels at
 // least a few characters apart.
 TimeAxisScale chooseTimeAxis(TimeRange visible, double widthPx, double charWidthPx);
+
+// Draws `axis`'s ticks up from the bottom of `band`, which shows `visible` across its width:
+// labelled major ticks, and minor ticks at a fifth of the step where they do not crowd. Labels
+// that would run past the band's right edge are left out. Uses the painter's font and pen.
+void paintTimeTicks(QPainter& painter, const QRect& band, TimeRange visible,
+                    const TimeAxisScale& axis);
 
 } // namespace stepscope

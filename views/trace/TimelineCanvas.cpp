@@ -360,7 +360,8 @@ void TimelineCanvas::wheelEvent(QWheelEvent* e) {
     const int vertical = delta.y() != 0 ? delta.y() : delta.x();
     if (e->modifiers() & Qt::ControlModifier) {
         if (vertical != 0)
-            zoomBy(std::pow(1.0015, double(vertical)), anchorFractionAt(e->position().toPoint()));
+            zoomBy(std::pow(kWheelZoomPerUnit, double(vertical)),
+                   anchorFractionAt(e->position().toPoint()));
     } else if ((e->modifiers() & Qt::ShiftModifier) || std::abs(delta.x()) > std::abs(delta.y())) {
         panBy(-double(vertical) / 1200.0);
     } else if (delta.y() != 0) {

@@ -57,6 +57,8 @@ public:
     // The narrowest window Context framing shows: a sub-microsecond kernel is shown with its
     // neighbours, not alone in a 1 µs window.
     static constexpr int64_t kMinContextPs = 20'000'000; // 20 µs
+    // Ctrl+wheel zooms by this factor per unit of angle delta (1.2 per notch of 120).
+    static constexpr double kWheelZoomPerUnit = 1.0015;
 
     // Selects an event (kNoIndex clears it), unfolding its section and showing its track.
     void selectEvent(EventIndex e, Framing framing);

@@ -238,23 +238,7 @@ void TimelineRenderer::paintAxis(QPainter& p, const TimelineFrame& f) {
     const QFontMetrics fm(font_);
     const TimeAxisScale axis = chooseTimeAxis(f.visible, area.width(), fm.horizontalAdvance('0'));
     p.setPen(kAxisText);
-    for (int64_t t : axis.ticks(f.visible)) {
-        const int x = int(std::lround(canvasX(t, f)));
-        p.drawLine(x, kAxisHeight - 8, x, kAxisHeight - 1);
-        const QString label = QString::fromStdString(axis.label(t));
-        if (x + 3 + fm.horizontalAdvance(label) <= area.right())
-            p.drawText(QPointF(x + 3, kAxisHeight - 10), label);
-    }
-    // Minor ticks at a fifth of the step where they do not crowd.
-    const double stepPx = double(axis.stepPs) * area.width() / double(f.visible.span());
-    if (stepPx >= 50) {
-        TimeAxisScale minor = axis;
-        minor.stepPs = std::max<int64_t>(1, axis.stepPs / 5);
-        for (int64_t t : minor.ticks(f.visible)) {
-            const int x = int(std::lround(canvasX(t, f)));
-            p.drawLine(x, kAxisHeight - 4, x, kAxisHeight - 1);
-        }
-    }
+    paintTimeTicks(p, QRect(area.left(), 0, area.width(), kAxisHeight), f.visible, axis);
     p.fillRect(QRect(0, 0, kGutterWidth, kAxisHeight - 1), kGutter);
     p.setPen(kAxisText);
     const QString base =

@@ -1,0 +1,28 @@
+#include "model/LaneWindow.h"
+
+#include <algorithm>
+
+namespace stepscope {
+
+EventRange eventsOverlapping(std::span<const int64_t> starts, Durations durations, EventRange lane,
+                             int64_t t0, int64_t t1) {
+    if (lane.empty() || t1 < t0) return {lane.begin, lane.begin};
+    auto end = [&](EventIndex e) { return starts[e] + durations[e]; };
+    EventIndex lo = lane.begin, hi = lane.end;
+    while (lo < hi) {
+        const EventIndex mid = lo + (hi - lo) / 2;
+        if (end(mid) < t0 || (end(mid) == t0 && durations[mid] > 0))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const EventIndex first = lo;
+    const auto last = std::lower_bound(starts.begin() + first, starts.begin() + lane.end, t1);
+    EventIndex stop = static_cast<EventIndex>(last - starts.begin());
+    // A zero-length window still holds the zero-length events at its instant.
+    if (t1 == t0)
+        while (stop < lane.end && starts[stop] == t0) ++stop;
+    return {first, std::max(first, stop)};
+}
+
+} // namespace stepscope

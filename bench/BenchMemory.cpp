@@ -131,7 +131,8 @@ int runBenchMemory(const std::vector<std::string>& args) {
         volatile int64_t sink = 0;
         const Timing baseline = timeIt(int(repeat), [&] {
             int64_t total = 0;
-            for (EventIndex e : p.memoryEvents().events()) total += p.memoryEvent(e).bytesAllocated;
+            p.memoryEvents().forEach(
+                [&](EventIndex e, StringId) { total += p.memoryEvent(e).bytesAllocated; });
             sink = sink + total;
         });
         auto memory = std::make_shared<MemoryProfile>();

@@ -27,14 +27,13 @@ public:
     }
     // The structural fact readers rely on: exactly the kLong rows have a long duration.
     bool consistent() const {
+        if (!long_.consistent(narrow_.size())) return false;
         size_t marked = 0;
         for (uint32_t d : narrow_) marked += d == kLong;
         if (marked != long_.size()) return false;
-        for (size_t i = 0; i < long_.size(); ++i)
-            if (long_.eventAt(i) >= narrow_.size() || narrow_[long_.eventAt(i)] != kLong ||
-                (i > 0 && long_.eventAt(i) <= long_.eventAt(i - 1)))
-                return false;
-        return true;
+        bool ok = true;
+        long_.forEach([&](uint32_t e, int64_t) { ok = ok && narrow_[e] == kLong; });
+        return ok;
     }
 
 private:

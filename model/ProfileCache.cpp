@@ -237,11 +237,11 @@ std::string firstDifference(const std::string& want, const std::string& have) {
 // SideTable must be added here (the size checks below fail until it is) and kFormatVersion
 // raised.
 template <class P, class F> void ProfileCache::forEachColumn(P& p, F&& f) {
-    static_assert(sizeof(Profile) == 880, "Profile changed: add its new members to the cache");
-    static_assert(sizeof(DurationColumn) == 72 && sizeof(RunColumn) == 48,
+    static_assert(sizeof(Profile) == 1048, "Profile changed: add its new members to the cache");
+    static_assert(sizeof(DurationColumn) == 96 && sizeof(RunColumn) == 48,
                   "a column changed: update the cache");
     static_assert(sizeof(StringPool) == 96, "StringPool changed: add its new members to the cache");
-    static_assert(sizeof(SideTable<uint64_t>) == 48, "SideTable changed: update the cache");
+    static_assert(sizeof(SideTable<uint64_t>) == 72, "SideTable changed: update the cache");
     f(p.strings_.bytes_);
     f(p.strings_.offsets_);
     f(p.strings_.slots_);
@@ -250,7 +250,8 @@ template <class P, class F> void ProfileCache::forEachColumn(P& p, F&& f) {
     f(p.metadata_);
     f(p.start_);
     f(p.duration_.narrow_);
-    f(p.duration_.long_.events_);
+    f(p.duration_.long_.low_);
+    f(p.duration_.long_.blockBegin_);
     f(p.duration_.long_.values_);
     f(p.meta_);
     f(p.statBegin_);
@@ -261,18 +262,24 @@ template <class P, class F> void ProfileCache::forEachColumn(P& p, F&& f) {
     f(p.trackStarts_);
     f(p.groupIds_.first_);
     f(p.groupIds_.value_);
-    f(p.correlation_.events_);
+    f(p.correlation_.low_);
+    f(p.correlation_.blockBegin_);
     f(p.correlation_.values_);
-    f(p.kernels_.events_);
+    f(p.kernels_.low_);
+    f(p.kernels_.blockBegin_);
     f(p.kernels_.values_);
     f(p.kernelDetails_);
-    f(p.memcpys_.events_);
+    f(p.memcpys_.low_);
+    f(p.memcpys_.blockBegin_);
     f(p.memcpys_.values_);
-    f(p.memory_.events_);
+    f(p.memory_.low_);
+    f(p.memory_.blockBegin_);
     f(p.memory_.values_);
-    f(p.tfOps_.events_);
+    f(p.tfOps_.low_);
+    f(p.tfOps_.blockBegin_);
     f(p.tfOps_.values_);
-    f(p.hloOps_.events_);
+    f(p.hloOps_.low_);
+    f(p.hloOps_.blockBegin_);
     f(p.hloOps_.values_);
     f(p.flows_);
     f(p.flowsByTarget_);
@@ -666,12 +673,7 @@ std::string ProfileCache::checkProfile(const Profile& p) {
         if (!str(m.name) || !str(m.displayName) || m.plane >= p.planes_.size() ||
             !statRange(m.statBegin, m.statEnd))
             return "event metadata";
-    const auto side = [n](const auto& t) {
-        if (t.events_.size() != t.values_.size()) return false;
-        for (size_t i = 0; i < t.events_.size(); ++i)
-            if (t.events_[i] >= n || (i > 0 && t.events_[i] <= t.events_[i - 1])) return false;
-        return true;
-    };
+    const auto side = [n](const auto& t) { return t.consistent(n); };
     if (!side(p.correlation_) || !side(p.kernels_) || !side(p.memcpys_) || !side(p.memory_) ||
         !side(p.tfOps_) || !side(p.hloOps_))
         return "side tables";

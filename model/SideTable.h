@@ -4,65 +4,148 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/Column.h"
+
 namespace stepscope {
 
-// A sparse typed column: values for the few events that have them, keyed by event index in
-// ascending order. Lookup is a binary search; iteration visits events in order.
+template <class T> class SideCursor;
+
+// A sparse typed column: values for the events that have them (a correlation id, a kernel, a
+// framework op), in ascending event order. An entry's event is stored in 2 bytes: its low 16
+// bits, with the entries of each run of 65,536 events found through one offset per run, so a
+// table costs 2 bytes an entry beside its value instead of 4. Lookup is a binary search within
+// the event's run; iteration visits events in order.
 template <class T> class SideTable {
 public:
     void append(uint32_t event, const T& value) {
-        events_.push_back(event);
+        const size_t block = event >> kBlockBits;
+        while (blockBegin_.size() <= block) blockBegin_.push_back(uint32_t(low_.size()));
+        low_.push_back(uint16_t(event));
         values_.push_back(value);
     }
     void reserve(size_t n) {
-        events_.reserve(n);
+        low_.reserve(n);
         values_.reserve(n);
     }
     // Appends every entry of `other`, whose events must all follow this table's.
     void append(const SideTable& other) {
-        events_.insert(events_.end(), other.events_.begin(), other.events_.end());
-        values_.insert(values_.end(), other.values_.begin(), other.values_.end());
+        for (size_t i = 0; i < other.size(); ++i) append(other.eventAt(i), other.valueAt(i));
     }
     const T* find(uint32_t event) const {
-        const auto it = std::lower_bound(events_.begin(), events_.end(), event);
-        if (it == events_.end() || *it != event) return nullptr;
-        return &values_[it - events_.begin()];
+        const size_t block = event >> kBlockBits;
+        if (block >= blockBegin_.size()) return nullptr;
+        const auto begin = low_.begin() + blockBegin_[block];
+        const auto end = low_.begin() + blockEnd(block);
+        const auto it = std::lower_bound(begin, end, uint16_t(event));
+        if (it == end || *it != uint16_t(event)) return nullptr;
+        return &values_[size_t(it - low_.begin())];
     }
-    size_t size() const { return events_.size(); }
-    bool empty() const { return events_.empty(); }
-    uint32_t eventAt(size_t i) const { return events_[i]; }
+    // Index of the first entry whose event is at or after `event` (size() if none).
+    size_t lowerBound(uint32_t event) const {
+        const size_t block = event >> kBlockBits;
+        if (block >= blockBegin_.size()) return size();
+        const auto begin = low_.begin() + blockBegin_[block];
+        return size_t(std::lower_bound(begin, low_.begin() + blockEnd(block), uint16_t(event)) -
+                      low_.begin());
+    }
+    size_t size() const { return low_.size(); }
+    bool empty() const { return low_.empty(); }
+    // Event of entry i: its run is found by a binary search over the runs (a few hundred in a
+    // profile of ten million events).
+    uint32_t eventAt(size_t i) const {
+        const size_t block =
+            size_t(std::upper_bound(blockBegin_.begin(), blockBegin_.end(), uint32_t(i)) -
+                   blockBegin_.begin()) -
+            1;
+        return uint32_t(block << kBlockBits) | low_[i];
+    }
     const T& valueAt(size_t i) const { return values_[i]; }
-    const std::vector<uint32_t>& events() const { return events_; }
     const std::vector<T>& values() const { return values_; }
+    // Calls fn(event, value) for every entry, in event order.
+    template <class F> void forEach(F&& fn) const {
+        for (size_t b = 0; b < blockBegin_.size(); ++b)
+            for (size_t i = blockBegin_[b], end = blockEnd(b); i < end; ++i)
+                fn(uint32_t(b << kBlockBits) | low_[i], values_[i]);
+    }
     void shrink() {
-        events_.shrink_to_fit();
+        low_.shrink_to_fit();
+        blockBegin_.shrink_to_fit();
         values_.shrink_to_fit();
     }
     size_t memoryBytes() const {
-        return events_.capacity() * sizeof(uint32_t) + values_.capacity() * sizeof(T);
+        return low_.capacity() * sizeof(uint16_t) + blockBegin_.capacity() * sizeof(uint32_t) +
+               values_.capacity() * sizeof(T);
+    }
+    // The structural facts lookups rely on, for a profile of `events` events: entries in
+    // ascending event order, every event below `events`, one value per entry.
+    bool consistent(size_t events) const {
+        if (values_.size() != low_.size()) return false;
+        if (blockBegin_.empty()) return low_.empty();
+        if (blockBegin_.front() != 0 || (blockBegin_.size() - 1) << kBlockBits >= events ||
+            blockBegin_.back() > low_.size())
+            return false;
+        for (size_t b = 0; b < blockBegin_.size(); ++b) {
+            if (b > 0 && blockBegin_[b] < blockBegin_[b - 1]) return false;
+            for (size_t i = blockBegin_[b] + 1; i < blockEnd(b); ++i)
+                if (low_[i] <= low_[i - 1]) return false;
+        }
+        const size_t last = blockBegin_.size() - 1;
+        return blockEnd(last) == blockBegin_[last] ||
+               ((last << kBlockBits) | low_[blockEnd(last) - 1]) < events;
     }
 
 private:
     friend class ProfileCache; // writes and reads every column
-    std::vector<uint32_t> events_;
+    friend class SideCursor<T>;
+    static constexpr unsigned kBlockBits = 16;
+    size_t blockEnd(size_t block) const {
+        return block + 1 < blockBegin_.size() ? blockBegin_[block + 1] : low_.size();
+    }
+    Column<uint16_t> low_;             // low 16 bits of each entry's event
+    std::vector<uint32_t> blockBegin_; // first entry of each run of 2^16 events
     std::vector<T> values_;
 };
 
-// Walks a side table alongside an ascending walk over events: each at(e) costs amortised O(1)
-// as long as the events asked for never decrease.
+// Walks a side table alongside a walk over events: each at(e) costs amortised O(1) as long as
+// the events asked for never decrease; a step back searches again.
 template <class T> class SideCursor {
 public:
     explicit SideCursor(const SideTable<T>& table)
-        : table_(table) {}
+        : t_(table) {
+        settle();
+    }
     const T* at(uint32_t event) {
-        const auto& events = table_.events();
-        while (i_ < events.size() && events[i_] < event) ++i_;
-        return i_ < events.size() && events[i_] == event ? &table_.valueAt(i_) : nullptr;
+        const size_t n = t_.size();
+        if (event < last_) {
+            i_ = t_.lowerBound(event);
+            block_ = event >> SideTable<T>::kBlockBits;
+            settle();
+        }
+        last_ = event;
+        if (i_ < n && current() < event) {
+            const size_t target = event >> SideTable<T>::kBlockBits;
+            if (target > block_) { // jump to the event's run
+                i_ = target < t_.blockBegin_.size() ? t_.blockBegin_[target] : n;
+                block_ = target;
+                settle();
+            }
+            while (i_ < n && current() < event) {
+                ++i_;
+                settle();
+            }
+        }
+        return i_ < n && current() == event ? &t_.values_[i_] : nullptr;
     }
 
 private:
-    const SideTable<T>& table_;
-    size_t i_ = 0;
+    uint32_t current() const { return uint32_t(block_ << SideTable<T>::kBlockBits) | t_.low_[i_]; }
+    // Moves block_ to the run that holds entry i_ (past runs without entries).
+    void settle() {
+        while (i_ < t_.size() && i_ >= t_.blockEnd(block_)) ++block_;
+    }
+    const SideTable<T>& t_;
+    size_t i_ = 0, block_ = 0;
+    uint32_t last_ = 0; // the event asked for last
 };
 
 } // namespace stepscope

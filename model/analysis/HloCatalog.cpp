@@ -166,7 +166,7 @@ void HloCatalog::attributeEvents(const Progress* progress) {
         return it->second;
     };
 
-    const std::vector<uint32_t>& hloEvents = hlo.events();
+    const auto hloEvent = [&hlo](size_t i) { return hlo.eventAt(i); };
     for (uint32_t t = 0; t < p.tracks().size(); ++t) {
         const Track& track = p.tracks()[t];
         if (!track.deviceOps || track.eventCount == 0) continue;
@@ -174,11 +174,9 @@ void HloCatalog::attributeEvents(const Progress* progress) {
         const uint32_t host = p.planes()[track.plane].host;
         const EventIndex end = track.firstEvent + track.eventCount;
         SideCursor<uint64_t> correlation(p.correlationIds());
-        for (size_t i =
-                 size_t(std::lower_bound(hloEvents.begin(), hloEvents.end(), track.firstEvent) -
-                        hloEvents.begin());
-             i < hloEvents.size() && hloEvents[i] < end; ++i) {
-            const EventIndex e = hloEvents[i];
+        for (size_t i = hlo.lowerBound(track.firstEvent); i < hlo.size() && hloEvent(i) < end;
+             ++i) {
+            const EventIndex e = hloEvent(i);
             EventHloStats s;
             for (const StatValue& v : p.metadataStats(p.metadataOf(e))) readStat(v, s);
             for (const StatValue& v : p.eventStats(e)) readStat(v, s);
@@ -218,10 +216,10 @@ void HloCatalog::attributeEvents(const Progress* progress) {
         if (progress && progress->cancelled()) return;
         const uint32_t m = std::get<1>(key);
         std::stable_sort(entries.begin(), entries.end(), [&](uint32_t a, uint32_t b) {
-            return p.start(hloEvents[a]) < p.start(hloEvents[b]);
+            return p.start(hloEvent(a)) < p.start(hloEvent(b));
         });
         NamesKey k{m, {}};
-        for (uint32_t i : entries) k.names.push_back(p.nameId(hloEvents[i]));
+        for (uint32_t i : entries) k.names.push_back(p.nameId(hloEvent(i)));
         auto [it, inserted] = aligned.try_emplace(std::move(k));
         if (inserted) {
             names.clear();
@@ -251,26 +249,20 @@ HloOpRef HloCatalog::refAt(size_t i) const {
 }
 
 HloOpRef HloCatalog::instructionOf(EventIndex event) const {
-    const std::vector<uint32_t>& events = profile_->hloOps().events();
-    const auto it = std::lower_bound(events.begin(), events.end(), event);
-    if (it == events.end() || *it != event) return {};
-    return refAt(size_t(it - events.begin()));
+    const SideTable<StringId>& hlo = profile_->hloOps();
+    const size_t i = hlo.lowerBound(event);
+    if (i == hlo.size() || hlo.eventAt(i) != event) return {};
+    return refAt(i);
 }
 
+HloCatalog::Cursor::Cursor(const HloCatalog& catalog)
+    : catalog_(catalog)
+    , entries_(catalog.profile_->hloOps()) {}
+
 HloOpRef HloCatalog::Cursor::at(EventIndex event) {
-    const std::vector<uint32_t>& events = catalog_.profile_->hloOps().events();
-    if (next_ > 0 && next_ <= events.size() && events[next_ - 1] >= event) {
-        next_ = size_t(std::lower_bound(events.begin(), events.end(), event) - events.begin());
-    } else {
-        // Forward: a few steps, else a search of what is left.
-        size_t steps = 0;
-        while (next_ < events.size() && events[next_] < event && ++steps < 8) ++next_;
-        if (next_ < events.size() && events[next_] < event)
-            next_ = size_t(std::lower_bound(events.begin() + long(next_), events.end(), event) -
-                           events.begin());
-    }
-    if (next_ >= events.size() || events[next_] != event) return {};
-    return catalog_.refAt(next_++);
+    const StringId* op = entries_.at(event);
+    return op ? catalog_.refAt(size_t(op - catalog_.profile_->hloOps().values().data()))
+              : HloOpRef{};
 }
 
 std::string_view HloCatalog::opPath(const HloOpRef& ref) const {

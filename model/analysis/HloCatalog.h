@@ -77,13 +77,12 @@ public:
     // amortized; an event before the last one asked for is found by binary search.
     class Cursor {
     public:
-        explicit Cursor(const HloCatalog& catalog)
-            : catalog_(catalog) {}
+        explicit Cursor(const HloCatalog& catalog);
         HloOpRef at(EventIndex event);
 
     private:
         const HloCatalog& catalog_;
-        size_t next_ = 0; // index into hloOps() of the first event not yet passed
+        SideCursor<StringId> entries_; // over the profile's hloOps()
     };
 
     // metadata.op_name, the framework op path ("" when none is recorded).

@@ -56,7 +56,7 @@ KernelStats computeKernelStats(const Profile& p, const Progress* progress) {
     OpCatalog catalog(p, &hlo);
     KernelFacts facts(p, hlo);
     const StringId equationKey = p.strings().find("equation");
-    const std::vector<uint32_t>& kernelEvents = p.kernels().events();
+    const SideTable<uint32_t>& kernelEvents = p.kernels();
 
     std::vector<int8_t> eligibleOfOp;
     std::unordered_map<RowKey, uint32_t, RowKeyHash> rowOf;
@@ -74,10 +74,9 @@ KernelStats computeKernelStats(const Profile& p, const Progress* progress) {
             progress->report("Kernel stats", double(t) / double(trackCount));
         }
         const EventIndex end = track.firstEvent + track.eventCount;
-        size_t k = std::lower_bound(kernelEvents.begin(), kernelEvents.end(), track.firstEvent) -
-                   kernelEvents.begin();
-        for (; k < kernelEvents.size() && kernelEvents[k] < end; ++k) {
-            const EventIndex e = kernelEvents[k];
+        for (size_t k = kernelEvents.lowerBound(track.firstEvent);
+             k < kernelEvents.size() && kernelEvents.eventAt(k) < end; ++k) {
+            const EventIndex e = kernelEvents.eventAt(k);
             // As XProf (ConvertDeviceTraceXPlaneToKernelReports): kernels shorter than a whole
             // nanosecond (its DurationNs() == 0) are not counted.
             if (p.duration(e) < 1000) continue;

@@ -436,9 +436,11 @@ MemoryProfile computeMemoryProfile(const Profile& profile, const Progress* progr
 
 bool hasMemoryProfile(const Profile& profile) {
     const SideTable<StringId>& events = profile.memoryEvents();
-    for (EventIndex e : events.events())
-        if (planeOf(profile, e).kind == PlaneKind::Host) return true;
-    return false;
+    bool found = false;
+    events.forEach([&](EventIndex e, StringId) {
+        found = found || planeOf(profile, e).kind == PlaneKind::Host;
+    });
+    return found;
 }
 
 const MemorySeries* MemoryProfile::defaultShown() const {

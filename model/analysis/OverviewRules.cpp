@@ -235,10 +235,10 @@ Finding kernelLaunch(const Profile& p, const Overview& o, const TfOpStats& ops) 
     const Bottleneck& b = o.bottleneck;
     if (!b.kernelLaunch) return {};
     uint64_t kernels = 0, small = 0;
-    for (uint32_t e : p.kernels().events()) {
+    p.kernels().forEach([&](uint32_t e, uint32_t) {
         ++kernels;
         if (double(p.duration(e)) < kSmallKernelUs * kPsPerUs) ++small;
-    }
+    });
     std::string text =
         oneDigit(b.kernelLaunchPercent) + "% of the total step time is spent on kernel launch.";
     if (kernels > 0)

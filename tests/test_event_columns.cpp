@@ -1,0 +1,177 @@
+// The compact event columns: side tables whose events are stored in 2 bytes (runs of 2^16
+// events), durations in 4 bytes with the long ones aside, step ids stored by runs; each read
+// back as written, across run boundaries, and through the cache.
+#include <QtTest>
+
+#include <QTemporaryDir>
+
+#include <chrono>
+#include <filesystem>
+
+#include "model/ProfileBuilder.h"
+#include "model/ProfileCache.h"
+#include "model/ProfileLoader.h"
+#include "model/synthetic/SyntheticProfile.h"
+#include "tests/fixtures/CompareProfiles.h"
+
+using namespace stepscope;
+
+namespace {
+// Events on both sides of run boundaries (65535 | 65536), an empty run (131072..196607), and the
+// last event of a profile of 400,001 events.
+const std::vector<uint32_t> kEvents = {0, 5, 65535, 65536, 65537, 200000, 200001, 400000};
+constexpr size_t kProfileEvents = 400001;
+
+SideTable<int64_t> sample() {
+    SideTable<int64_t> t;
+    for (uint32_t e : kEvents) t.append(e, int64_t(e) * 10 + 1);
+    return t;
+}
+} // namespace
+
+class TestEventColumns : public QObject {
+    Q_OBJECT
+private slots:
+    void sideTableFindsWhatWasAppended() {
+        const SideTable<int64_t> t = sample();
+        QCOMPARE(t.size(), kEvents.size());
+        for (size_t i = 0; i < kEvents.size(); ++i) {
+            QCOMPARE(t.eventAt(i), kEvents[i]);
+            QCOMPARE(t.valueAt(i), int64_t(kEvents[i]) * 10 + 1);
+            const int64_t* v = t.find(kEvents[i]);
+            QVERIFY(v);
+            QCOMPARE(*v, int64_t(kEvents[i]) * 10 + 1);
+            QCOMPARE(t.lowerBound(kEvents[i]), i);
+        }
+        // Absent: within a run, an empty run, past the last run, and the same low 16 bits as a
+        // present event in another run (5 + 65536, 65535 + 65536 * 2).
+        for (uint32_t e :
+             {1u, 65534u, 65541u, 131071u, 131072u, 150000u, 196607u, 199999u, 400001u, 9000000u})
+            QVERIFY2(!t.find(e), std::to_string(e).c_str());
+        QCOMPARE(t.lowerBound(6), size_t(2));
+        QCOMPARE(t.lowerBound(131072), size_t(5)); // the empty run leads to 200000
+        QCOMPARE(t.lowerBound(400001), t.size());
+        QCOMPARE(t.lowerBound(9000000), t.size());
+        std::vector<uint32_t> seen;
+        t.forEach([&](uint32_t e, int64_t v) {
+            QCOMPARE(v, int64_t(e) * 10 + 1);
+            seen.push_back(e);
+        });
+        QCOMPARE(seen, kEvents);
+        QVERIFY(t.consistent(kProfileEvents));
+        QVERIFY(!t.consistent(kProfileEvents - 1)); // 400000 would be past the last event
+        QVERIFY(SideTable<int64_t>().consistent(0));
+    }
+
+    void sideTableAppendsAnother() {
+        SideTable<int64_t> a, b;
+        for (uint32_t e : kEvents) (e < 100000 ? a : b).append(e, int64_t(e) * 10 + 1);
+        a.append(b);
+        QCOMPARE(a.size(), kEvents.size());
+        for (size_t i = 0; i < kEvents.size(); ++i) QCOMPARE(a.eventAt(i), kEvents[i]);
+        QVERIFY(a.find(200001) && *a.find(200001) == 2000011);
+    }
+
+    void sideCursorWalksForwardAndBack() {
+        const SideTable<int64_t> t = sample();
+        SideCursor<int64_t> c(t);
+        std::vector<uint32_t> hits;
+        for (uint32_t e = 0; e < kProfileEvents + 10; ++e)
+            if (const int64_t* v = c.at(e)) {
+                QCOMPARE(*v, int64_t(e) * 10 + 1);
+                hits.push_back(e);
+            }
+        QCOMPARE(hits, kEvents);
+        // Back, then forward in jumps that skip runs.
+        QVERIFY(c.at(65536) && *c.at(65536) == 655361);
+        QVERIFY(!c.at(65538));
+        QVERIFY(c.at(400000));
+        QVERIFY(c.at(5) && *c.at(5) == 51);
+        QVERIFY(!c.at(131077));
+        QVERIFY(c.at(200001));
+        SideTable<int64_t> empty;
+        SideCursor<int64_t> none(empty);
+        QVERIFY(!none.at(0));
+        QVERIFY(!none.at(70000));
+    }
+
+    void runColumnKeepsRuns() {
+        RunColumn r;
+        // Runs: [0,3) -1, [3,10) 7, [10,12) 8, [12,...) -1; an equal value continues a run.
+        r.append(0, -1);
+        r.append(3, 7);
+        r.append(5, 7);
+        r.append(10, 8);
+        r.append(12, -1);
+        QCOMPARE(r.runCount(), size_t(4));
+        const int32_t expected[] = {-1, -1, -1, 7, 7, 7, 7, 7, 7, 7, 8, 8, -1, -1};
+        for (uint32_t e = 0; e < 14; ++e) QCOMPARE(r.at(e), expected[e]);
+        RunColumn::Cursor c(r);
+        for (uint32_t e : {0u, 1u, 4u, 9u, 10u, 13u, 2u, 11u, 3u}) QCOMPARE(c.at(e), expected[e]);
+        QVERIFY(r.consistent(14));
+        QVERIFY(!r.consistent(12)); // a run starts at 12, past a profile of 12 events
+        QVERIFY(RunColumn().consistent(0));
+        QVERIFY(!RunColumn().consistent(1));
+    }
+
+    // Durations either side of 2^32 ps, as the profile reads them back and as the cache stores
+    // them.
+    void longDurationsReadBack() {
+        const int64_t durations[] = {0, 1, 4294967294, 4294967295, 4294967296, 10000000000000};
+        ProfileBuilder b;
+        const uint32_t host = b.addHost("h", "");
+        const uint32_t plane = b.addPlane(host, 0, "/host:CPU");
+        const uint32_t m = b.addMetadata(plane, 1, "op", "");
+        b.setTimeBase(0);
+        for (size_t i = 0; i < std::size(durations); ++i) {
+            const uint32_t t = b.addTrack(plane, int64_t(i), "thread " + std::to_string(i));
+            b.addEvent(t, 1000, durations[i], m);
+        }
+        auto p = b.finish();
+        QVERIFY(p);
+        for (size_t i = 0; i < std::size(durations); ++i) {
+            const EventIndex e = p->tracks()[i].firstEvent;
+            QCOMPARE(p->duration(e), durations[i]);
+            QCOMPARE(p->start(e), 0); // the profile starts at its first event
+            QCOMPARE(p->end(e), durations[i]);
+        }
+        QCOMPARE(p->durationPs(), 10000000000000);
+    }
+
+    // A synthetic profile of more than two runs of 2^16 events, with steps longer than 2^32 ps,
+    // stored and read back: every column equal to the source.
+    void cacheRoundTripAcrossRuns() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string root = dir.path().toStdString();
+        SyntheticOptions o;
+        o.events = 150000;
+        o.gpus = 2;
+        QCOMPARE(writeSyntheticLogDir(o, 1, root + "/logs", "run"), std::string());
+        const std::vector<HostFile> hosts{
+            {"worker0", root + "/logs/plugins/profile/run/worker0.xplane.pb"}};
+        std::filesystem::last_write_time(
+            hosts[0].path, std::filesystem::file_time_type::clock::now() - std::chrono::hours(1));
+        const LoadResult source = loadHosts(hosts);
+        QVERIFY2(source.ok(), source.error.c_str());
+        const Profile& p = *source.profile;
+        QVERIFY(p.eventCount() > 2 * 65536);
+        QVERIFY(p.correlationIds().size() > 0 && p.frameworkOps().size() > 0);
+        bool someLong = false;
+        for (EventIndex e = 0; e < p.eventCount(); ++e)
+            someLong |= p.duration(e) >= (int64_t(1) << 32);
+        QVERIFY(someLong);
+        QVERIFY(p.groupIds().runCount() < p.eventCount() / 100);
+
+        const ProfileCache cache(root + "/cache", "test");
+        const CacheKey key = cache.keyOf(hosts);
+        QVERIFY(key.ok());
+        QCOMPARE(cache.store(key, p), std::string());
+        const std::unique_ptr<Profile> cached = cache.load(key);
+        QVERIFY(cached);
+        compareProfiles(p, *cached);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEventColumns)
+#include "test_event_columns.moc"

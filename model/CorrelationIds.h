@@ -25,7 +25,20 @@ public:
     }
     // Appends every entry of `other`, whose events must all follow this table's.
     void append(const CorrelationIds& other) {
-        for (size_t i = 0; i < other.size(); ++i) append(other.eventAt(i), other.valueAt(i));
+        other.forEachIn(0, other.size(), [this](uint32_t e, uint64_t id) { append(e, id); });
+    }
+    // Calls fn(event, id) for entries [from, to), in event order.
+    template <class F> void forEachIn(size_t from, size_t to, F&& fn) const {
+        size_t run = size_t(std::upper_bound(highFirst_.begin(), highFirst_.end(), uint32_t(from)) -
+                            highFirst_.begin());
+        uint64_t high = run == 0 ? 0 : uint64_t(highValue_[run - 1]) << 32;
+        size_t i = from;
+        low_.forEachIn(from, to, [&](uint32_t e, uint32_t low) {
+            for (; run < highFirst_.size() && highFirst_[run] == i; ++run)
+                high = uint64_t(highValue_[run]) << 32;
+            fn(e, high | low);
+            ++i;
+        });
     }
     void reserve(size_t n) { low_.reserve(n); }
 
@@ -80,9 +93,9 @@ private:
         const auto it = std::upper_bound(highFirst_.begin(), highFirst_.end(), uint32_t(entry));
         return uint64_t(highValue_[size_t(it - highFirst_.begin()) - 1]) << 32 | low;
     }
-    SideTable<uint32_t> low_;          // low 32 bits of each id
-    std::vector<uint32_t> highFirst_;  // entry where a run of one high half begins
-    std::vector<uint32_t> highValue_;  // that high half
+    SideTable<uint32_t> low_;         // low 32 bits of each id
+    std::vector<uint32_t> highFirst_; // entry where a run of one high half begins
+    std::vector<uint32_t> highValue_; // that high half
 };
 
 } // namespace stepscope

@@ -10,6 +10,7 @@
 
 #include "model/Classification.h"
 #include "model/Column.h"
+#include "model/CorrelationIds.h"
 #include "model/DeviceDetails.h"
 #include "model/DurationColumn.h"
 #include "model/RunColumn.h"
@@ -218,7 +219,7 @@ public:
     int32_t groupId(EventIndex e) const { return groupIds_.at(e); }
     // The same, stored by runs; RunColumn::Cursor reads it along a walk over events.
     const RunColumn& groupIds() const { return groupIds_; }
-    const SideTable<uint64_t>& correlationIds() const { return correlation_; }
+    const CorrelationIds& correlationIds() const { return correlation_; }
     // Kernel geometry of device stream events (GPU/TPU planes, non-derived lines): the side
     // table maps an event to an index into kernelDetailsTable().
     const SideTable<uint32_t>& kernels() const { return kernels_; }
@@ -269,7 +270,7 @@ private:
     std::vector<EventIndex> trackStarts_; // firstEvent of each track, for trackOf()
 
     RunColumn groupIds_;
-    SideTable<uint64_t> correlation_;
+    CorrelationIds correlation_;
     SideTable<uint32_t> kernels_;
     std::vector<KernelDetails> kernelDetails_;
     SideTable<MemcpyDetails> memcpys_;

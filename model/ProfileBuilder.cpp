@@ -597,7 +597,7 @@ void ProfileBuilder::decodeHotStats(unsigned threads) {
     // first appearance in the track, and renumbered below, in track order, into the profile's
     // table, so the numbering is that of one pass over all events.
     struct TrackHot {
-        SideTable<uint64_t> correlation;
+        CorrelationIds correlation;
         SideTable<uint32_t> kernels; // into `kernelTexts`
         std::vector<StringId> kernelTexts;
         SideTable<MemcpyDetails> memcpys;
@@ -672,8 +672,7 @@ void ProfileBuilder::decodeHotStats(unsigned threads) {
                 p.kernelDetails_.push_back(KernelDetails::parse(pool.get(t.kernelTexts[k])));
             renumber[k] = it->second;
         }
-        for (size_t i = 0; i < t.kernels.size(); ++i)
-            p.kernels_.append(t.kernels.eventAt(i), renumber[t.kernels.valueAt(i)]);
+        t.kernels.forEach([&](uint32_t e, uint32_t k) { p.kernels_.append(e, renumber[k]); });
         p.correlation_.append(t.correlation);
         p.memcpys_.append(t.memcpys);
         p.memory_.append(t.memory);
@@ -726,12 +725,10 @@ void ProfileBuilder::joinFlows(unsigned threads) {
         parallelFor(blockCount(m), threads, [&](size_t k) {
             const auto [b, e] = block(m, k);
             uint32_t t = p.trackOf(p.correlation_.eventAt(b));
-            for (size_t i = b; i < e; ++i) {
-                const EventIndex ev = p.correlation_.eventAt(i);
+            p.correlation_.forEachIn(b, e, [&](EventIndex ev, uint64_t corr) {
                 while (ev >= p.tracks_[t].firstEvent + p.tracks_[t].eventCount) ++t;
-                fn(k, ev, p.correlation_.valueAt(i), trackRole[t],
-                   p.planes_[p.tracks_[t].plane].host);
-            }
+                fn(k, ev, corr, trackRole[t], p.planes_[p.tracks_[t].plane].host);
+            });
         });
     };
     std::vector<std::vector<Launch>> launchParts(blockCount(m));

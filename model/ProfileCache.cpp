@@ -237,8 +237,9 @@ std::string firstDifference(const std::string& want, const std::string& have) {
 // SideTable must be added here (the size checks below fail until it is) and kFormatVersion
 // raised.
 template <class P, class F> void ProfileCache::forEachColumn(P& p, F&& f) {
-    static_assert(sizeof(Profile) == 1048, "Profile changed: add its new members to the cache");
-    static_assert(sizeof(DurationColumn) == 96 && sizeof(RunColumn) == 48,
+    static_assert(sizeof(Profile) == 1096, "Profile changed: add its new members to the cache");
+    static_assert(sizeof(DurationColumn) == 96 && sizeof(RunColumn) == 48 &&
+                      sizeof(CorrelationIds) == 120,
                   "a column changed: update the cache");
     static_assert(sizeof(StringPool) == 96, "StringPool changed: add its new members to the cache");
     static_assert(sizeof(SideTable<uint64_t>) == 72, "SideTable changed: update the cache");
@@ -262,9 +263,11 @@ template <class P, class F> void ProfileCache::forEachColumn(P& p, F&& f) {
     f(p.trackStarts_);
     f(p.groupIds_.first_);
     f(p.groupIds_.value_);
-    f(p.correlation_.low_);
-    f(p.correlation_.blockBegin_);
-    f(p.correlation_.values_);
+    f(p.correlation_.low_.low_);
+    f(p.correlation_.low_.blockBegin_);
+    f(p.correlation_.low_.values_);
+    f(p.correlation_.highFirst_);
+    f(p.correlation_.highValue_);
     f(p.kernels_.low_);
     f(p.kernels_.blockBegin_);
     f(p.kernels_.values_);

@@ -29,7 +29,7 @@ public:
     }
     // Appends every entry of `other`, whose events must all follow this table's.
     void append(const SideTable& other) {
-        for (size_t i = 0; i < other.size(); ++i) append(other.eventAt(i), other.valueAt(i));
+        other.forEach([this](uint32_t e, const T& v) { append(e, v); });
     }
     const T* find(uint32_t event) const {
         const size_t block = event >> kBlockBits;
@@ -52,21 +52,19 @@ public:
     bool empty() const { return low_.empty(); }
     // Event of entry i: its run is found by a binary search over the runs (a few hundred in a
     // profile of ten million events).
-    uint32_t eventAt(size_t i) const {
-        const size_t block =
-            size_t(std::upper_bound(blockBegin_.begin(), blockBegin_.end(), uint32_t(i)) -
-                   blockBegin_.begin()) -
-            1;
-        return uint32_t(block << kBlockBits) | low_[i];
-    }
+    uint32_t eventAt(size_t i) const { return uint32_t(blockOf(i) << kBlockBits) | low_[i]; }
     const T& valueAt(size_t i) const { return values_[i]; }
     const std::vector<T>& values() const { return values_; }
-    // Calls fn(event, value) for every entry, in event order.
-    template <class F> void forEach(F&& fn) const {
-        for (size_t b = 0; b < blockBegin_.size(); ++b)
-            for (size_t i = blockBegin_[b], end = blockEnd(b); i < end; ++i)
-                fn(uint32_t(b << kBlockBits) | low_[i], values_[i]);
+    // Calls fn(event, value) for entries [from, to), in event order.
+    template <class F> void forEachIn(size_t from, size_t to, F&& fn) const {
+        if (from >= to) return;
+        size_t b = blockOf(from);
+        for (size_t i = from; i < to; ++i) {
+            while (i >= blockEnd(b)) ++b;
+            fn(uint32_t(b << kBlockBits) | low_[i], values_[i]);
+        }
     }
+    template <class F> void forEach(F&& fn) const { forEachIn(0, size(), fn); }
     void shrink() {
         low_.shrink_to_fit();
         blockBegin_.shrink_to_fit();
@@ -98,6 +96,12 @@ private:
     friend class ProfileCache; // writes and reads every column
     friend class SideCursor<T>;
     static constexpr unsigned kBlockBits = 16;
+    // The run that holds entry i.
+    size_t blockOf(size_t i) const {
+        return size_t(std::upper_bound(blockBegin_.begin(), blockBegin_.end(), uint32_t(i)) -
+                      blockBegin_.begin()) -
+               1;
+    }
     size_t blockEnd(size_t block) const {
         return block + 1 < blockBegin_.size() ? blockBegin_[block + 1] : low_.size();
     }

@@ -95,6 +95,44 @@ private slots:
         QVERIFY(!none.at(70000));
     }
 
+    // Ids of two processes (pid << 32 | id) after plain 32-bit ones, and back to 32-bit ones.
+    void correlationIdsKeepHighHalves() {
+        const uint64_t pidA = uint64_t(487) << 32, pidB = uint64_t(500) << 32;
+        const std::vector<std::pair<uint32_t, uint64_t>> entries = {{3, 7},
+                                                                    {9, 0xFFFFFFFF},
+                                                                    {70000, pidA | 11},
+                                                                    {70001, pidA | 12},
+                                                                    {140000, pidB | 11},
+                                                                    {140002, pidB},
+                                                                    {200000, 42},
+                                                                    {300000, pidA | 1}};
+        CorrelationIds ids, first, second;
+        for (const auto& [e, id] : entries) {
+            ids.append(e, id);
+            (e < 100000 ? first : second).append(e, id);
+        }
+        first.append(second);
+        for (const CorrelationIds* t : {&ids, &first}) {
+            QCOMPARE(t->size(), entries.size());
+            QVERIFY(t->consistent(300001));
+            for (size_t i = 0; i < entries.size(); ++i) {
+                QCOMPARE(t->eventAt(i), entries[i].first);
+                QCOMPARE(t->valueAt(i), entries[i].second);
+                QCOMPARE(t->find(entries[i].first), std::optional<uint64_t>(entries[i].second));
+            }
+            QVERIFY(!t->find(4) && !t->find(140001) && !t->find(300001));
+            std::vector<std::pair<uint32_t, uint64_t>> walked;
+            t->forEachIn(2, 7, [&](uint32_t e, uint64_t id) { walked.emplace_back(e, id); });
+            QCOMPARE(walked, std::vector(entries.begin() + 2, entries.begin() + 7));
+            CorrelationIds::Cursor c(*t);
+            QCOMPARE(c.at(70001), std::optional<uint64_t>(pidA | 12));
+            QCOMPARE(c.at(140002), std::optional<uint64_t>(pidB));
+            QCOMPARE(c.at(9), std::optional<uint64_t>(0xFFFFFFFF));
+            QCOMPARE(c.at(200000), std::optional<uint64_t>(42));
+            QVERIFY(!c.at(250000));
+        }
+    }
+
     void runColumnKeepsRuns() {
         RunColumn r;
         // Runs: [0,3) -1, [3,10) 7, [10,12) 8, [12,...) -1; an equal value continues a run.

@@ -79,8 +79,8 @@ private slots:
             const Track& tt = p.tracks()[p.trackOf(f.target)];
             QCOMPARE(p.planes()[lt.plane].kind, PlaneKind::Host);
             QCOMPARE(tt.kind, TrackKind::GpuStream);
-            const uint64_t* a = p.correlationIds().find(f.launch);
-            const uint64_t* b = p.correlationIds().find(f.target);
+            const std::optional<uint64_t> a = p.correlationIds().find(f.launch);
+            const std::optional<uint64_t> b = p.correlationIds().find(f.target);
             QVERIFY(a && b);
             QCOMPARE(*a, *b);
             // TF 2.4 names the host side of a launch after its kernel; copies after the copy.

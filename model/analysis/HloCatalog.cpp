@@ -173,7 +173,7 @@ void HloCatalog::attributeEvents(const Progress* progress) {
         if (progress && progress->cancelled()) return;
         const uint32_t host = p.planes()[track.plane].host;
         const EventIndex end = track.firstEvent + track.eventCount;
-        SideCursor<uint64_t> correlation(p.correlationIds());
+        CorrelationIds::Cursor correlation(p.correlationIds());
         for (size_t i = hlo.lowerBound(track.firstEvent); i < hlo.size() && hloEvent(i) < end;
              ++i) {
             const EventIndex e = hloEvent(i);
@@ -189,7 +189,7 @@ void HloCatalog::attributeEvents(const Progress* progress) {
             if (it->second) {
                 refOfHloOp_[i] = refIndex(module, it->second, false);
             } else if (s.inGraph) {
-                if (const uint64_t* corr = correlation.at(e))
+                if (const std::optional<uint64_t> corr = correlation.at(e))
                     launches[{t, m, *corr}].push_back(uint32_t(i));
             }
         }

@@ -85,7 +85,7 @@ bool HostOpTally::add(const Profile& p, uint32_t host, const std::string& hostLa
     std::vector<uint32_t> opOf;
     // Tracks are visited in index order, each track's events in a block: forward cursors serve.
     SideCursor<StringId> frameworkOps(p.frameworkOps());
-    SideCursor<uint64_t> correlations(p.correlationIds());
+    CorrelationIds::Cursor correlations(p.correlationIds());
     SideCursor<StringId> memoryEvents(p.memoryEvents());
     for (const Plane& plane : p.planes()) {
         if (plane.kind != PlaneKind::Host || plane.host != host) continue;

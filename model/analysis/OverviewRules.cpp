@@ -127,11 +127,11 @@ PageableCopies pageableAsyncCopies(const Profile& p) {
     for (const Track& t : p.tracks()) {
         if (!t.deviceOps || t.derived || p.planes()[t.plane].kind != PlaneKind::Gpu) continue;
         const EventIndex end = t.firstEvent + t.eventCount;
-        SideCursor<uint64_t> c(p.correlationIds());
+        CorrelationIds::Cursor c(p.correlationIds());
         for (EventIndex e = t.firstEvent; e < end; ++e) {
             const std::string_view name = p.name(e);
             if (name.find("Pageable") != std::string_view::npos) {
-                if (const uint64_t* id = c.at(e)) byLaunch.push_back({*id, e});
+                if (const std::optional<uint64_t> id = c.at(e)) byLaunch.push_back({*id, e});
                 continue;
             }
             if (detailsKey == StringPool::kNotFound) continue;
@@ -150,9 +150,9 @@ PageableCopies pageableAsyncCopies(const Profile& p) {
         for (const Track& t : p.tracks()) {
             if (t.derived || p.planes()[t.plane].kind != PlaneKind::Host) continue;
             const EventIndex end = t.firstEvent + t.eventCount;
-            SideCursor<uint64_t> c(p.correlationIds());
+            CorrelationIds::Cursor c(p.correlationIds());
             for (EventIndex e = t.firstEvent; e < end; ++e) {
-                const uint64_t* id = c.at(e);
+                const std::optional<uint64_t> id = c.at(e);
                 if (!id || p.name(e).find("Async") == std::string_view::npos) continue;
                 auto it = std::lower_bound(byLaunch.begin(), byLaunch.end(),
                                            std::pair<uint64_t, EventIndex>{*id, 0});

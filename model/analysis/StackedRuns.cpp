@@ -163,7 +163,7 @@ StackedOpIndex::StackedOpIndex(const Profile& p) {
     HostOpCatalog hostOps(p, true);
     // Events are visited in index order: forward cursors serve.
     SideCursor<StringId> frameworkOps(p.frameworkOps());
-    SideCursor<uint64_t> correlations(p.correlationIds());
+    CorrelationIds::Cursor correlations(p.correlationIds());
     SideCursor<StringId> memoryEvents(p.memoryEvents());
     for (uint32_t ti = 0; ti < p.tracks().size(); ++ti) {
         const Track& t = p.tracks()[ti];

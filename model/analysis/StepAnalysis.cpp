@@ -410,7 +410,7 @@ StepMap groupedSteps(const Profile& p, const StatKeys& keys, NameFacts& names,
             // each depth with its own cursor.
             for (uint32_t depth = 0; depth < t.depthCount; ++depth) {
                 const EventRange r = p.eventsAt(ti, depth);
-                SideCursor<uint64_t> c(p.correlationIds());
+                CorrelationIds::Cursor c(p.correlationIds());
                 RunColumn::Cursor groups(p.groupIds());
                 for (EventIndex e = r.begin; e < r.end; ++e) {
                     const int32_t g = groups.at(e);
@@ -445,7 +445,7 @@ StepMap groupedSteps(const Profile& p, const StatKeys& keys, NameFacts& names,
         const uint32_t host = p.planes()[t.plane].host;
         for (uint32_t depth = 0; depth < t.depthCount; ++depth) {
             const EventRange r = p.eventsAt(uint32_t(ti), depth);
-            SideCursor<uint64_t> c(p.correlationIds());
+            CorrelationIds::Cursor c(p.correlationIds());
             RunColumn::Cursor groups(p.groupIds());
             for (EventIndex e = r.begin; e < r.end; ++e) {
                 const int32_t g = groups.at(e);
@@ -458,7 +458,7 @@ StepMap groupedSteps(const Profile& p, const StatKeys& keys, NameFacts& names,
                 if (names.explicitMarker(e) || !stepName.empty()) {
                     d.addMarker(d.hostMarker, s);
                 } else if (names.realCompute(e)) {
-                    const bool corr = c.at(e) != nullptr;
+                    const bool corr = c.at(e).has_value();
                     d.events.push_back(
                         {classifyCpuEvent(names.name(e), true, corr,
                                           isRootInputStage(p, keys, uint32_t(ti), e)),
@@ -570,7 +570,7 @@ void collectStepEvents(const Profile& p, const StatKeys& keys, NameFacts& names,
                     }
                     if (!step.includes(s) || (s.begin == step.begin && s.end == step.end)) continue;
                     if (!names.realCompute(e) || profilerStepNumber(name)) continue;
-                    const bool corr = p.correlationIds().find(e) != nullptr;
+                    const bool corr = p.correlationIds().find(e).has_value();
                     d.events.push_back(
                         {classifyCpuEvent(names.name(e), hasDevice, corr,
                                           isRootInputStage(p, keys, uint32_t(ti), e)),
@@ -652,9 +652,9 @@ StepMap moduleSteps(const Profile& p, const StatKeys& keys) {
         const uint32_t host = p.planes()[t.plane].host;
         for (uint32_t depth = 0; depth < t.depthCount; ++depth) {
             const EventRange r = p.eventsAt(uint32_t(ti), depth);
-            SideCursor<uint64_t> c(p.correlationIds());
+            CorrelationIds::Cursor c(p.correlationIds());
             for (EventIndex e = r.begin; e < r.end; ++e) {
-                if (const uint64_t* id = c.at(e))
+                if (const std::optional<uint64_t> id = c.at(e))
                     launchTime.emplace(std::pair{host, *id}, p.start(e));
                 if (p.name(e) != "GpuExecutable::ExecuteThunks") continue;
                 const std::string_view module = keys.text(e, moduleKey);
@@ -679,12 +679,12 @@ StepMap moduleSteps(const Profile& p, const StatKeys& keys) {
         const uint32_t host = p.planes()[t.plane].host;
         for (uint32_t depth = 0; depth < t.depthCount; ++depth) {
             const EventRange r = p.eventsAt(uint32_t(ti), depth);
-            SideCursor<uint64_t> c(p.correlationIds());
+            CorrelationIds::Cursor c(p.correlationIds());
             for (EventIndex e = r.begin; e < r.end; ++e) {
                 const std::string_view module = keys.text(e, hloModuleKey);
                 if (module.empty()) continue;
                 deviceTime[module] += p.duration(e);
-                const uint64_t* id = c.at(e);
+                const std::optional<uint64_t> id = c.at(e);
                 if (!id) continue;
                 const auto launch = launchTime.find({host, *id});
                 if (launch == launchTime.end()) continue;

@@ -66,7 +66,7 @@ TfOpStats computeTfOpStats(const Profile& p, const Progress* progress, const Hlo
     std::vector<uint32_t> opOf;
     SideCursor<StringId> frameworkOps(p.frameworkOps());
     SideCursor<StringId> hloOps(p.hloOps());
-    SideCursor<uint64_t> correlations(p.correlationIds());
+    CorrelationIds::Cursor correlations(p.correlationIds());
     SideCursor<StringId> memoryEvents(p.memoryEvents());
     SideCursor<uint32_t> kernels(p.kernels());
     // Device op = (op, kernel or copy name): its event count, summed over devices. An op's

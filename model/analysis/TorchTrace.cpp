@@ -203,7 +203,7 @@ void Builder::readHost(uint32_t track) {
             r.track = track;
             r.externalId = a.externalId;
             const uint32_t index = uint32_t(t_.runtimes.size());
-            if (const uint64_t* c = p_.correlationIds().find(e)) {
+            if (const std::optional<uint64_t> c = p_.correlationIds().find(e)) {
                 auto pending = devicesOfCorrelation_.find(*c);
                 if (pending != devicesOfCorrelation_.end()) {
                     r.devices = std::move(pending->second);
@@ -268,7 +268,7 @@ void Builder::readDevice(uint32_t track) {
         }
         const uint32_t index = uint32_t(t_.devices.size());
         t_.devices.push_back(std::move(d));
-        if (const uint64_t* c = p_.correlationIds().find(e)) {
+        if (const std::optional<uint64_t> c = p_.correlationIds().find(e)) {
             auto rt = runtimeOfCorrelation_.find(*c);
             if (rt != runtimeOfCorrelation_.end())
                 t_.runtimes[rt->second].devices.push_back(index);

@@ -66,7 +66,7 @@ void addGraphLaunchField(const Profile& profile, EventIndex e, std::vector<Detai
     const std::optional<StatValue> graph = profile.findStat(e, "cuda_graph_id");
     if (!graph || !graph->isNumber()) return;
     std::string text = "CUDA graph " + std::to_string(graph->asInt());
-    if (const uint64_t* corr = profile.correlationIds().find(e))
+    if (const std::optional<uint64_t> corr = profile.correlationIds().find(e))
         text += ", correlation id " + std::to_string(*corr);
     const std::vector<EventIndex> launches = profile.launchesOf(e);
     text += launches.empty() ? ", its host launch is not in the profile"
@@ -102,7 +102,7 @@ EventDetails describeEvent(const Profile& profile, EventIndex e, const std::stri
                                      " from profile start"});
     d.fields.push_back({"Self time", formatDuration(selfTime(profile, e))});
     d.fields.push_back({"Track", std::string(profile.str(plane.name)) + " › " + trackLabel});
-    if (const uint64_t* corr = profile.correlationIds().find(e))
+    if (const std::optional<uint64_t> corr = profile.correlationIds().find(e))
         d.fields.push_back({"Correlation id", std::to_string(*corr)});
     if (profile.groupId(e) >= 0)
         d.fields.push_back({"Step (group id)", std::to_string(profile.groupId(e))});

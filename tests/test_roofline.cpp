@@ -304,6 +304,83 @@ private slots:
         QVERIFY(near(*m.flopsPerSecond, 33554432.0 / 2e-6));
         QCOMPARE(m.bound, BoundBy::Latency); // 1.6% and 4.8% of the roofs
     }
+
+    // A fuzz-findings style regression: a Kineto trace whose operators carry shapes no tensor
+    // has (a product past int64, a negative size, a 30-digit size) and a "flops" arg of 1e300
+    // opens, and the roofline, op profile and table give those operators their time with FLOPs
+    // and bytes unknown (empty), never a wrapped number (the products were undefined
+    // behaviour).
+    void impossibleOperatorShapesAreUnknown() {
+        QTemporaryDir dir;
+        const std::string path = dir.path().toStdString() + "/bad.pt.trace.json";
+        std::ofstream out(path);
+        // Operator i (External id 10 + i) launches one kernel (correlation 20 + i) of i + 1 us.
+        const std::vector<std::pair<std::string, std::string>> ops = {
+            {"aten::mm",
+             R"("Input Dims":[[4294967296, 4294967296], [4294967296, 4]],"Input type":["float", "float"])"},
+            {"aten::add",
+             R"("Input Dims":[[-4, 8], [-4, 8]],"Input type":["float", "float"],"flops":1e300)"},
+            {"aten::relu",
+             R"("Input Dims":[[123456789012345678901234567890, 8]],"Input type":["float"])"}};
+        out << R"({"schemaVersion":1,"deviceProperties":[{"id":0,"name":"NVIDIA H200",)"
+               R"("computeMajor":9,"computeMinor":0,"numSms":132}],"traceEvents":[)";
+        // Three events per operator, with OP, ARGS, EXT, CORR, TS, KTS, KDUR, N filled in.
+        const std::string events =
+            R"({"ph":"X","cat":"cpu_op","name":"OP","pid":1,"tid":1,"ts":TS,"dur":5,)"
+            R"("args":{"External id":EXT,ARGS}},)"
+            R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,)"
+            R"("ts":TS,"dur":1,"args":{"correlation":CORR,"External id":EXT}},)"
+            R"({"ph":"X","cat":"kernel","name":"kernelN","pid":0,"tid":7,"ts":KTS,"dur":KDUR,)"
+            R"("args":{"correlation":CORR,"External id":EXT,"device":0,"stream":7,)"
+            R"("grid":[1,1,1],"block":[128,1,1]}})";
+        for (size_t i = 0; i < ops.size(); ++i) {
+            std::string text = events;
+            for (const auto& [token, value] : std::vector<std::pair<std::string, std::string>>{
+                     {"OP", ops[i].first},
+                     {"ARGS", ops[i].second},
+                     {"EXT", std::to_string(10 + i)},
+                     {"CORR", std::to_string(20 + i)},
+                     {"KTS", std::to_string(100 + 10 * i)},
+                     {"KDUR", std::to_string(i + 1)},
+                     {"TS", std::to_string(10 + 10 * i)},
+                     {"N", std::to_string(i)}})
+                for (size_t at = text.find(token); at != std::string::npos;
+                     at = text.find(token, at + value.size()))
+                    text.replace(at, token.size(), value);
+            out << (i ? "," : "") << text;
+        }
+        out << "]}";
+        out.close();
+        const LoadResult loaded = loadPath(path);
+        QVERIFY2(loaded.ok(), loaded.error.c_str());
+        const Roofline r = computeRoofline(*loaded.profile);
+        const RooflineTable table = rooflineTable(r, -1);
+        const int flopsColumn = table.table.columnIndex("FLOPs");
+        const int bytesColumn = table.table.columnIndex("Bytes accessed");
+        QVERIFY(flopsColumn >= 0 && bytesColumn >= 0);
+        const OpProfile tree = opProfile(r, OpProfileGrouping::ByProgram);
+        for (size_t i = 0; i < ops.size(); ++i) {
+            const RooflineCell* cell = cellOf(r, ops[i].first, -1);
+            QVERIFY2(cell, ops[i].first.c_str());
+            QCOMPARE(cell->occurrences, uint64_t(1));
+            QCOMPARE(cell->timePs, int64_t(i + 1) * us);
+            QVERIFY2(!cell->flops && !cell->bytes, ops[i].first.c_str());
+            const int64_t index = cell - r.cells.data();
+            // The table's row: FLOPs and bytes empty.
+            const auto row = std::find(table.cellOfRow.begin(), table.cellOfRow.end(), index);
+            QVERIFY(row != table.cellOfRow.end());
+            const size_t rowIndex = size_t(row - table.cellOfRow.begin());
+            QVERIFY(table.table.isMissing(rowIndex, size_t(flopsColumn)));
+            QVERIFY(table.table.isMissing(rowIndex, size_t(bytesColumn)));
+            // The op profile's leaf: its time, no known FLOPs or bytes.
+            const auto leaf = std::find_if(tree.nodes.begin(), tree.nodes.end(),
+                                           [&](const OpProfileNode& n) { return n.cell == index; });
+            QVERIFY(leaf != tree.nodes.end());
+            QCOMPARE(leaf->sum.timePs, int64_t(i + 1) * us);
+            QCOMPARE(leaf->sum.flopsKnown, size_t(0));
+            QCOMPARE(leaf->sum.bytesKnown, size_t(0));
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestRoofline)

@@ -2,6 +2,7 @@
 // on args written as the profiler writes them. Expected values are worked out in the comments by
 // TraceLens's perf-model formulas (AMD-AGI/TraceLens TraceLens/PerfModel/perf_model.py).
 #include <QtTest>
+#include <cmath>
 
 #include "model/analysis/TorchOpCost.h"
 
@@ -175,6 +176,109 @@ private slots:
         QVERIFY(!cost("aten::mm", "not json", "").flops);
         QVERIFY(!cost("aten::mm", "[[2, 3]]", R"(["float"])").flops); // one operand
         QVERIFY(!cost("aten::_foreach_mul_", "[[], []]", R"(["TensorList", "Scalar"])").flops);
+    }
+
+    // Shapes no tensor has, as a made-up or corrupt trace can carry them: counts past int64
+    // (once undefined behaviour: signed overflow), negative and 30-digit sizes. The cost is
+    // unknown, never a wrapped or negative number; a count that fits stays known.
+    void impossibleShapesHaveUnknownCosts() {
+        const auto unknown = [](const OpCost& c) { return !c.flops && !c.bytes; };
+        // aten::mm A[2^32, 2^32] x B[2^32, 4]: 2·M·N·K = 2 · 2^32 · 4 · 2^32 = 2^67 FLOPs and
+        // M·K = 2^64 elements: neither fits in int64 (2^63 - 1).
+        QVERIFY(unknown(cost("aten::mm", "[[4294967296, 4294967296], [4294967296, 4]]",
+                             R"(["float", "float"])")));
+        // aten::bmm [2^32, 2^32, 4] x [2^32, 4, 4]: per batch 2 · 2^32 · 4 · 4 = 2^37 FLOPs, times
+        // a batch of 2^32 = 2^69; bytes 2^32 x (2^34 + ...) x 4 > 2^66.
+        QVERIFY(unknown(cost("aten::bmm", "[[4294967296, 4294967296, 4], [4294967296, 4, 4]]",
+                             R"(["float", "float"])")));
+        // aten::convolution input [2^32, 2^32, 4, 4] (2^68 elements), weight [4, 2^32, 1, 1],
+        // stride, padding, dilation 1: output [2^32, 4, 4, 4] = 2^38 elements, FLOPs
+        // 2 · 2^38 · 2^32 = 2^71.
+        QVERIFY(unknown(cost(
+            "aten::convolution",
+            "[[4294967296, 4294967296, 4, 4], [4, 4294967296, 1, 1], [], [], [], [], [], [], []]",
+            R"(["float", "float", "", "ScalarList", "ScalarList", "ScalarList", "Scalar", "ScalarList", "Scalar"])",
+            R"(["", "", "", "[1, 1]", "[0, 0]", "[1, 1]", "False", "[0, 0]", "1"])")));
+        // Scaled dot-product attention on q, k, v [2^32, 2^32, 4, 4]: B·H = 2^64.
+        QVERIFY(unknown(cost("aten::_scaled_dot_product_flash_attention",
+                             "[[4294967296, 4294967296, 4, 4], [4294967296, 4294967296, 4, 4], "
+                             "[4294967296, 4294967296, 4, 4]]",
+                             R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16"])")));
+        // Element-wise and reduction ops over [2^32, 2^32, 4]: 2^66 elements.
+        const std::string huge = "[[4294967296, 4294967296, 4], [4294967296, 4294967296, 4]]";
+        QVERIFY(unknown(cost("aten::add", huge, R"(["float", "float"])")));
+        QVERIFY(unknown(cost("aten::relu", "[[4294967296, 4294967296, 4]]", R"(["float"])")));
+        QVERIFY(unknown(cost("aten::sum", "[[4294967296, 4294967296, 4]]", R"(["float"])")));
+        // aten::add [2^31, 2^31] float: 2^62 elements, one FLOP each, fits; the bytes,
+        // 3 x 2^62 x 4 B, do not.
+        const OpCost add = cost("aten::add", "[[2147483648, 2147483648], [2147483648, 2147483648]]",
+                                R"(["float", "float"])");
+        QCOMPARE(add.flops, Flops(4611686018427387904));
+        QVERIFY(!add.bytes);
+        // Negative sizes (the mm once gave 2 · -2 · 4 · 3 = -48 FLOPs).
+        QVERIFY(unknown(cost("aten::mm", "[[-2, 3], [3, 4]]", R"(["float", "float"])")));
+        QVERIFY(unknown(cost("aten::add", "[[-4, 8], [-4, 8]]", R"(["float", "float"])")));
+        QVERIFY(unknown(cost("aten::sum", "[[4, -8]]", R"(["float"])")));
+        // A 30-digit size, one past uint64, and a fractional one: not sizes of any tensor. (The
+        // add once took its second operand for a non-tensor and costed the first alone.)
+        QVERIFY(unknown(cost("aten::add", "[[2, 3], [123456789012345678901234567890, 3]]",
+                             R"(["float", "float"])")));
+        QVERIFY(unknown(
+            cost("aten::mm", "[[18446744073709551615, 2], [2, 2]]", R"(["float", "float"])")));
+        QVERIFY(unknown(cost("aten::mm", "[[2.5, 2], [2, 2]]", R"(["float", "float"])")));
+        // A 30-digit stride in Concrete Inputs (the digit parser once overflowed on it).
+        const std::string convDims =
+            "[[2, 3, 32, 32], [16, 3, 3, 3], [16], [], [], [], [], [], []]";
+        const std::string convTypes =
+            R"(["float", "float", "float", "ScalarList", "ScalarList", "ScalarList", "Scalar", "ScalarList", "Scalar"])";
+        QVERIFY(unknown(cost(
+            "aten::convolution", convDims, convTypes,
+            R"(["", "", "", "[123456789012345678901234567890, 1]", "[1, 1]", "[1, 1]", "False", "[0, 0]", "1"])")));
+        // A kernel wider than the padded input (5 > 2 + 2·1), a dilation of 0, a negative
+        // padding: PyTorch refuses each; unknown.
+        QVERIFY(unknown(cost(
+            "aten::convolution", "[[1, 1, 2, 2], [1, 1, 5, 5], [], [], [], [], [], [], []]",
+            convTypes, R"(["", "", "", "[1, 1]", "[1, 1]", "[1, 1]", "False", "[0, 0]", "1"])")));
+        QVERIFY(
+            unknown(cost("aten::convolution", convDims, convTypes,
+                         R"(["", "", "", "[1, 1]", "[1, 1]", "[0, 0]", "False", "[0, 0]", "1"])")));
+        QVERIFY(unknown(
+            cost("aten::convolution", convDims, convTypes,
+                 R"(["", "", "", "[1, 1]", "[-1, -1]", "[1, 1]", "False", "[0, 0]", "1"])")));
+        // A reduction over a 30-digit dimension index.
+        QVERIFY(unknown(cost("aten::sum", "[[4, 8], [], [], []]",
+                             R"(["float", "ScalarList", "Scalar", ""])",
+                             R"(["", "[123456789012345678901234567890]", "False", ""])")));
+    }
+
+    // A "flops" arg that no count can be: 1e300 (converting it to int64 was undefined), negative,
+    // not a number. The FLOPs are unknown, not the model's (the record is corrupt); the bytes
+    // are still the model's. 2^62 is kept as it is.
+    void impossibleFlopsArgs() {
+        const std::string dims = "[[2, 3], [3, 4]]", types = R"(["float", "float"])";
+        for (const double bad : {1e300, 0x1p63, -1.0, std::nan(""), HUGE_VAL}) {
+            const OpCost c = cost("aten::mm", dims, types, {}, bad);
+            QVERIFY2(!c.flops, QByteArray::number(bad));
+            QCOMPARE(c.bytes, Flops((6 + 12 + 8) * 4));
+        }
+        QCOMPARE(cost("aten::mm", dims, types, {}, 0x1p62).flops, Flops(4611686018427387904));
+    }
+
+    // Reduced dimensions counted from the last, as PyTorch writes them: aten::sum [8, 512, 1024]
+    // bf16 over dim [-1] (the 1,024): 4,194,304 inputs, 8 · 512 = 4,096 outputs; bytes
+    // (4,194,304 + 4,096) x 2 = 8,396,800. [-4] names no dimension of a 3-d tensor: ignored.
+    void negativeReducedDimensions() {
+        const std::string dims = "[[8, 512, 1024], [], [], []]";
+        const std::string types = R"(["c10::BFloat16", "ScalarList", "Scalar", ""])";
+        OpCost c = cost("aten::sum", dims, types, R"(["", "[-1]", "False", ""])");
+        QCOMPARE(c.flops, Flops(4194304));
+        QCOMPARE(c.bytes, Flops(8396800));
+        // dims [-1, 0]: 512 outputs; bytes (4,194,304 + 512) x 2 = 8,389,632.
+        c = cost("aten::sum", dims, types, R"(["", "[-1, 0]", "False", ""])");
+        QCOMPARE(c.bytes, Flops(8389632));
+        // [-4]: out of range, nothing reduced by it: 4,194,304 outputs, bytes 2 x 4,194,304 x 2.
+        c = cost("aten::sum", dims, types, R"(["", "[-4]", "False", ""])");
+        QCOMPARE(c.bytes, Flops(16777216));
     }
 };
 

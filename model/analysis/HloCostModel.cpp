@@ -5,6 +5,8 @@
 #include <simdjson.h>
 #include <string_view>
 
+#include "model/analysis/CheckedCount.h"
+
 namespace stepscope {
 
 namespace {
@@ -155,37 +157,6 @@ template <size_t N> bool in(const std::array<std::string_view, N>& set, std::str
 // Nesting deeper than this (fusions in fusions, reducers calling computations) is not followed:
 // a crafted module could otherwise exhaust the stack.
 constexpr int kMaxDepth = 64;
-
-// Counts, FLOPs and bytes: nothing when unknown or when the value does not fit in int64 (a
-// made-up shape or window can ask for more; no real module does), so an overflow is never
-// undefined behaviour and never a wrapped, wrong number.
-using Count = std::optional<int64_t>;
-
-Count times(Count a, Count b) {
-    int64_t r = 0;
-    if (!a || !b || __builtin_mul_overflow(*a, *b, &r)) return std::nullopt;
-    return r;
-}
-
-Count plus(Count a, Count b) {
-    int64_t r = 0;
-    if (!a || !b || __builtin_add_overflow(*a, *b, &r)) return std::nullopt;
-    return r;
-}
-
-Count minus(Count a, Count b) {
-    int64_t r = 0;
-    if (!a || !b || __builtin_sub_overflow(*a, *b, &r)) return std::nullopt;
-    return r;
-}
-
-// The product of sizes; nothing when one is negative (XLA marks an unbounded dynamic dimension
-// so) or the product does not fit.
-Count product(const std::vector<int64_t>& sizes) {
-    Count n = 1;
-    for (int64_t d : sizes) n = d < 0 ? std::nullopt : times(n, d);
-    return n;
-}
 
 // Dimension i of a shape; 1 when it has none such, nothing when it is negative.
 Count dimension(const HloShape& shape, int64_t i) {

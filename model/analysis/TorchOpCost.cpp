@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
+#include <charconv>
 #include <simdjson.h>
+#include <span>
 #include <string>
 #include <vector>
+
+#include "model/analysis/CheckedCount.h"
 
 namespace stepscope {
 
@@ -13,8 +16,8 @@ namespace {
 
 using Dims = std::vector<int64_t>;
 
-// One recorded argument: its dims (empty for a scalar or non-tensor), its type and its concrete
-// value's text.
+// One recorded argument: its dims (empty for a scalar or non-tensor; never negative), its type
+// and its concrete value's text.
 struct Arg {
     Dims dims;
     bool tensor = false; // an "Input Dims" entry that is a list of sizes with a tensor type
@@ -22,7 +25,8 @@ struct Arg {
     std::string value;
 };
 
-// Parses the three parallel JSON arrays; false when "Input Dims" is not a JSON array.
+// Parses the three parallel JSON arrays; false when "Input Dims" is not a JSON array or holds a
+// size that no tensor has (negative, fractional, or past int64: a made-up or corrupt trace).
 bool readArgs(const TorchOpArgs& a, std::vector<Arg>& out) {
     simdjson::dom::parser parser;
     simdjson::dom::array dims;
@@ -35,12 +39,16 @@ bool readArgs(const TorchOpArgs& a, std::vector<Arg>& out) {
             arg.tensor = true;
             for (simdjson::dom::element s : sizes) {
                 int64_t n = 0;
-                if (s.get(n)) { // a nested list (TensorList): not one tensor
+                if (!s.get(n)) {
+                    if (n < 0) return false;
+                    arg.dims.push_back(n);
+                } else if (s.is_number()) {
+                    return false;
+                } else { // a nested list (TensorList): not one tensor
                     arg.tensor = false;
                     arg.dims.clear();
                     break;
                 }
-                arg.dims.push_back(n);
             }
         }
         out.push_back(std::move(arg));
@@ -67,15 +75,19 @@ bool readArgs(const TorchOpArgs& a, std::vector<Arg>& out) {
     return true;
 }
 
-int64_t elements(const Dims& d) {
-    int64_t n = 1;
-    for (int64_t v : d) n *= v;
-    return n;
+// Every sum and product below is checked (model/analysis/CheckedCount.h): a shape whose counts
+// do not fit in int64 has an unknown cost.
+Count elements(const Dims& d) {
+    return product(d);
 }
 
 // The elements of all but the last `inner` dimensions.
-int64_t leading(const Dims& d, size_t inner) {
-    return elements(Dims(d.begin(), d.end() - ptrdiff_t(std::min(inner, d.size()))));
+Count leading(const Dims& d, size_t inner) {
+    return product(std::span(d).first(d.size() - std::min(inner, d.size())));
+}
+
+Count larger(Count a, Count b) {
+    return a && b ? Count(std::max(*a, *b)) : std::nullopt;
 }
 
 bool isTrue(const std::vector<Arg>& args, size_t i) {
@@ -85,23 +97,26 @@ bool isTrue(const std::vector<Arg>& args, size_t i) {
     return v == "true";
 }
 
-// A list of ints as the profiler writes it in "Concrete Inputs": "[1, 1]" or "1".
-Dims intList(const std::vector<Arg>& args, size_t i) {
+// A list of ints as the profiler writes it in "Concrete Inputs": "[1, 1]", "1" or "[-1]";
+// nothing when a number does not fit in int64.
+std::optional<Dims> intList(const std::vector<Arg>& args, size_t i) {
     Dims out;
     if (i >= args.size()) return out;
-    int64_t n = 0;
-    bool inNumber = false;
-    for (char c : args[i].value) {
-        if (c >= '0' && c <= '9') {
-            n = n * 10 + (c - '0');
-            inNumber = true;
-        } else if (inNumber) {
-            out.push_back(n);
-            n = 0;
-            inNumber = false;
+    const std::string& text = args[i].value;
+    const char* p = text.data();
+    const char* const end = p + text.size();
+    const auto digit = [&](const char* c) { return c < end && *c >= '0' && *c <= '9'; };
+    while (p < end) {
+        if (!digit(p) && !(*p == '-' && digit(p + 1))) {
+            ++p;
+            continue;
         }
+        int64_t n = 0;
+        const std::from_chars_result r = std::from_chars(p, end, n);
+        if (r.ec != std::errc()) return std::nullopt; // out of range
+        out.push_back(n);
+        p = r.ptr;
     }
-    if (inNumber) out.push_back(n);
     return out;
 }
 
@@ -109,10 +124,13 @@ int64_t at(const Dims& d, size_t i, int64_t fallback = 1) {
     return i < d.size() ? d[i] : fallback;
 }
 
-OpCost gemm(int64_t batch, int64_t m, int64_t n, int64_t k, int64_t biasElements, int bpe) {
+OpCost gemm(Count batch, Count m, Count n, Count k, Count biasElements, int bpe) {
+    const Count mn = times(m, n);
+    const Count biasAdd = !biasElements ? std::nullopt : *biasElements > 0 ? times(batch, mn) : 0;
     OpCost c;
-    c.flops = batch * (2 * m * n * k) + (biasElements > 0 ? batch * m * n : 0);
-    if (bpe > 0) c.bytes = (batch * (m * k + k * n + m * n) + biasElements) * bpe;
+    c.flops = plus(times(batch, 2, mn, k), biasAdd);
+    if (bpe > 0)
+        c.bytes = times(plus(times(batch, plus(times(m, k), times(k, n), mn)), biasElements), bpe);
     return c;
 }
 
@@ -126,14 +144,14 @@ std::optional<OpCost> matrixCost(std::string_view name, const std::vector<Arg>& 
     if ((name == "aten::mm" || name == "aten::_scaled_mm") && is2d(0) && is2d(1))
         return gemm(1, a[0].dims[0], a[1].dims[1], a[0].dims[1], 0, torchElementBytes(a[0].type));
     if (name == "aten::addmm" && is2d(1) && is2d(2))
-        return gemm(1, a[1].dims[0], a[2].dims[1], a[1].dims[1],
-                    std::max<int64_t>(1, elements(a[0].dims)), torchElementBytes(a[1].type));
+        return gemm(1, a[1].dims[0], a[2].dims[1], a[1].dims[1], larger(1, elements(a[0].dims)),
+                    torchElementBytes(a[1].type));
     if (name == "aten::bmm" && is3d(0) && is3d(1))
         return gemm(a[0].dims[0], a[0].dims[1], a[1].dims[2], a[0].dims[2], 0,
                     torchElementBytes(a[0].type));
     if (name == "aten::baddbmm" && is3d(1) && is3d(2))
         return gemm(a[1].dims[0], a[1].dims[1], a[2].dims[2], a[1].dims[2],
-                    std::max<int64_t>(1, elements(a[0].dims)), torchElementBytes(a[1].type));
+                    larger(1, elements(a[0].dims)), torchElementBytes(a[1].type));
     if (name == "aten::matmul" && a.size() >= 2 && a[0].tensor && a[1].tensor &&
         a[0].dims.size() >= 2 && a[1].dims.size() >= 2) {
         const Dims& x = a[0].dims;
@@ -143,7 +161,7 @@ std::optional<OpCost> matrixCost(std::string_view name, const std::vector<Arg>& 
         // into M (one GEMM), as PyTorch does. Products, not quotients: a dimension can be 0
         // (an expert of a mixture of experts that got no tokens).
         if (w.size() == 2) return gemm(1, leading(x, 1), n, k, 0, torchElementBytes(a[0].type));
-        const int64_t batch = std::max(leading(x, 2), leading(w, 2));
+        const Count batch = larger(leading(x, 2), leading(w, 2));
         return gemm(batch, m, n, k, 0, torchElementBytes(a[0].type));
     }
     if (name == "aten::linear" && a.size() >= 2 && a[0].tensor && is2d(1) && !a[0].dims.empty()) {
@@ -169,32 +187,46 @@ std::optional<OpCost> convolutionCost(std::string_view name, const std::vector<A
     const Dims& x = a[0].dims;
     const Dims& w = a[1].dims;
     const size_t spatial = x.size() - 2;
-    const Dims stride = intList(a, 3), padding = intList(a, cudnn ? 2 : 4),
-               dilation = intList(a, cudnn ? 4 : 5);
+    const std::optional<Dims> stride = intList(a, 3), padding = intList(a, cudnn ? 2 : 4),
+                              dilation = intList(a, cudnn ? 4 : 5);
     const bool transposed = !cudnn && isTrue(a, 6);
-    const Dims outputPadding = transposed ? intList(a, 7) : Dims{};
+    const std::optional<Dims> outputPadding = transposed ? intList(a, 7) : Dims{},
+                              groups = transposed ? intList(a, 8) : Dims{};
+    if (!stride || !padding || !dilation || !outputPadding || !groups) return OpCost{};
     const bool bias = !cudnn && a.size() > 2 && a[2].tensor && !a[2].dims.empty();
     // PyTorch repeats a single value for every spatial dimension.
     const auto nth = [](const Dims& d, size_t i, int64_t fallback) {
         return d.empty() ? fallback : d.size() == 1 ? d[0] : at(d, i, fallback);
     };
-    Dims out{x[0], transposed ? w[1] * std::max<int64_t>(1, nth(intList(a, 8), 0, 1)) : w[0]};
+    const Count channels =
+        transposed ? times(w[1], std::max<int64_t>(1, nth(*groups, 0, 1))) : Count(w[0]);
+    if (!channels) return OpCost{};
+    Dims out{x[0], *channels};
     for (size_t s = 0; s < spatial; ++s) {
-        const int64_t in = x[2 + s], kernel = w[2 + s], st = nth(stride, s, 1),
-                      pad = nth(padding, s, 0), dil = nth(dilation, s, 1);
-        if (st < 1) return OpCost{}; // no convolution has one; the output size divides by it
-        out.push_back(transposed ? (in - 1) * st - 2 * pad + dil * (kernel - 1) +
-                                       nth(outputPadding, s, 0) + 1
-                                 : (in + 2 * pad - dil * (kernel - 1) - 1) / st + 1);
+        const int64_t in = x[2 + s], kernel = w[2 + s], st = nth(*stride, s, 1),
+                      pad = nth(*padding, s, 0), dil = nth(*dilation, s, 1),
+                      extra = nth(*outputPadding, s, 0);
+        // No convolution has these (PyTorch refuses them); the output size divides by st.
+        if (st < 1 || dil < 1 || pad < 0 || extra < 0) return OpCost{};
+        const Count reach = times(dil, kernel - 1); // the dilated kernel's extent, less one
+        Count side;
+        if (transposed) {
+            side = plus(minus(times(in - 1, st), times(2, pad)), reach, extra, 1);
+        } else {
+            const Count span = minus(plus(in, times(2, pad)), plus(reach, 1));
+            // A kernel wider than the padded input: PyTorch refuses it.
+            if (span && *span >= 0) side = plus(*span / st, 1);
+        }
+        if (!side || *side < 0) return OpCost{};
+        out.push_back(*side);
     }
-    int64_t perElement = 1;
-    for (size_t i = 1; i < w.size(); ++i) perElement *= w[i];
+    const Count perElement = product(std::span(w).subspan(1));
     OpCost c;
     c.flops =
-        2 * perElement * (transposed ? elements(x) : elements(out)) + (bias ? elements(out) : 0);
+        plus(times(2, perElement, elements(transposed ? x : out)), bias ? elements(out) : Count(0));
     const int bpe = torchElementBytes(a[0].type);
     if (bpe > 0)
-        c.bytes = (elements(x) + elements(w) + (bias ? out[1] : 0) + elements(out)) * int64_t(bpe);
+        c.bytes = times(plus(elements(x), elements(w), bias ? out[1] : 0, elements(out)), bpe);
     return c;
 }
 
@@ -241,26 +273,29 @@ std::optional<OpCost> attentionCost(std::string_view name, const std::vector<Arg
     };
     const int64_t batch = dim(q, 0), hq = dim(q, 1), nq = dim(q, 2), d = dim(q, 3);
     const int64_t hkv = dim(q + 1, 1), nkv = dim(q + 1, 2), dv = dim(q + 2, 3);
-    const bool causal = form->maskType ? (intList(a, form->causal) == Dims{1} ||
-                                          intList(a, form->causal) == Dims{2})
-                                       : isTrue(a, form->causal);
-    const int64_t qk = 2 * batch * hq * nq * nkv * d, pv = 2 * batch * hq * nq * nkv * dv;
-    const int64_t qElems = batch * hq * nq * d, kElems = batch * hkv * nkv * d,
-                  vElems = batch * hkv * nkv * dv, oElems = batch * hq * nq * dv;
-    OpCost c;
-    int64_t flops = 0, elementsMoved = 0;
+    const std::optional<Dims> maskType = form->maskType ? intList(a, form->causal) : Dims{};
+    if (!maskType) return OpCost{};
+    const bool causal =
+        form->maskType ? (*maskType == Dims{1} || *maskType == Dims{2}) : isTrue(a, form->causal);
+    const Count qk = times(2, batch, hq, nq, nkv, d), pv = times(2, batch, hq, nq, nkv, dv);
+    const Count qElems = times(batch, hq, nq, d), kElems = times(batch, hkv, nkv, d),
+                vElems = times(batch, hkv, nkv, dv), oElems = times(batch, hq, nq, dv);
+    Count flops, elementsMoved;
     if (!form->backward) {
-        flops = qk + pv;
-        elementsMoved = qElems + kElems + vElems + oElems;
+        flops = plus(qk, pv);
+        elementsMoved = plus(qElems, kElems, vElems, oElems);
     } else {
-        // dV = Pᵀ·dO, dP = dO·Vᵀ, dQ = dS·K, dK = dSᵀ·Q, plus the sums over a GQA group.
-        const int64_t group = hkv > 0 ? hq / hkv - 1 : 0;
-        flops = 2 * pv + 2 * qk + batch * nkv * (dv + d) * group + (form->flash ? qk : 0);
-        elementsMoved = 2 * (qElems + kElems + vElems) + oElems;
+        // dV = Pᵀ·dO, dP = dO·Vᵀ, dQ = dS·K, dK = dSᵀ·Q, plus the sums over a GQA group (none
+        // when the query has no more heads than the keys).
+        const int64_t group = hkv > 0 && hq > hkv ? hq / hkv - 1 : 0;
+        flops = plus(times(2, pv), times(2, qk), times(batch, nkv, plus(dv, d), group),
+                     form->flash ? qk : Count(0));
+        elementsMoved = plus(times(2, plus(qElems, kElems, vElems)), oElems);
     }
-    c.flops = causal && nq == nkv ? flops / 2 : flops;
+    OpCost c;
+    c.flops = causal && nq == nkv && flops ? Count(*flops / 2) : flops;
     const int bpe = torchElementBytes(a[q].type);
-    if (bpe > 0) c.bytes = elementsMoved * bpe;
+    if (bpe > 0) c.bytes = times(elementsMoved, bpe);
     return c;
 }
 
@@ -312,35 +347,41 @@ std::optional<OpCost> elementwiseCost(std::string_view name, const std::vector<A
     const int bpe0 = torchElementBytes(a[0].type);
     if (unary) {
         // copy_(self, src): one element read from src for each written to self.
-        const int64_t n = elements(a[0].dims);
+        const Count n = elements(a[0].dims);
         const int bpeOut = a.size() > 1 && a[1].tensor ? torchElementBytes(a[1].type) : bpe0;
-        return OpCost{n, 0, n * (bpe0 + bpeOut)};
+        return OpCost{n, 0, times(n, bpe0 + bpeOut)};
     }
     const bool second = a.size() > 1 && a[1].tensor;
     const std::optional<Dims> out = second ? broadcast(a[0].dims, a[1].dims) : a[0].dims;
     if (!out) return OpCost{};
     const int bpe1 = second ? torchElementBytes(a[1].type) : 0;
-    const int64_t n = elements(*out);
+    const Count n = elements(*out);
     const int bpeOut = second ? std::max(bpe0, bpe1) : bpe0;
-    return OpCost{
-        n, 0, elements(a[0].dims) * bpe0 + (second ? elements(a[1].dims) * bpe1 : 0) + n * bpeOut};
+    return OpCost{n, 0,
+                  plus(times(elements(a[0].dims), bpe0),
+                       second ? times(elements(a[1].dims), bpe1) : Count(0), times(n, bpeOut))};
 }
 
 std::optional<OpCost> reductionCost(std::string_view name, const std::vector<Arg>& a) {
     if (!in(kReduction, name)) return std::nullopt;
     if (a.empty() || !a[0].tensor) return OpCost{};
-    const int64_t n = elements(a[0].dims);
-    // dim (Concrete Inputs[1]): the reduced dimensions; none listed reduces everything.
-    const Dims reduced = intList(a, 1);
+    const Dims& dims = a[0].dims;
+    const Count n = elements(dims);
+    // dim (Concrete Inputs[1]): the reduced dimensions, a negative one counted from the last
+    // (-1 the last, as PyTorch does); none listed reduces everything.
+    const std::optional<Dims> reduced = intList(a, 1);
+    if (!n || !reduced) return OpCost{};
     int64_t out = 1;
-    if (!reduced.empty()) {
-        out = n;
-        for (int64_t r : reduced)
-            if (r >= 0 && size_t(r) < a[0].dims.size() && a[0].dims[size_t(r)] > 0)
-                out /= a[0].dims[size_t(r)];
+    if (!reduced->empty()) {
+        out = *n;
+        const int64_t rank = int64_t(dims.size());
+        for (int64_t r : *reduced) {
+            if (r < 0 && r >= -rank) r += rank;
+            if (r >= 0 && r < rank && dims[size_t(r)] > 0) out /= dims[size_t(r)];
+        }
     }
     const int bpe = torchElementBytes(a[0].type);
-    return OpCost{n, 0, (n + out) * bpe};
+    return OpCost{n, 0, times(plus(n, out), bpe)};
 }
 
 } // namespace
@@ -402,8 +443,7 @@ OpCost torchOpCost(const TorchOpArgs& args) {
                 break;
             }
     }
-    if (args.flops && std::isfinite(*args.flops) && *args.flops >= 0)
-        c.flops = int64_t(std::llround(*args.flops));
+    if (args.flops) c.flops = countOf(*args.flops);
     return c;
 }
 

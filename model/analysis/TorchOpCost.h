@@ -49,8 +49,11 @@ TorchOpKind torchOpKind(std::string_view opName);
 //   tensors). Scalars ("Scalar", empty dims) move nothing.
 // - reductions (sum, mean, amax, amin, max, min, norm): one FLOP per input element; bytes input
 //   plus output.
-// A "flops" arg, where the trace has one, replaces the FLOPs (bytes are still the model's).
-// Anything else, or args the rules cannot read, is unknown (empty), never a guess.
+// A "flops" arg, where the trace has one, replaces the FLOPs (bytes are still the model's); one
+// that is no count below 2^63 (1e300, negative, NaN) makes them unknown.
+// Anything else, or args the rules cannot read, is unknown (empty), never a guess; so are shapes
+// no tensor has (a negative, fractional or past-int64 size, a count that does not fit in int64,
+// a kernel wider than its padded input): every sum and product is checked (CheckedCount.h).
 OpCost torchOpCost(const TorchOpArgs& args);
 
 // Bytes per element of a PyTorch "Input type" entry ("float" 4, "c10::BFloat16" 2,

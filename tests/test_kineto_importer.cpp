@@ -352,6 +352,46 @@ class TestKinetoImporter : public QObject {
     Q_OBJECT
 
 private slots:
+    // More device events than one 1 MiB chunk of their kept stats holds (about 35 bytes each
+    // here), on two streams: after the hand-over to the builder every kernel has its own args
+    // (an int, a negative int, a double, a string) and its own kernel_details.
+    void manyDeviceEventsKeepTheirStats() {
+        constexpr int kKernels = 60000;
+        std::string json = "{\"traceEvents\":[";
+        for (int i = 0; i < kKernels; ++i) {
+            const std::string stream = std::to_string(7 + i % 2);
+            json += std::string(i ? "," : "") +
+                    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":" + stream +
+                    ",\"ts\":" + std::to_string(i) + ",\"dur\":1,\"args\":{\"device\":0," +
+                    "\"stream\":" + stream + ",\"correlation\":" + std::to_string(i + 1) +
+                    ",\"registers per thread\":32,\"shared memory\":0,\"grid\":[" +
+                    std::to_string(i % 100 + 1) +
+                    ",1,1],\"block\":[128,1,1],\"queued\":" + std::to_string(-i) +
+                    ",\"occupancy\":0.5,\"note\":\"n" + std::to_string(i) + "\"}}";
+        }
+        json += "]}";
+        QTemporaryDir dir;
+        const LoadResult r = loadText(dir, "many.pt.trace.json", json);
+        QVERIFY2(r.ok(), r.error.c_str());
+        const Profile& p = *r.profile;
+        for (int s = 0; s < 2; ++s) {
+            const Track* track = trackNamed(p, "Stream #" + std::to_string(7 + s) + "(Compute)");
+            QVERIFY(track);
+            const std::vector<EventIndex> e = eventsOf(p, *track);
+            QCOMPARE(e.size(), size_t(kKernels / 2));
+            for (size_t j = 0; j < e.size(); ++j) {
+                const int i = int(2 * j) + s; // the kernel's index in the trace
+                QCOMPARE(statText(p, e[j], "correlation_id"), std::to_string(i + 1));
+                QCOMPARE(statText(p, e[j], "queued"), std::to_string(-i));
+                QCOMPARE(statText(p, e[j], "occupancy"), std::string("0.5"));
+                QCOMPARE(statText(p, e[j], "note"), "n" + std::to_string(i));
+                QCOMPARE(statText(p, e[j], "kernel_details"),
+                         "regs:32 shm:0 grid:" + std::to_string(i % 100 + 1) +
+                             ",1,1 block:128,1,1");
+            }
+        }
+    }
+
     void schema2022MapsEveryPart() {
         QTemporaryDir dir;
         const LoadResult r = loadText(dir, "worker0.1.pt.trace.json", kFixture2022);

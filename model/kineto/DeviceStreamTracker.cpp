@@ -34,8 +34,8 @@ void DeviceStreamTracker::add(int64_t start, int64_t duration, StringId name, St
     d.name = name;
     d.cat = cat;
     d.kind = kind;
-    d.device = pid.isText ? 0 : pid.value;
-    d.stream = tid.value;
+    int64_t device = pid.isText ? 0 : pid.value;
+    int64_t stream = tid.value;
     if (tid.isText) {
         // 2021: "stream 7".
         const std::string_view t = b_.strings().get(tid.text);
@@ -43,14 +43,16 @@ void DeviceStreamTracker::add(int64_t start, int64_t duration, StringId name, St
             int64_t s = 0;
             for (char c : t.substr(7))
                 if (c >= '0' && c <= '9') s = s * 10 + (c - '0');
-            d.stream = s;
+            stream = s;
         }
     }
-    d.argBegin = uint32_t(args_.size());
+    uint8_t* const begin =
+        statBytes_.room(args.size() * statcodec::kMaxEntryBytes, d.statsInNextChunk);
+    uint8_t* p = begin;
     bool hasKernelDetails = false, hasMemcpyDetails = false;
     for (const Arg& a : args) {
-        if (a.role == Role::Device && a.type == StatType::Int64) d.device = int64_t(a.raw);
-        if (a.role == Role::Stream && a.type == StatType::Int64) d.stream = int64_t(a.raw);
+        if (a.role == Role::Device && a.type == StatType::Int64) device = int64_t(a.raw);
+        if (a.role == Role::Stream && a.type == StatType::Int64) stream = int64_t(a.raw);
         if (a.role == Role::Correlation &&
             (a.type == StatType::Int64 || a.type == StatType::Uint64)) {
             d.hasCorrelation = true;
@@ -59,23 +61,37 @@ void DeviceStreamTracker::add(int64_t start, int64_t duration, StringId name, St
         hasKernelDetails |= a.role == Role::KernelDetails;
         hasMemcpyDetails |= a.role == Role::MemcpyDetails;
         d.hasTfOp |= a.role == Role::TfOp;
-        args_.push_back({a.raw, a.key, a.type});
+        p = statcodec::putEntry(p, a.key, a.type, a.raw);
     }
-    d.argEnd = uint32_t(args_.size());
-    d.hasDetails = details(d, args, hasKernelDetails, hasMemcpyDetails, d.details);
+    statBytes_.grow(size_t(p - begin));
+    d.statCount = uint32_t(args.size());
+    d.hasDetails = details(d, device, args, hasKernelDetails, hasMemcpyDetails, d.details);
     if (kind == Kind::Derived) {
         // An exported derived line: its tid is the line id, whatever stream its events name.
-        d.device = pid.value;
-        d.stream = tid.value;
+        device = pid.value;
+        stream = tid.value;
     }
+    d.line = lineOf({device, stream, lineKindOf(kind)});
     events_.push_back(d);
+}
+
+// The index of a line, given on first sight.
+uint32_t DeviceStreamTracker::lineOf(const LineKey& line) {
+    if (lastLine_ < lines_.size()) {
+        const LineKey& last = lines_[lastLine_];
+        if (!(line < last) && !(last < line)) return lastLine_;
+    }
+    const auto [it, added] = lineIndex_.emplace(line, uint32_t(lines_.size()));
+    if (added) lines_.push_back(line);
+    lastLine_ = it->second;
+    return lastLine_;
 }
 
 // The kernel_details of a kernel (from grid, block, registers per thread, shared memory) or the
 // memcpy_details of a copy or memset, unless the event brought its own; false for other events.
 // A kernel without launch geometry (ROCm traces) gets the fields it has, or an empty text: it is
 // still a kernel (Profile::kernels()), whose geometry is not recorded.
-bool DeviceStreamTracker::details(const Event& d, const std::vector<Arg>& args,
+bool DeviceStreamTracker::details(const Event& d, int64_t device, const std::vector<Arg>& args,
                                   bool hasKernelDetails, bool hasMemcpyDetails, StringId& details) {
     const bool kernel = d.kind == Kind::Kernel && !hasKernelDetails;
     const bool copy = (d.kind == Kind::Memcpy || d.kind == Kind::Memset) && !hasMemcpyDetails;
@@ -98,7 +114,7 @@ bool DeviceStreamTracker::details(const Event& d, const std::vector<Arg>& args,
     const DetailsKey k = kernel
                              ? DetailsKey{{geometry ? 0 : 2, regs, shared, grid[0], grid[1],
                                            grid[2], block[0], int64_t(block[1]) << 32 | block[2]}}
-                             : DetailsKey{{1, int64_t(ck), bytes, d.device, 0, 0, 0, 0}};
+                             : DetailsKey{{1, int64_t(ck), bytes, device, 0, 0, 0, 0}};
     const auto it = details_.find(k);
     if (it != details_.end()) {
         details = it->second;
@@ -118,7 +134,7 @@ bool DeviceStreamTracker::details(const Event& d, const std::vector<Arg>& args,
     } else {
         text = "kind:" + std::string(copyKindName(ck));
         if (bytes >= 0) text += " size:" + std::to_string(bytes);
-        text += " dest:" + std::to_string(d.device);
+        text += " dest:" + std::to_string(device);
     }
     details = b_.intern(text);
     details_.emplace(k, details);
@@ -128,8 +144,15 @@ bool DeviceStreamTracker::details(const Event& d, const std::vector<Arg>& args,
 void DeviceStreamTracker::extendSteps(StepTracker& steps) const {
     if (steps.empty()) return;
     // Device work (kernels, copies, memsets) by correlation id.
+    size_t workCount = 0, correlated = 0;
+    for (const Event& d : events_) {
+        workCount += lineKindOf(d.kind) == 0;
+        correlated += lineKindOf(d.kind) == 0 && d.hasCorrelation;
+    }
     std::vector<TorchRange> work;
     std::vector<std::pair<uint64_t, uint32_t>> byCorrelation;
+    work.reserve(workCount);
+    byCorrelation.reserve(correlated);
     for (const Event& d : events_) {
         if (lineKindOf(d.kind) != 0) continue;
         if (d.hasCorrelation) byCorrelation.push_back({d.correlation, uint32_t(work.size())});
@@ -146,7 +169,7 @@ void DeviceStreamTracker::finish(KinetoStrings& strings, const LaunchOpJoin& joi
     // Devices: those with events and those described in deviceProperties.
     std::map<int64_t, uint32_t> planes;
     for (const auto& [id, props] : props_) planes[id] = 0;
-    for (const Event& d : events_) planes[d.device] = 0;
+    for (const LineKey& line : lines_) planes[line.device] = 0;
     for (auto& [device, plane] : planes) {
         plane = b_.addPlane(host_, 1000 + device, "/device:GPU:" + std::to_string(device));
         const auto it = props_.find(device);
@@ -154,24 +177,9 @@ void DeviceStreamTracker::finish(KinetoStrings& strings, const LaunchOpJoin& joi
             for (const StatValue& s : it->second) b_.addPlaneStat(plane, s);
     }
     // Lines: one per (device, stream) for work, plus annotation and sync lines.
-    struct LineKey {
-        int64_t device, stream;
-        int kind; // lineKindOf
-        bool operator<(const LineKey& o) const {
-            return std::tie(device, kind, stream) < std::tie(o.device, o.kind, o.stream);
-        }
-    };
-    // (Device events come in runs on one stream: the last line looked up is kept.)
-    std::map<LineKey, uint16_t> lineFlags;
-    LineKey lastLine{0, 0, -1};
-    uint16_t* lastFlags = nullptr;
+    std::vector<uint16_t> lineFlags(lines_.size(), 0);
     for (const Event& d : events_) {
-        const LineKey line{d.device, d.stream, lineKindOf(d.kind)};
-        if (!lastFlags || line < lastLine || lastLine < line) {
-            lastFlags = &lineFlags[line];
-            lastLine = line;
-        }
-        uint16_t& flags = *lastFlags;
+        uint16_t& flags = lineFlags[d.line];
         if (d.kind == Kind::Kernel) flags |= StreamCompute;
         if (d.kind == Kind::Memset) flags |= StreamMemset;
         if (d.kind == Kind::Memcpy) {
@@ -190,33 +198,35 @@ void DeviceStreamTracker::finish(KinetoStrings& strings, const LaunchOpJoin& joi
             }
         }
     }
-    std::map<LineKey, uint32_t> tracks;
+    std::vector<uint32_t> trackOfLine(lines_.size()), planeOfLine(lines_.size());
     std::set<int64_t> devicesWithSteps; // a Steps line came with the trace (an export's)
     std::set<int64_t> devicesWithWork;  // a stream with kernels, copies or memsets
-    for (const auto& [k, flags] : lineFlags)
+    for (const LineKey& k : lines_)
         if (k.kind == 0) devicesWithWork.insert(k.device);
-    for (const auto& [k, flags] : lineFlags) {
+    for (const auto& [k, index] : lineIndex_) {
         const uint32_t plane = planes[k.device];
+        planeOfLine[index] = plane;
+        uint32_t& track = trackOfLine[index];
         if (k.kind == 0) {
-            const std::string kinds = streamFlagsName(flags);
+            const std::string kinds = streamFlagsName(lineFlags[index]);
             std::string name = "Stream #" + std::to_string(k.stream);
             if (!kinds.empty()) {
                 std::string list = kinds;
                 std::replace(list.begin(), list.end(), '+', ',');
                 name += "(" + list + ")";
             }
-            tracks[k] = b_.addTrack(plane, k.stream, name);
+            track = b_.addTrack(plane, k.stream, name);
         } else if (k.kind == 3) {
             const std::string* name = hosts.threadName(k.device, k.stream);
-            tracks[k] = b_.addTrack(plane, k.stream,
-                                    name ? *name : "derived line " + std::to_string(k.stream));
+            track = b_.addTrack(plane, k.stream,
+                                name ? *name : "derived line " + std::to_string(k.stream));
             if (name && *name == "Steps") devicesWithSteps.insert(k.device);
         } else {
             const int64_t id = (k.kind == 1 ? kGpuAnnotationLineBase : kSyncLineBase) +
                                ((k.stream % 80) + 80) % 80;
-            tracks[k] = b_.addTrack(plane, id,
-                                    (k.kind == 1 ? "GPU annotations, stream " : "Syncs, stream ") +
-                                        std::to_string(k.stream));
+            track = b_.addTrack(plane, id,
+                                (k.kind == 1 ? "GPU annotations, stream " : "Syncs, stream ") +
+                                    std::to_string(k.stream));
         }
     }
     // Metadata per (plane, name).
@@ -242,24 +252,24 @@ void DeviceStreamTracker::finish(KinetoStrings& strings, const LaunchOpJoin& joi
     const uint32_t tfOpKey = strings.key("tf_op", &role);
     const uint32_t inputTypesKey = b_.statKey(b_.intern("op_input_types"));
     b_.reserveEvents(b_.eventCount() + events_.size() + steps.steps().size() * planes.size());
-    lastLine = {0, 0, -1};
-    uint32_t lastTrack = 0, lastPlane = 0;
-    for (const Event& d : events_) {
-        const int lineKind = lineKindOf(d.kind);
-        const LineKey line{d.device, d.stream, lineKind};
-        if (lastLine.kind < 0 || line < lastLine || lastLine < line) {
-            lastTrack = tracks[line];
-            lastPlane = planes[d.device];
-            lastLine = line;
+    // Each event leaves the deque, and each chunk of stats is freed, once in the builder.
+    size_t chunk = 0;
+    const uint8_t* p = nullptr;
+    for (; !events_.empty(); events_.pop_front()) {
+        const Event& d = events_.front();
+        b_.addEvent(trackOfLine[d.line], d.start, d.duration,
+                    metadataOf(planeOfLine[d.line], d.name, d.cat));
+        if (d.statsInNextChunk) {
+            if (p) statBytes_.release(chunk++);
+            p = statBytes_.chunk(chunk);
         }
-        b_.addEvent(lastTrack, d.start, d.duration, metadataOf(lastPlane, d.name, d.cat));
-        stats_.clear();
-        for (uint32_t i = d.argBegin; i < d.argEnd; ++i) stats_.push_back(args_[i]);
+        stats_.resize(d.statCount);
+        for (statcodec::Entry& e : stats_) statcodec::readEntry(p, e.keyIndex, e.type, e.raw);
         if (d.hasDetails)
             stats_.push_back({d.details,
                               d.kind == Kind::Kernel ? kernelDetailsKey : memcpyDetailsKey,
                               StatType::Str});
-        if (d.hasCorrelation && !d.hasTfOp && lineKind == 0) {
+        if (d.hasCorrelation && !d.hasTfOp && lineKindOf(d.kind) == 0) {
             if (const LaunchOp* op = join.opOfLaunch(d.correlation)) {
                 stats_.push_back({op->op, tfOpKey, StatType::Str});
                 if (op->inputTypes)
@@ -268,8 +278,8 @@ void DeviceStreamTracker::finish(KinetoStrings& strings, const LaunchOpJoin& joi
         }
         b_.addEventStats(stats_.data(), stats_.size());
     }
-    std::vector<Event>().swap(events_);
-    args_.clear();
+    std::deque<Event>().swap(events_);
+    statBytes_.clear();
     // Steps: XProf keeps a "Steps" line on each device plane; PyTorch marks steps on the host
     // with ProfilerStep#N ranges, which are copied there.
     if (!steps.empty()) {

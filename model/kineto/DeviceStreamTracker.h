@@ -1,9 +1,12 @@
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -27,7 +30,6 @@ public:
         , host_(host)
         , catKey_(categoryKey) {}
 
-    void reserve(size_t events) { events_.reserve(events); }
     // An "X" event of a device category (kind other than Host).
     void add(int64_t start, int64_t duration, StringId name, StringId cat, Kind kind, const Id& pid,
              const Id& tid, const std::vector<Arg>& args);
@@ -41,39 +43,57 @@ public:
                 const HostSliceTracker& hosts);
 
 private:
+    // A line of a device plane: a stream's work, its GPU annotations, its syncs, or a derived
+    // line of an export.
+    struct LineKey {
+        int64_t device, stream;
+        int kind; // lineKindOf
+        bool operator<(const LineKey& o) const {
+            return std::tie(device, kind, stream) < std::tie(o.device, o.kind, o.stream);
+        }
+    };
+    // A device event kept until the host is read: its line by index, its stats encoded (as
+    // StatList.h encodes them) in the shared byte chunks.
     struct Event {
         int64_t start = 0, duration = 0;
+        uint64_t correlation = 0;
         StringId name = 0, cat = 0;
-        int64_t device = 0, stream = 0;
+        StringId details = 0; // kernel_details or memcpy_details made from the args
+        uint32_t line = 0;    // index into lines_
+        uint32_t statCount = 0;
         Kind kind = Kind::Kernel;
         bool hasCorrelation = false;
         bool hasTfOp = false;
-        uint64_t correlation = 0;
-        uint32_t argBegin = 0, argEnd = 0;
-        StringId details = 0;    // kernel_details or memcpy_details made from the args
-        bool hasDetails = false; // (a kernel without launch geometry has an empty kernel_details)
+        bool hasDetails = false;       // (a kernel without launch geometry: an empty text)
+        bool statsInNextChunk = false; // its stats begin the next byte chunk
     };
-    // The events' stats: in chunks, so that growing never copies what is already there.
-    class ArgStore {
+    // The events' encoded stats, in chunks: growing never copies what is already there, and
+    // finish() frees each chunk once its events are in the builder.
+    class StatBytes {
     public:
-        void push_back(const statcodec::Entry& a) {
-            if (size_ % kChunk == 0) chunks_.emplace_back(new statcodec::Entry[kChunk]);
-            chunks_.back()[size_ % kChunk] = a;
-            ++size_;
+        // Where `n` more bytes go: the end of the last chunk, or a fresh chunk (`fresh`) where
+        // the last has less room.
+        uint8_t* room(size_t n, bool& fresh) {
+            fresh = chunks_.empty() || used_ + n > capacity_;
+            if (fresh) {
+                capacity_ = std::max(n, kChunk);
+                chunks_.emplace_back(new uint8_t[capacity_]);
+                used_ = 0;
+            }
+            return chunks_.back().get() + used_;
         }
-        const statcodec::Entry& operator[](size_t i) const {
-            return chunks_[i / kChunk][i % kChunk];
-        }
-        size_t size() const { return size_; }
+        void grow(size_t n) { used_ += n; }
+        const uint8_t* chunk(size_t i) const { return chunks_[i].get(); }
+        void release(size_t i) { chunks_[i].reset(); }
         void clear() {
             chunks_.clear();
-            size_ = 0;
+            used_ = capacity_ = 0;
         }
 
     private:
-        static constexpr size_t kChunk = size_t(1) << 16;
-        std::vector<std::unique_ptr<statcodec::Entry[]>> chunks_;
-        size_t size_ = 0;
+        static constexpr size_t kChunk = size_t(1) << 20;
+        std::vector<std::unique_ptr<uint8_t[]>> chunks_;
+        size_t used_ = 0, capacity_ = 0;
     };
     // kernel_details and memcpy_details texts by what they are made of, each made once.
     struct DetailsKey {
@@ -87,15 +107,19 @@ private:
             return size_t(h ^ (h >> 29));
         }
     };
+    uint32_t lineOf(const LineKey& line);
     void extendSteps(StepTracker& steps) const;
-    bool details(const Event& d, const std::vector<Arg>& args, bool hasKernelDetails,
-                 bool hasMemcpyDetails, StringId& details);
+    bool details(const Event& d, int64_t device, const std::vector<Arg>& args,
+                 bool hasKernelDetails, bool hasMemcpyDetails, StringId& details);
 
     ProfileBuilder& b_;
     uint32_t host_;
     StringId catKey_;
-    std::vector<Event> events_;
-    ArgStore args_;
+    std::deque<Event> events_; // a deque: no copies as it grows, freed from the front
+    std::vector<LineKey> lines_;
+    std::map<LineKey, uint32_t> lineIndex_;
+    uint32_t lastLine_ = 0xFFFFFFFFu; // the line of the event added last (events come in runs)
+    StatBytes statBytes_;
     std::unordered_map<DetailsKey, StringId, DetailsKeyHash> details_;
     std::map<int64_t, std::vector<StatValue>> props_;
     std::vector<statcodec::Entry> stats_; // an event's stats, added to the builder at once

@@ -76,7 +76,6 @@ KinetoEventReader::KinetoEventReader(ProfileBuilder& b, uint32_t host,
 void KinetoEventReader::expectBytes(size_t bytes) {
     b_.reserveEvents(b_.eventCount() + bytes / 128);
     b_.reserveStatBytes(bytes / 16);
-    devices_.reserve(bytes / 1024);
 }
 
 std::optional<SkippedEvent> KinetoEventReader::event(od::object obj, const char* at) {

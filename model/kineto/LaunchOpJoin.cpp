@@ -32,6 +32,16 @@ void LaunchOpJoin::join(StepTracker& steps, MemoryTracker& memory) {
     auto opOrder = [](const OpSpan& a, const OpSpan& b) {
         return a.start != b.start ? a.start < b.start : a.end > b.end;
     };
+    // Room for every launch's op, and every runtime launch for the steps, at once: no copies
+    // of half-grown vectors at the import's peak.
+    size_t launches = 0, runtimeLaunches = 0;
+    for (const Thread& t : threads_)
+        for (const Launch& l : t.launches) {
+            launches += !l.memory;
+            runtimeLaunches += l.runtime && !l.memory;
+        }
+    launchOps_.reserve(launches);
+    if (!steps.empty()) steps.reserveLaunches(runtimeLaunches);
     for (Thread& t : threads_) {
         if (t.launches.empty()) continue;
         if (!steps.empty())

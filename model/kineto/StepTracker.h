@@ -22,6 +22,7 @@ public:
     // A host range: kept where `nameText` is "ProfilerStep#N".
     void addRange(int64_t start, int64_t end, StringId name, std::string_view nameText);
     bool empty() const { return steps_.empty(); }
+    void reserveLaunches(size_t n) { launches_.reserve(launches_.size() + n); }
     void addLaunch(int64_t start, int64_t end, uint64_t correlation) {
         launches_.push_back({start, end, correlation});
     }

@@ -326,7 +326,7 @@ void ProfileBuilder::narrowDurations(size_t n, unsigned threads, Wide&& wide) {
         const auto [b, e] = block(n, k);
         for (size_t i = b; i < e; ++i) {
             const int64_t d = wide(i);
-            if (d < int64_t(DurationColumn::kLong)) {
+            if (uint64_t(d) < DurationColumn::kLong) {
                 out.narrow_[i] = uint32_t(d);
             } else {
                 out.narrow_[i] = DurationColumn::kLong;

@@ -672,6 +672,19 @@ std::string ProfileCache::checkProfile(const Profile& p) {
     }
     for (uint32_t d : p.depthOffsets_)
         if (d > n) return "depth offsets";
+    // Tracks tile the events in order (trackOf searches their starts), and each track's depth
+    // offsets run from its first event to its end without going back (eventsAt's ranges).
+    EventIndex next = 0;
+    for (size_t t = 0; t < p.tracks_.size(); ++t) {
+        const Track& tr = p.tracks_[t];
+        if (tr.firstEvent != next || p.trackStarts_[t] != tr.firstEvent) return "track order";
+        next = tr.firstEvent + tr.eventCount;
+        const auto first = p.depthOffsets_.begin() + tr.firstDepth;
+        if (tr.depthCount > 0 && (*first != tr.firstEvent || first[tr.depthCount] != next ||
+                                  !std::is_sorted(first, first + tr.depthCount + 1)))
+            return "depth offsets of track " + std::to_string(t);
+    }
+    if (next != n) return "track order";
     for (const EventMetadata& m : p.metadata_)
         if (!str(m.name) || !str(m.displayName) || m.plane >= p.planes_.size() ||
             !statRange(m.statBegin, m.statEnd))

@@ -80,11 +80,11 @@ public:
         if (values_.size() != low_.size()) return false;
         if (blockBegin_.empty()) return low_.empty();
         if (blockBegin_.front() != 0 || (blockBegin_.size() - 1) << kBlockBits >= events ||
-            blockBegin_.back() > low_.size())
+            blockBegin_.back() > low_.size() ||
+            !std::is_sorted(blockBegin_.begin(), blockBegin_.end()))
             return false;
         for (size_t b = 0; b < blockBegin_.size(); ++b) {
-            if (b > 0 && blockBegin_[b] < blockBegin_[b - 1]) return false;
-            for (size_t i = blockBegin_[b] + 1; i < blockEnd(b); ++i)
+            for (size_t i = size_t(blockBegin_[b]) + 1; i < blockEnd(b); ++i)
                 if (low_[i] <= low_[i - 1]) return false;
         }
         const size_t last = blockBegin_.size() - 1;

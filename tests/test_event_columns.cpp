@@ -17,8 +17,8 @@
 using namespace stepscope;
 
 namespace {
-// Events on both sides of run boundaries (65535 | 65536), an empty run (131072..196607), and the
-// last event of a profile of 400,001 events.
+// Events on both sides of run boundaries (65535 | 65536), empty runs (131072..196607 and
+// 262144..393215), and the last event of a profile of 400,001 events.
 const std::vector<uint32_t> kEvents = {0, 5, 65535, 65536, 65537, 200000, 200001, 400000};
 constexpr size_t kProfileEvents = 400001;
 
@@ -174,6 +174,39 @@ private slots:
             QCOMPARE(p->end(e), durations[i]);
         }
         QCOMPARE(p->durationPs(), 10000000000000);
+    }
+
+    // Events added out of time order take the builder's reordering path: each keeps its own
+    // duration, long or not.
+    void longDurationsFollowTheirEvents() {
+        const int64_t big = int64_t(1) << 40;
+        ProfileBuilder b;
+        const uint32_t host = b.addHost("h", "");
+        const uint32_t plane = b.addPlane(host, 0, "/host:CPU");
+        const uint32_t m = b.addMetadata(plane, 1, "op", "");
+        const uint32_t t = b.addTrack(plane, 1, "thread");
+        b.setTimeBase(0);
+        b.addEvent(t, big, 5, m);                       // third
+        b.addEvent(t, 0, int64_t(1) << 33, m);          // first
+        b.addEvent(t, int64_t(1) << 34, 4294967295, m); // second, exactly the marker
+        b.addEvent(t, big + 100, 4294967296 + 3, m);    // fourth
+        auto p = b.finish();
+        QVERIFY(p);
+        const EventRange r = p->eventsAt(0, 0);
+        QCOMPARE(r.size(), 4u);
+        const int64_t starts[] = {0, int64_t(1) << 34, big, big + 100};
+        const int64_t durations[] = {int64_t(1) << 33, 4294967295, 5, 4294967296 + 3};
+        for (uint32_t i = 0; i < 4; ++i) {
+            QCOMPARE(p->start(r.begin + i), starts[i]);
+            QCOMPARE(p->duration(r.begin + i), durations[i]);
+        }
+    }
+
+    void sideTableAppendedOutOfOrderIsInconsistent() {
+        SideTable<int64_t> t;
+        t.append(70000, 1);
+        t.append(5, 2); // lands in the run of 70000, after it
+        QVERIFY(!t.consistent(100000));
     }
 
     // A synthetic profile of more than two runs of 2^16 events, with steps longer than 2^32 ps,

@@ -166,7 +166,11 @@ void HloCatalog::attributeEvents(const Progress* progress) {
         return it->second;
     };
 
-    const auto hloEvent = [&hlo](size_t i) { return hlo.eventAt(i); };
+    // The entries' events, listed once: the loops below and the sort by start read them by index.
+    std::vector<EventIndex> hloEvents;
+    hloEvents.reserve(hlo.size());
+    hlo.forEach([&hloEvents](EventIndex e, StringId) { hloEvents.push_back(e); });
+    const auto hloEvent = [&hloEvents](size_t i) { return hloEvents[i]; };
     for (uint32_t t = 0; t < p.tracks().size(); ++t) {
         const Track& track = p.tracks()[t];
         if (!track.deviceOps || track.eventCount == 0) continue;

@@ -74,55 +74,51 @@ KernelStats computeKernelStats(const Profile& p, const Progress* progress) {
             progress->report("Kernel stats", double(t) / double(trackCount));
         }
         const EventIndex end = track.firstEvent + track.eventCount;
-        for (size_t k = kernelEvents.lowerBound(track.firstEvent);
-             k < kernelEvents.size() && kernelEvents.eventAt(k) < end; ++k) {
-            const EventIndex e = kernelEvents.eventAt(k);
-            // As XProf (ConvertDeviceTraceXPlaneToKernelReports): kernels shorter than a whole
-            // nanosecond (its DurationNs() == 0) are not counted.
-            if (p.duration(e) < 1000) continue;
-            const uint32_t meta = p.metadataOf(e);
-            const KernelFact fact = facts.of(e);
-            const bool tc = fact.tensorCore == TensorCoreUse::Uses;
+        kernelEvents.forEachIn(
+            kernelEvents.lowerBound(track.firstEvent), kernelEvents.lowerBound(end),
+            [&](EventIndex e, uint32_t details) {
+                // As XProf (ConvertDeviceTraceXPlaneToKernelReports): kernels shorter than a whole
+                // nanosecond (its DurationNs() == 0) are not counted.
+                if (p.duration(e) < 1000) return;
+                const uint32_t meta = p.metadataOf(e);
+                const KernelFact fact = facts.of(e);
+                const bool tc = fact.tensorCore == TensorCoreUse::Uses;
 
-            const StringId* fw = frameworkOps.at(e);
-            const StringId* hlo = hloOps.at(e);
-            uint32_t op = OpCatalog::kNoOp;
-            if (fw || hlo) op = catalog.deviceOp(e, fw ? *fw : 0, hlo ? *hlo : 0);
-            bool eligible = false;
-            if (op != OpCatalog::kNoOp) {
-                if (op >= eligibleOfOp.size()) eligibleOfOp.resize(catalog.size(), -1);
-                int8_t& known = eligibleOfOp[op];
-                if (known < 0) known = opIsTensorCoreEligible(catalog.op(op).name) ? 1 : 0;
-                eligible = known || tc;
-                if (!eligible && equationKey != StringPool::kNotFound) {
-                    for (const StatValue& s : p.eventStats(e))
-                        if (s.key == equationKey && s.isText())
-                            eligible = einsumIsTensorCoreEligible(p.str(s.asString()));
+                const StringId* fw = frameworkOps.at(e);
+                const StringId* hlo = hloOps.at(e);
+                uint32_t op = OpCatalog::kNoOp;
+                if (fw || hlo) op = catalog.deviceOp(e, fw ? *fw : 0, hlo ? *hlo : 0);
+                bool eligible = false;
+                if (op != OpCatalog::kNoOp) {
+                    if (op >= eligibleOfOp.size()) eligibleOfOp.resize(catalog.size(), -1);
+                    int8_t& known = eligibleOfOp[op];
+                    if (known < 0) known = opIsTensorCoreEligible(catalog.op(op).name) ? 1 : 0;
+                    eligible = known || tc;
+                    if (!eligible && equationKey != StringPool::kNotFound) {
+                        for (const StatValue& s : p.eventStats(e))
+                            if (s.key == equationKey && s.isText())
+                                eligible = einsumIsTensorCoreEligible(p.str(s.asString()));
+                    }
                 }
-            }
 
-            const RowKey key{p.metadata()[meta].name,
-                             op,
-                             p.kernels().valueAt(k),
-                             eligible,
-                             fact.tensorCore,
-                             fact.precision,
-                             fact.source};
-            auto [it, inserted] = rowOf.try_emplace(key, uint32_t(values.size()));
-            if (inserted) {
-                keys.push_back(key);
-                values.emplace_back();
-            }
-            RowValue& v = values[it->second];
-            const int64_t d = p.duration(e);
-            ++v.occurrences;
-            v.totalPs += d;
-            v.minPs = std::min(v.minPs, d);
-            if (d > v.maxPs) {
-                v.maxPs = d;
-                v.longest = e;
-            }
-        }
+                const RowKey key{
+                    p.metadata()[meta].name, op,         details, eligible, fact.tensorCore,
+                    fact.precision,          fact.source};
+                auto [it, inserted] = rowOf.try_emplace(key, uint32_t(values.size()));
+                if (inserted) {
+                    keys.push_back(key);
+                    values.emplace_back();
+                }
+                RowValue& v = values[it->second];
+                const int64_t d = p.duration(e);
+                ++v.occurrences;
+                v.totalPs += d;
+                v.minPs = std::min(v.minPs, d);
+                if (d > v.maxPs) {
+                    v.maxPs = d;
+                    v.longest = e;
+                }
+            });
     }
 
     auto opName = [&](uint32_t op) -> std::string_view {

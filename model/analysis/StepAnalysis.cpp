@@ -502,6 +502,7 @@ std::vector<Marker> findMarkers(const Profile& p, const StatKeys& keys, StepSour
         std::vector<Marker> line;
         for (uint32_t depth = 0; depth < t.depthCount; ++depth) {
             const EventRange r = p.eventsAt(uint32_t(ti), depth);
+            RunColumn::Cursor groups(p.groupIds());
             for (EventIndex e = r.begin; e < r.end; ++e) {
                 const std::string_view name = p.name(e);
                 std::optional<int64_t> number;
@@ -514,7 +515,7 @@ std::vector<Marker> findMarkers(const Profile& p, const StatKeys& keys, StepSour
                     // or "train_step" is no step.
                     number = keys.stepNum(e);
                     match =
-                        number.has_value() || (p.groupId(e) >= 0 && isExplicitHostStepMarker(name));
+                        number.has_value() || (groups.at(e) >= 0 && isExplicitHostStepMarker(name));
                     break;
                 case StepSource::ProfilerSteps:
                     number = profilerStepNumber(name);

@@ -217,8 +217,8 @@ public:
     // ---- hot stats, decoded once at load
     // Step (group) id of an event, -1 where it has none.
     int32_t groupId(EventIndex e) const { return groupIds_.at(e); }
-    // The same, stored by runs; RunColumn::Cursor reads it along a walk over events.
-    const RunColumn& groupIds() const { return groupIds_; }
+    // The same, stored by runs; RunColumn<int32_t>::Cursor reads it along a walk over events.
+    const RunColumn<int32_t>& groupIds() const { return groupIds_; }
     const CorrelationIds& correlationIds() const { return correlation_; }
     // Kernel geometry of device stream events (GPU/TPU planes, non-derived lines): the side
     // table maps an event to an index into kernelDetailsTable().
@@ -269,7 +269,7 @@ private:
     std::vector<uint32_t> depthOffsets_;
     std::vector<EventIndex> trackStarts_; // firstEvent of each track, for trackOf()
 
-    RunColumn groupIds_;
+    RunColumn<int32_t> groupIds_;
     CorrelationIds correlation_;
     SideTable<uint32_t> kernels_;
     std::vector<KernelDetails> kernelDetails_;

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <functional>
 #include <thread>
 #include <type_traits>
 
@@ -238,7 +239,7 @@ std::string firstDifference(const std::string& want, const std::string& have) {
 // raised.
 template <class P, class F> void ProfileCache::forEachColumn(P& p, F&& f) {
     static_assert(sizeof(Profile) == 1096, "Profile changed: add its new members to the cache");
-    static_assert(sizeof(DurationColumn) == 96 && sizeof(RunColumn) == 48 &&
+    static_assert(sizeof(DurationColumn) == 96 && sizeof(RunColumn<int32_t>) == 48 &&
                       sizeof(CorrelationIds) == 120,
                   "a column changed: update the cache");
     static_assert(sizeof(StringPool) == 96, "StringPool changed: add its new members to the cache");
@@ -266,8 +267,8 @@ template <class P, class F> void ProfileCache::forEachColumn(P& p, F&& f) {
     f(p.correlation_.low_.low_);
     f(p.correlation_.low_.blockBegin_);
     f(p.correlation_.low_.values_);
-    f(p.correlation_.highFirst_);
-    f(p.correlation_.highValue_);
+    f(p.correlation_.high_.first_);
+    f(p.correlation_.high_.value_);
     f(p.kernels_.low_);
     f(p.kernels_.blockBegin_);
     f(p.kernels_.values_);
@@ -647,9 +648,6 @@ std::string ProfileCache::checkProfile(const Profile& p) {
     if (!p.duration_.consistent()) return "long durations";
     if (!p.groupIds_.consistent(n)) return "step id runs";
     if (p.statBlob_.empty() || p.statBlob_.back() != 0) return "stat lists";
-    for (size_t e = 0; e < n; ++e)
-        if (p.meta_[e] >= p.metadata_.size() || p.statBegin_[e] >= p.statBlob_.size())
-            return "event " + std::to_string(e);
     if (p.statKeys_.empty() || !std::all_of(p.statKeys_.begin(), p.statKeys_.end(), str))
         return "stat keys";
     for (const StatValue& v : p.stats_)
@@ -689,19 +687,48 @@ std::string ProfileCache::checkProfile(const Profile& p) {
         if (!str(m.name) || !str(m.displayName) || m.plane >= p.planes_.size() ||
             !statRange(m.statBegin, m.statEnd))
             return "event metadata";
-    const auto side = [n](const auto& t) { return t.consistent(n); };
-    if (!side(p.correlation_) || !side(p.kernels_) || !side(p.memcpys_) || !side(p.memory_) ||
-        !side(p.tfOps_) || !side(p.hloOps_))
-        return "side tables";
-    for (uint32_t k : p.kernels_.values_)
-        if (k >= p.kernelDetails_.size()) return "kernel details";
-    for (const auto* t : {&p.memory_, &p.tfOps_, &p.hloOps_})
-        if (!std::all_of(t->values_.begin(), t->values_.end(), str)) return "side table strings";
-    for (const Flow& f : p.flows_)
-        if (f.launch >= n || f.target >= n) return "flows";
     if (p.flows_.size() != p.flowsByTarget_.size()) return "flows";
-    for (uint32_t f : p.flowsByTarget_)
-        if (f >= p.flows_.size()) return "flow order";
+
+    // The checks that read every event, entry or flow are independent: they run on every core,
+    // the events in slices, and the first failure in this order is the one reported.
+    using Check = std::function<std::string()>;
+    std::vector<Check> checks;
+    constexpr size_t kSlice = size_t(1) << 21;
+    for (size_t from = 0; from < n; from += kSlice)
+        checks.push_back([&p, from, to = std::min(n, from + kSlice)]() -> std::string {
+            for (size_t e = from; e < to; ++e)
+                if (p.meta_[e] >= p.metadata_.size() || p.statBegin_[e] >= p.statBlob_.size())
+                    return "event " + std::to_string(e);
+            return {};
+        });
+    const auto side = [&checks, n](const auto& t) {
+        checks.push_back([&t, n]() -> std::string { return t.consistent(n) ? "" : "side tables"; });
+    };
+    side(p.correlation_);
+    side(p.kernels_);
+    side(p.memcpys_);
+    side(p.memory_);
+    side(p.tfOps_);
+    side(p.hloOps_);
+    checks.push_back([&p, str]() -> std::string {
+        for (uint32_t k : p.kernels_.values_)
+            if (k >= p.kernelDetails_.size()) return "kernel details";
+        for (const auto* t : {&p.memory_, &p.tfOps_, &p.hloOps_})
+            if (!std::all_of(t->values_.begin(), t->values_.end(), str))
+                return "side table strings";
+        return {};
+    });
+    checks.push_back([&p, n]() -> std::string {
+        for (const Flow& f : p.flows_)
+            if (f.launch >= n || f.target >= n) return "flows";
+        for (uint32_t f : p.flowsByTarget_)
+            if (f >= p.flows_.size()) return "flow order";
+        return {};
+    });
+    std::vector<std::string> failures(checks.size());
+    parallelFor(checks.size(), 0, [&](size_t i) { failures[i] = checks[i](); });
+    for (std::string& why : failures)
+        if (!why.empty()) return std::move(why);
     return {};
 }
 

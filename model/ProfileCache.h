@@ -51,7 +51,7 @@ public:
     // geometry, an empty kernel_details (entries of version 1 lack both). 3: durations in 4
     // bytes with the long ones aside, step ids by runs, the flows' target order as indices, side
     // tables' events in 2 bytes per entry.
-    static constexpr uint32_t kFormatVersion = 3;
+    static constexpr uint32_t kFormatVersion = 4;
     static constexpr int kSettleSeconds = 2;
     static constexpr uint64_t kDefaultCapBytes = uint64_t(4) << 30; // 4 GiB
     static constexpr const char* kSuffix = ".stc";

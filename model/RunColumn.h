@@ -7,26 +7,29 @@
 
 namespace stepscope {
 
-// A per-event int32 column whose values come in long runs, stored one entry per run: an event's
-// step (group) id is the same along a track until the next step begins, so tens of millions of
-// events hold a few thousand runs. Runs cover every event: the first starts at event 0.
-class RunColumn {
+// A column whose values come in long runs, stored one entry per run. An event's step (group) id
+// is the same along a track until the next step begins, so tens of millions of events hold a few
+// thousand runs; the high halves of correlation ids change once per process. Runs cover every
+// row: the first starts at row 0.
+template <class T> class RunColumn {
 public:
-    // Value of event e (e < the event count): a binary search over the runs.
-    int32_t at(uint32_t e) const {
+    // Value of row e (e < the row count): a binary search over the runs.
+    T at(uint32_t e) const {
         const auto it = std::upper_bound(first_.begin(), first_.end(), e);
         return value_[size_t(it - first_.begin()) - 1];
     }
-    // Starts a run of `value` at event `first` (after every run so far); a value equal to the
-    // last run's continues it.
-    void append(uint32_t first, int32_t value) {
+    // Starts a run of `value` at row `first` (after every run so far); a value equal to the last
+    // run's continues it.
+    void append(uint32_t first, T value) {
         if (!value_.empty() && value_.back() == value) return;
         first_.push_back(first);
         value_.push_back(value);
     }
-    // Appends the runs of `other`, whose events all follow this column's.
-    void append(const RunColumn& other) {
-        for (size_t i = 0; i < other.first_.size(); ++i) append(other.first_[i], other.value_[i]);
+    // Appends the runs of `other`, whose rows all follow this column's, its row r becoming
+    // row `offset` + r here.
+    void append(const RunColumn& other, uint32_t offset = 0) {
+        for (size_t i = 0; i < other.first_.size(); ++i)
+            append(offset + other.first_[i], other.value_[i]);
     }
     size_t runCount() const { return first_.size(); }
     void shrink() {
@@ -34,25 +37,25 @@ public:
         value_.shrink_to_fit();
     }
     size_t memoryBytes() const {
-        return first_.capacity() * sizeof(uint32_t) + value_.capacity() * sizeof(int32_t);
+        return first_.capacity() * sizeof(uint32_t) + value_.capacity() * sizeof(T);
     }
-    // The structural facts at() relies on, for a profile of `events` events.
-    bool consistent(size_t events) const {
-        if (first_.size() != value_.size() || (events == 0) != first_.empty()) return false;
-        if (events == 0) return true;
+    // The structural facts at() relies on, for a column of `rows` rows.
+    bool consistent(size_t rows) const {
+        if (first_.size() != value_.size() || (rows == 0) != first_.empty()) return false;
+        if (rows == 0) return true;
         if (first_.front() != 0) return false;
         for (size_t i = 1; i < first_.size(); ++i)
-            if (first_[i] <= first_[i - 1] || first_[i] >= events) return false;
+            if (first_[i] <= first_[i - 1] || first_[i] >= rows) return false;
         return true;
     }
 
-    // Reads values along a walk over events: O(1) while the walk stays in one run, a binary
-    // search when it leaves it.
+    // Reads values along a walk over rows: O(1) while the walk stays in one run, a binary search
+    // when it leaves it.
     class Cursor {
     public:
         explicit Cursor(const RunColumn& column)
             : c_(column) {}
-        int32_t at(uint32_t e) {
+        T at(uint32_t e) {
             if (e < begin_ || e >= end_) {
                 const auto it = std::upper_bound(c_.first_.begin(), c_.first_.end(), e);
                 i_ = size_t(it - c_.first_.begin()) - 1;
@@ -71,7 +74,7 @@ public:
 private:
     friend class ProfileCache; // writes and reads every column
     Column<uint32_t> first_;
-    Column<int32_t> value_;
+    Column<T> value_;
 };
 
 } // namespace stepscope

@@ -18,8 +18,8 @@ template <class T> class SideCursor;
 template <class T> class SideTable {
 public:
     void append(uint32_t event, const T& value) {
-        const size_t block = event >> kBlockBits;
-        while (blockBegin_.size() <= block) blockBegin_.push_back(uint32_t(low_.size()));
+        if ((event >> kBlockBits) >= blockBegin_.size()) [[unlikely]]
+            openRuns(event >> kBlockBits);
         low_.push_back(uint16_t(event));
         values_.push_back(value);
     }
@@ -27,9 +27,15 @@ public:
         low_.reserve(n);
         values_.reserve(n);
     }
-    // Appends every entry of `other`, whose events must all follow this table's.
+    // Appends every entry of `other`, whose events must all follow this table's: its entries are
+    // copied as they are, and its runs past this table's last start where its own do.
     void append(const SideTable& other) {
-        other.forEach([this](uint32_t e, const T& v) { append(e, v); });
+        if (other.empty()) return;
+        const uint32_t base = uint32_t(low_.size());
+        for (size_t b = blockBegin_.size(); b < other.blockBegin_.size(); ++b)
+            blockBegin_.push_back(base + other.blockBegin_[b]);
+        low_.insert(low_.end(), other.low_.begin(), other.low_.end());
+        values_.insert(values_.end(), other.values_.begin(), other.values_.end());
     }
     const T* find(uint32_t event) const {
         const size_t block = event >> kBlockBits;
@@ -96,6 +102,10 @@ private:
     friend class ProfileCache; // writes and reads every column
     friend class SideCursor<T>;
     static constexpr unsigned kBlockBits = 16;
+    // Opens runs up to `block`, empty ones included (out of line: once per 2^16 events at most).
+    [[gnu::noinline]] void openRuns(size_t block) {
+        while (blockBegin_.size() <= block) blockBegin_.push_back(uint32_t(low_.size()));
+    }
     // The run that holds entry i.
     size_t blockOf(size_t i) const {
         return size_t(std::upper_bound(blockBegin_.begin(), blockBegin_.end(), uint32_t(i)) -
@@ -111,32 +121,23 @@ private:
 };
 
 // Walks a side table alongside a walk over events: each at(e) costs amortised O(1) as long as
-// the events asked for never decrease; a step back searches again.
+// the events asked for never decrease and stay within a run of 2^16 events; the first call, a step
+// back or a move to another run searches.
 template <class T> class SideCursor {
 public:
     explicit SideCursor(const SideTable<T>& table)
-        : t_(table) {
-        settle();
-    }
+        : t_(table) {}
     const T* at(uint32_t event) {
         const size_t n = t_.size();
-        if (event < last_) {
+        if (event < last_ || last_ == kNone || (event >> SideTable<T>::kBlockBits) > block_) {
             i_ = t_.lowerBound(event);
             block_ = event >> SideTable<T>::kBlockBits;
             settle();
         }
         last_ = event;
-        if (i_ < n && current() < event) {
-            const size_t target = event >> SideTable<T>::kBlockBits;
-            if (target > block_) { // jump to the event's run
-                i_ = target < t_.blockBegin_.size() ? t_.blockBegin_[target] : n;
-                block_ = target;
-                settle();
-            }
-            while (i_ < n && current() < event) {
-                ++i_;
-                settle();
-            }
+        while (i_ < n && current() < event) {
+            ++i_;
+            settle();
         }
         return i_ < n && current() == event ? &t_.values_[i_] : nullptr;
     }
@@ -148,8 +149,9 @@ private:
         while (i_ < t_.size() && i_ >= t_.blockEnd(block_)) ++block_;
     }
     const SideTable<T>& t_;
+    static constexpr uint32_t kNone = UINT32_MAX;
     size_t i_ = 0, block_ = 0;
-    uint32_t last_ = 0; // the event asked for last
+    uint32_t last_ = kNone; // the event asked for last
 };
 
 } // namespace stepscope

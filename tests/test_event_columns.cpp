@@ -63,13 +63,26 @@ private slots:
         QVERIFY(SideTable<int64_t>().consistent(0));
     }
 
+    // Split at every entry (in a run both parts share, as 65536 | 65537, and across empty runs),
+    // appended back together: the same table as one appended entry by entry.
     void sideTableAppendsAnother() {
-        SideTable<int64_t> a, b;
-        for (uint32_t e : kEvents) (e < 100000 ? a : b).append(e, int64_t(e) * 10 + 1);
-        a.append(b);
-        QCOMPARE(a.size(), kEvents.size());
-        for (size_t i = 0; i < kEvents.size(); ++i) QCOMPARE(a.eventAt(i), kEvents[i]);
-        QVERIFY(a.find(200001) && *a.find(200001) == 2000011);
+        for (size_t split = 0; split <= kEvents.size(); ++split) {
+            SideTable<int64_t> a, b;
+            for (size_t i = 0; i < kEvents.size(); ++i)
+                (i < split ? a : b).append(kEvents[i], int64_t(kEvents[i]) * 10 + 1);
+            a.append(b);
+            const std::string at = "split " + std::to_string(split);
+            QVERIFY2(a.consistent(kProfileEvents), at.c_str());
+            QCOMPARE(a.size(), kEvents.size());
+            for (size_t i = 0; i < kEvents.size(); ++i) {
+                QCOMPARE(a.eventAt(i), kEvents[i]);
+                QCOMPARE(a.lowerBound(kEvents[i]), i);
+                QVERIFY2(a.find(kEvents[i]) && *a.find(kEvents[i]) == int64_t(kEvents[i]) * 10 + 1,
+                         at.c_str());
+            }
+            for (uint32_t e : {1u, 65538u, 131072u, 199999u, 400001u}) QVERIFY(!a.find(e));
+            QCOMPARE(a.lowerBound(131072), size_t(5));
+        }
     }
 
     void sideCursorWalksForwardAndBack() {
@@ -106,13 +119,15 @@ private slots:
                                                                     {140002, pidB},
                                                                     {200000, 42},
                                                                     {300000, pidA | 1}};
-        CorrelationIds ids, first, second;
+        CorrelationIds ids, first, second, third, fourth;
         for (const auto& [e, id] : entries) {
             ids.append(e, id);
             (e < 100000 ? first : second).append(e, id);
+            (e < 70001 ? third : fourth).append(e, id); // splits pidA's run and the 2^16 run
         }
         first.append(second);
-        for (const CorrelationIds* t : {&ids, &first}) {
+        third.append(fourth);
+        for (const CorrelationIds* t : {&ids, &first, &third}) {
             QCOMPARE(t->size(), entries.size());
             QVERIFY(t->consistent(300001));
             for (size_t i = 0; i < entries.size(); ++i) {
@@ -134,7 +149,7 @@ private slots:
     }
 
     void runColumnKeepsRuns() {
-        RunColumn r;
+        RunColumn<int32_t> r;
         // Runs: [0,3) -1, [3,10) 7, [10,12) 8, [12,...) -1; an equal value continues a run.
         r.append(0, -1);
         r.append(3, 7);
@@ -144,12 +159,12 @@ private slots:
         QCOMPARE(r.runCount(), size_t(4));
         const int32_t expected[] = {-1, -1, -1, 7, 7, 7, 7, 7, 7, 7, 8, 8, -1, -1};
         for (uint32_t e = 0; e < 14; ++e) QCOMPARE(r.at(e), expected[e]);
-        RunColumn::Cursor c(r);
+        RunColumn<int32_t>::Cursor c(r);
         for (uint32_t e : {0u, 1u, 4u, 9u, 10u, 13u, 2u, 11u, 3u}) QCOMPARE(c.at(e), expected[e]);
         QVERIFY(r.consistent(14));
         QVERIFY(!r.consistent(12)); // a run starts at 12, past a profile of 12 events
-        QVERIFY(RunColumn().consistent(0));
-        QVERIFY(!RunColumn().consistent(1));
+        QVERIFY(RunColumn<int32_t>().consistent(0));
+        QVERIFY(!RunColumn<int32_t>().consistent(1));
     }
 
     // Durations either side of 2^32 ps, as the profile reads them back and as the cache stores

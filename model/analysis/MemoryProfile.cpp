@@ -307,17 +307,10 @@ MemoryProfileInput memoryProfileInput(const Profile& profile, const Progress* pr
         return it->second;
     };
 
-    const SideTable<StringId>& events = profile.memoryEvents();
-    for (size_t k = 0; k < events.size(); ++k) {
-        if ((k & 0xFFFF) == 0 && progress) {
-            if (progress->cancelled()) return {};
-            progress->report("Reading allocator events", double(k) / double(events.size()));
-        }
-        const EventIndex e = events.eventAt(k);
+    auto read = [&](EventIndex e, StringId allocator) {
         const Plane& plane = planeOf(profile, e);
-        if (plane.kind != PlaneKind::Host) continue;
+        if (plane.kind != PlaneKind::Host) return;
         const uint32_t host = plane.host;
-        const StringId allocator = events.valueAt(k);
         size_t series;
         if (allocator != 0) {
             const uint64_t key = uint64_t(host) << 32 | allocator;
@@ -370,6 +363,15 @@ MemoryProfileInput memoryProfileInput(const Profile& profile, const Progress* pr
         r.regionType = remap(m.regionType);
         r.tensorShape = remap(m.shape);
         in.series[series].records.push_back(r);
+    };
+    const SideTable<StringId>& events = profile.memoryEvents();
+    constexpr size_t kSlice = 0x10000; // entries between progress reports
+    for (size_t from = 0; from < events.size(); from += kSlice) {
+        if (progress) {
+            if (progress->cancelled()) return {};
+            progress->report("Reading allocator events", double(from) / double(events.size()));
+        }
+        events.forEachIn(from, std::min(events.size(), from + kSlice), read);
     }
     if (std::any_of(in.series.begin(), in.series.end(),
                     [](const MemorySeriesInput& s) { return !hasStepIds(s.records); })) {

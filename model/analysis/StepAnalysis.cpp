@@ -411,7 +411,7 @@ StepMap groupedSteps(const Profile& p, const StatKeys& keys, NameFacts& names,
             for (uint32_t depth = 0; depth < t.depthCount; ++depth) {
                 const EventRange r = p.eventsAt(ti, depth);
                 CorrelationIds::Cursor c(p.correlationIds());
-                RunColumn::Cursor groups(p.groupIds());
+                RunColumn<int32_t>::Cursor groups(p.groupIds());
                 for (EventIndex e = r.begin; e < r.end; ++e) {
                     const int32_t g = groups.at(e);
                     if (g < 0) continue;
@@ -446,7 +446,7 @@ StepMap groupedSteps(const Profile& p, const StatKeys& keys, NameFacts& names,
         for (uint32_t depth = 0; depth < t.depthCount; ++depth) {
             const EventRange r = p.eventsAt(uint32_t(ti), depth);
             CorrelationIds::Cursor c(p.correlationIds());
-            RunColumn::Cursor groups(p.groupIds());
+            RunColumn<int32_t>::Cursor groups(p.groupIds());
             for (EventIndex e = r.begin; e < r.end; ++e) {
                 const int32_t g = groups.at(e);
                 if (g < 0) continue;
@@ -502,7 +502,7 @@ std::vector<Marker> findMarkers(const Profile& p, const StatKeys& keys, StepSour
         std::vector<Marker> line;
         for (uint32_t depth = 0; depth < t.depthCount; ++depth) {
             const EventRange r = p.eventsAt(uint32_t(ti), depth);
-            RunColumn::Cursor groups(p.groupIds());
+            RunColumn<int32_t>::Cursor groups(p.groupIds());
             for (EventIndex e = r.begin; e < r.end; ++e) {
                 const std::string_view name = p.name(e);
                 std::optional<int64_t> number;

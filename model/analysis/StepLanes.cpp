@@ -47,10 +47,11 @@ StepLane collectLane(const Profile& p, const StepRecord& step, std::string title
             for (uint32_t depth = 0; depth < t.depthCount; ++depth) {
                 StepLane::Row row;
                 const EventRange r = p.eventsInWindow(ti, depth, begin, end);
+                SideCursor<StringId> fwOps(p.frameworkOps()), hloOps(p.hloOps());
                 for (EventIndex e = r.begin; e < r.end; ++e) {
                     if (p.start(e) < begin) continue; // only events that start in the step
-                    const StringId* fw = p.frameworkOps().find(e);
-                    const StringId* hloOp = p.hloOps().find(e);
+                    const StringId* fw = fwOps.at(e);
+                    const StringId* hloOp = hloOps.at(e);
                     uint32_t op = fw || hloOp
                                       ? catalog.deviceOp(e, fw ? *fw : 0, hloOp ? *hloOp : 0)
                                       : OpCatalog::kNoOp;

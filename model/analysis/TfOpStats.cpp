@@ -430,16 +430,22 @@ bool hasTfOpStats(const Profile& p) {
         if (p.planes()[md.plane].kind == PlaneKind::Host && isHostOpName(p.str(md.name)))
             return true;
     if (p.strings().find("input_pipeline_stage_id") != StringPool::kNotFound) return true;
+    // Walked in slices so that it stops soon after the first such op; cursors, not a search per
+    // entry, follow the walk through the other tables.
     const SideTable<StringId>& ops = p.frameworkOps();
-    for (size_t i = 0; i < ops.size(); ++i) {
-        const EventIndex e = ops.eventAt(i);
-        const Track& t = p.tracks()[p.trackOf(e)];
-        if (p.planes()[t.plane].kind != PlaneKind::Host || t.derived) continue;
-        if (!p.correlationIds().find(e) && !p.memoryEvents().find(e) &&
-            !p.str(ops.valueAt(i)).empty())
-            return true;
+    CorrelationIds::Cursor corr(p.correlationIds());
+    SideCursor<StringId> memory(p.memoryEvents());
+    bool found = false;
+    constexpr size_t kSlice = 4096;
+    for (size_t from = 0; from < ops.size() && !found; from += kSlice) {
+        ops.forEachIn(from, std::min(ops.size(), from + kSlice), [&](EventIndex e, StringId op) {
+            if (found) return;
+            const Track& t = p.tracks()[p.trackOf(e)];
+            if (p.planes()[t.plane].kind != PlaneKind::Host || t.derived) return;
+            found = !corr.at(e) && !memory.at(e) && !p.str(op).empty();
+        });
     }
-    return false;
+    return found;
 }
 
 } // namespace stepscope

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/ParallelFor.h"
+#include "model/StatWriter.h"
 #include "model/xspace/WireReader.h"
 
 namespace stepscope {
@@ -204,6 +205,7 @@ void ChunkDecoder::run() {
     const IdMap& statNames = line.tables->statNames;
     const ProfileBuilder::EventRows& out = c_.rows;
     c_.blob.reserve(size_t(c_.span.end - c_.span.begin) / 2);
+    statcodec::Writer blob(c_.blob);
     IdMap unknownMetaOf;
     WireReader r = reader(c_.span);
     uint32_t field, wt;
@@ -217,7 +219,7 @@ void ChunkDecoder::run() {
         WireReader ev = reader({eb, ee});
         int64_t metadataId = 0, offset = 0, duration = 0;
         bool aggregated = false;
-        const size_t blobMark = c_.blob.size();
+        const size_t blobMark = blob.size();
         bool hasStats = false;
         uint32_t f, w;
         while (ev.next(f, w)) {
@@ -235,7 +237,7 @@ void ChunkDecoder::run() {
                     std::find(c_.unknownRefs.begin(), c_.unknownRefs.end(), int64_t(s.raw)) ==
                         c_.unknownRefs.end())
                     c_.unknownRefs.push_back(int64_t(s.raw));
-                statcodec::append(c_.blob, localKey(s.metadataId), s.type, s.raw);
+                blob.entry(localKey(s.metadataId), s.type, s.raw);
                 hasStats = true;
             } else if (f <= 3 || f == 5) {
                 if (!ev.expect(w, WireReader::Varint, "XEvent integer field") ||
@@ -255,7 +257,7 @@ void ChunkDecoder::run() {
         }
         if (ev.failed()) return;
         if (aggregated) {
-            c_.blob.resize(blobMark);
+            blob.cut(blobMark);
             ++c_.aggregated;
             continue;
         }
@@ -296,7 +298,7 @@ void ChunkDecoder::run() {
         out.meta[i] = meta;
         if (hasStats) {
             out.statBegin[i] = uint32_t(blobMark);
-            c_.blob.push_back(0);
+            blob.end();
         } else {
             out.statBegin[i] = 0;
         }
@@ -767,27 +769,30 @@ void Importer::encode(Chunk& c) {
     if (!c.unknownMeta.empty())
         for (size_t e = 0; e < c.events; ++e)
             if (meta[e] & kLocalMetadata) meta[e] = c.unknownMetaMap[meta[e] & ~kLocalMetadata];
-    Column<uint8_t> blob;
-    blob.reserve(c.blob.size() + c.blob.size() / 8);
-    blob.push_back(0);
-    for (size_t e = 0; e < c.events; ++e) {
-        if (statBegin[e] == 0) continue;
-        const uint8_t* q = c.blob.data() + statBegin[e];
-        statBegin[e] = uint32_t(blob.size());
-        while (*q) {
-            uint32_t key;
-            StatType type;
-            uint64_t raw;
-            statcodec::readEntry(q, key, type, raw);
-            if (type == StatType::Str || type == StatType::Bytes)
-                raw = c.stringMap[raw];
-            else if (type == StatType::Ref)
-                raw = statNames.get(int64_t(raw));
-            statcodec::append(blob, c.keyMap[key - 1], type, raw);
+    Column<uint8_t> encoded;
+    encoded.reserve(c.blob.size() + c.blob.size() / 8);
+    {
+        statcodec::Writer out(encoded);
+        out.end(); // the shared empty list
+        for (size_t e = 0; e < c.events; ++e) {
+            if (statBegin[e] == 0) continue;
+            const uint8_t* q = c.blob.data() + statBegin[e];
+            statBegin[e] = uint32_t(out.size());
+            while (*q) {
+                uint32_t key;
+                StatType type;
+                uint64_t raw;
+                statcodec::readEntry(q, key, type, raw);
+                if (type == StatType::Str || type == StatType::Bytes)
+                    raw = c.stringMap[raw];
+                else if (type == StatType::Ref)
+                    raw = statNames.get(int64_t(raw));
+                out.entry(c.keyMap[key - 1], type, raw);
+            }
+            out.end();
         }
-        blob.push_back(0);
     }
-    c.blob = std::move(blob);
+    c.blob = std::move(encoded);
 }
 
 } // namespace

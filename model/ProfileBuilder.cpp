@@ -315,30 +315,6 @@ std::vector<uint32_t> ProfileBuilder::orderEvents(const Progress* progress, bool
     return order;
 }
 
-// Blocks narrow on their own threads and list their long durations apart; the lists are joined in
-// block order, so the side table comes out in event order.
-template <class Wide>
-void ProfileBuilder::narrowDurations(size_t n, unsigned threads, Wide&& wide) {
-    DurationColumn& out = profile_->duration_;
-    out.narrow_.resize(n);
-    std::vector<std::vector<std::pair<uint32_t, int64_t>>> longParts(blockCount(n));
-    parallelFor(blockCount(n), threads, [&](size_t k) {
-        const auto [b, e] = block(n, k);
-        for (size_t i = b; i < e; ++i) {
-            const int64_t d = wide(i);
-            if (uint64_t(d) < DurationColumn::kLong) {
-                out.narrow_[i] = uint32_t(d);
-            } else {
-                out.narrow_[i] = DurationColumn::kLong;
-                longParts[k].emplace_back(uint32_t(i), d);
-            }
-        }
-    });
-    for (const auto& part : longParts)
-        for (const auto& [e, d] : part) out.long_.append(e, d);
-    out.long_.shrink();
-}
-
 std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress, unsigned threads) {
     Profile& p = *profile_;
     closeStatList();
@@ -349,6 +325,29 @@ std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress, unsign
     std::vector<uint32_t> order = orderEvents(progress, cancelled, threads);
     if (cancelled) return nullptr;
     if (progress) progress->report("Building columns", 0);
+
+    std::vector<uint8_t> moved(blockCount(n), 0);
+    parallelFor(moved.size(), threads, [&](size_t k) {
+        const auto [b, e] = block(n, k);
+        for (size_t i = b; i < e && !moved[k]; ++i) moved[k] = order[i] != i;
+    });
+    const bool reordered = std::find(moved.begin(), moved.end(), 1) != moved.end();
+
+    // Durations narrow into the profile's column (DurationColumn) in whichever pass reads them
+    // in profile order: the scan below when no event moved, the reordering copy otherwise. Each
+    // block lists its long durations apart; the lists are joined in block order, so the side
+    // table comes out in event order.
+    DurationColumn& durations = p.duration_;
+    durations.narrow_.resize(n);
+    std::vector<std::vector<std::pair<uint32_t, int64_t>>> longDurations(blockCount(n));
+    const auto narrow = [&](size_t k, size_t i, int64_t d) {
+        if (uint64_t(d) < DurationColumn::kLong) {
+            durations.narrow_[i] = uint32_t(d);
+        } else {
+            durations.narrow_[i] = DurationColumn::kLong;
+            longDurations[k].emplace_back(uint32_t(i), d);
+        }
+    };
 
     // Shift time so the profile starts within the first nanosecond; keep the absolute start.
     // Blocks of events are scanned in parallel; the first event (in row order) whose end
@@ -370,6 +369,7 @@ std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress, unsign
             }
             x.minStart = std::min(x.minStart, start_[i]);
             x.maxEnd = std::max(x.maxEnd, end);
+            if (!reordered) narrow(k, i, duration_[i]);
         }
     });
     int64_t minStart = 0, maxEnd = 0;
@@ -407,14 +407,8 @@ std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress, unsign
         t.maxEndPs -= shift;
     }
 
-    std::vector<uint8_t> moved(blockCount(n), 0);
-    parallelFor(moved.size(), threads, [&](size_t k) {
-        const auto [b, e] = block(n, k);
-        for (size_t i = b; i < e && !moved[k]; ++i) moved[k] = order[i] != i;
-    });
-    if (std::find(moved.begin(), moved.end(), 1) == moved.end()) {
+    if (!reordered) {
         p.start_ = std::move(start_);
-        narrowDurations(n, threads, [this](size_t i) { return duration_[i]; });
         p.meta_ = std::move(meta_);
         p.statBegin_ = std::move(statBegin_);
         if (shift != 0)
@@ -426,12 +420,12 @@ std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress, unsign
         p.start_.resize(n);
         p.meta_.resize(n);
         p.statBegin_.resize(n);
-        narrowDurations(n, threads, [&](size_t i) { return duration_[order[i]]; });
         parallelFor(blockCount(n), threads, [&](size_t k) {
             const auto [b, e] = block(n, k);
             for (size_t i = b; i < e; ++i) {
                 const uint32_t r = order[i];
                 p.start_[i] = start_[r] - shift;
+                narrow(k, i, duration_[r]);
                 p.meta_[i] = meta_[r];
                 p.statBegin_[i] = statBegin_[r];
             }
@@ -441,6 +435,9 @@ std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress, unsign
         Column<uint32_t>().swap(statBegin_);
     }
     Column<int64_t>().swap(duration_);
+    for (const auto& part : longDurations)
+        for (const auto& [e, d] : part) durations.long_.append(e, d);
+    durations.long_.shrink();
     statBlob_.shrink_to_fit();
     p.statBlob_ = std::move(statBlob_);
     p.statKeys_ = std::move(statKeys_);

@@ -155,8 +155,6 @@ private:
     };
     void groupTracksByPlane();
     std::vector<uint32_t> orderEvents(const Progress* progress, bool& cancelled, unsigned threads);
-    // Writes the profile's narrow duration column from n durations, wide(i) for row i.
-    template <class Wide> void narrowDurations(size_t n, unsigned threads, Wide&& wide);
     void decodeHotStats(unsigned threads);
     void closeStatList() {
         if (listOpen_) {

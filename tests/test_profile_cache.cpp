@@ -7,6 +7,7 @@
 // commands.
 #include <QtTest>
 
+#include <QElapsedTimer>
 #include <QProcess>
 #include <QTemporaryDir>
 
@@ -81,6 +82,189 @@ void resealHeader(std::vector<uint8_t>& b) {
     mix(b.data(), 40);
     mix(b.data() + 48, keyBytes + dirBytes);
     std::memcpy(b.data() + 40, &h, 8);
+}
+
+// A cache entry taken apart, to craft entries whose columns are inconsistent but whose frames
+// and header checksum are sound (the format: see ProfileCache.h and docs/cache.md). Frames stay
+// compressed until a column is edited.
+struct EntryColumn {
+    uint64_t bytes = 0;
+    uint32_t elementSize = 0;
+    std::vector<uint32_t> rawBytes;           // per frame
+    std::vector<std::vector<uint8_t>> frames; // compressed
+};
+struct CacheEntry {
+    std::vector<uint8_t> head; // magic, version and the reserved word: the first 16 bytes
+    std::vector<uint8_t> key;
+    std::vector<EntryColumn> columns;
+};
+
+// Directory indices of the columns the tests edit. 0 is the structure (hosts, planes); then
+// ProfileCache::forEachColumn's order: 1-4 the string pool (bytes, offsets, slots, hashes),
+// 5 tracks, 6 metadata, 7 start, 8-11 durations (narrow; long: low, blockBegin, values), 12 meta,
+// 13 statBegin, 14 statBlob, 15 statKeys, 16 stats, 17 depthOffsets, 18 trackStarts, 19-20 step
+// ids (first, value), 21-25 correlation ids (low: low, blockBegin, values; high: first, value),
+// 26-28 kernels (low, blockBegin, values), 29 kernelDetails, 30-32 memcpys, 33-35 memory, 36-38
+// tfOps, 39-41 hloOps (each low, blockBegin, values), 42 flows, 43 flowsByTarget.
+constexpr size_t kColumnCount = 44;
+constexpr size_t kMetaColumn = 12;
+constexpr size_t kStatBeginColumn = 13;
+constexpr size_t kStatBlobColumn = 14;
+constexpr size_t kKernelValuesColumn = 28;
+constexpr size_t kFlowsColumn = 42;
+constexpr size_t kFlowsByTargetColumn = 43;
+
+// The little-endian field of type T at byte `at` of an entry's file.
+template <class T> T fieldAt(const std::vector<uint8_t>& b, size_t at) {
+    T v = 0;
+    std::memcpy(&v, b.data() + at, sizeof(T));
+    return v;
+}
+
+void parseEntry(const std::vector<uint8_t>& b, CacheEntry& entry) {
+    QVERIFY(b.size() >= 48);
+    const auto u32 = [&b](size_t at) { return fieldAt<uint32_t>(b, at); };
+    const auto u64 = [&b](size_t at) { return fieldAt<uint64_t>(b, at); };
+    const uint64_t keyBytes = u64(16), dirBytes = u64(24), dataBytes = u64(32);
+    QCOMPARE(uint64_t(b.size()), 48 + keyBytes + dirBytes + dataBytes);
+    entry.head.assign(b.begin(), b.begin() + 16);
+    entry.key.assign(b.begin() + 48, b.begin() + 48 + long(keyBytes));
+    size_t at = 48 + keyBytes;
+    size_t data = at + dirBytes;
+    const uint32_t columns = u32(at);
+    at += 4;
+    for (uint32_t c = 0; c < columns; ++c) {
+        EntryColumn col;
+        col.bytes = u64(at);
+        col.elementSize = u32(at + 8);
+        const uint32_t frames = u32(at + 12);
+        at += 16;
+        for (uint32_t i = 0; i < frames; ++i, at += 8) {
+            col.rawBytes.push_back(u32(at));
+            const uint32_t packed = u32(at + 4);
+            QVERIFY(data + packed <= b.size());
+            col.frames.emplace_back(b.begin() + long(data), b.begin() + long(data + packed));
+            data += packed;
+        }
+        entry.columns.push_back(std::move(col));
+    }
+    QCOMPARE(at, 48 + keyBytes + dirBytes);
+    QCOMPARE(data, b.size());
+}
+
+// The entry's file: header (checksum resealed), key, directory, frames in directory order.
+std::vector<uint8_t> assembleEntry(const CacheEntry& entry) {
+    const auto put = [](std::vector<uint8_t>& out, uint64_t v, int bytes) {
+        for (int i = 0; i < bytes; ++i) out.push_back(uint8_t(v >> (8 * i)));
+    };
+    std::vector<uint8_t> directory, data;
+    put(directory, entry.columns.size(), 4);
+    for (const EntryColumn& col : entry.columns) {
+        put(directory, col.bytes, 8);
+        put(directory, col.elementSize, 4);
+        put(directory, col.frames.size(), 4);
+        for (size_t i = 0; i < col.frames.size(); ++i) {
+            put(directory, col.rawBytes[i], 4);
+            put(directory, col.frames[i].size(), 4);
+            data.insert(data.end(), col.frames[i].begin(), col.frames[i].end());
+        }
+    }
+    std::vector<uint8_t> b = entry.head;
+    put(b, entry.key.size(), 8);
+    put(b, directory.size(), 8);
+    put(b, data.size(), 8);
+    put(b, 0, 8); // the checksum, sealed below
+    b.insert(b.end(), entry.key.begin(), entry.key.end());
+    b.insert(b.end(), directory.begin(), directory.end());
+    b.insert(b.end(), data.begin(), data.end());
+    resealHeader(b);
+    return b;
+}
+
+// A column's values (the caller has checked that T has the column's element size).
+template <class T> std::vector<T> columnValues(const EntryColumn& col) {
+    std::vector<T> values(col.bytes / sizeof(T));
+    auto* out = reinterpret_cast<uint8_t*>(values.data());
+    for (size_t i = 0; i < col.frames.size(); ++i) {
+        const size_t n =
+            ZSTD_decompress(out, col.rawBytes[i], col.frames[i].data(), col.frames[i].size());
+        if (ZSTD_isError(n) || n != col.rawBytes[i]) return {};
+        out += n;
+    }
+    return values;
+}
+
+// Replaces a column's frames with one frame (zstd, content checksum on, as the cache writes)
+// holding `values`.
+template <class T> void setColumnValues(EntryColumn& col, const std::vector<T>& values) {
+    const size_t bytes = values.size() * sizeof(T);
+    std::vector<uint8_t> frame(ZSTD_compressBound(bytes));
+    const std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> cctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
+    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 1);
+    const size_t n = ZSTD_compress2(cctx.get(), frame.data(), frame.size(), values.data(), bytes);
+    frame.resize(ZSTD_isError(n) ? 0 : n);
+    col.bytes = bytes;
+    col.rawBytes = {uint32_t(bytes)};
+    col.frames = {std::move(frame)};
+}
+
+// `entry` with the values of column `index` changed by `edit`.
+template <class T, class F> CacheEntry edited(const CacheEntry& entry, size_t index, F&& edit) {
+    CacheEntry out = entry;
+    std::vector<T> values = columnValues<T>(out.columns[index]);
+    if (values.size() * sizeof(T) != out.columns[index].bytes) {
+        QTest::qFail("the column to edit does not decompress", __FILE__, __LINE__);
+        return out;
+    }
+    edit(values);
+    setColumnValues(out.columns[index], values);
+    return out;
+}
+
+// A profile loaded from host files and stored in a cache that logs to `log`, its entry's file
+// and that file taken apart (by store()).
+struct StoredEntry {
+    LogLines log;
+    ProfileCache cache;
+    CacheKey key;
+    LoadResult source;
+    std::vector<uint8_t> file;
+    CacheEntry entry;
+    StoredEntry(const std::string& folder, const std::vector<HostFile>& hosts)
+        : cache(folder, "test", ProfileCache::kDefaultCapBytes, log.sink())
+        , key(cache.keyOf(hosts))
+        , source(loadHosts(hosts)) {}
+    void store() {
+        QVERIFY2(source.ok(), source.error.c_str());
+        QCOMPARE(cache.store(key, *source.profile), std::string());
+        file = readBytes(cache.entryPath(key));
+        parseEntry(file, entry);
+        if (QTest::currentTestFailed()) return;
+        QCOMPARE(entry.columns.size(), kColumnCount);
+    }
+};
+
+// Writes `entry` as the cache's file for `key` and loads it: refused, with one log line that
+// gives `why` as the reason.
+void expectRefused(const ProfileCache& cache, const CacheKey& key, LogLines& log,
+                   const CacheEntry& entry, const std::string& why) {
+    const std::string path = cache.entryPath(key);
+    writeBytes(path, assembleEntry(entry));
+    const size_t before = log.lines.size();
+    QVERIFY2(!cache.load(key), ("read although " + why).c_str());
+    QCOMPARE(log.lines.size(), before + 1);
+    QVERIFY(log.lines.back().first);
+    const std::string want = "cache: ignoring " + path + ": inconsistent: " + why;
+    QVERIFY2(log.last() == want, ("logged '" + log.last() + "', expected '" + want + "'").c_str());
+}
+
+// Writes `entry` as the cache's file for `key` and loads it: read, and equal to `source`.
+void expectRead(const ProfileCache& cache, const CacheKey& key, const CacheEntry& entry,
+                const Profile& source) {
+    writeBytes(cache.entryPath(key), assembleEntry(entry));
+    const std::unique_ptr<Profile> read = cache.load(key);
+    QVERIFY(read);
+    compareProfiles(source, *read);
 }
 
 // Fills freed heap memory and this thread's stack below the caller with `pattern`, so that what
@@ -237,6 +421,164 @@ private slots:
         // The next store replaces the damaged file; it is read again.
         QCOMPARE(cache.store(key, *source.profile), std::string());
         QCOMPARE(readBytes(path).size(), good.size());
+        QVERIFY(cache.load(key));
+    }
+
+    // Entries whose frames and header checksum are sound but whose columns contradict each other
+    // are refused by the cache's structural check, with its reason in the log line: an event's
+    // metadata index or stat list offset out of range ("event N"), a flow's launch or target past
+    // the events ("flows"), a flow order index past the flows ("flow order"), a kernel's index past
+    // its details ("kernel details"); with two problems, the one the check reports first (events
+    // before flows). Each edited column rewritten unchanged, a metadata index at the largest valid
+    // value, and the entry as written are read.
+    void inconsistentColumnsAreRefused() {
+        StoredEntry stored(root_ + "/c-inconsistent", hosts_);
+        stored.store();
+        if (QTest::currentTestFailed()) return;
+        LogLines& log = stored.log;
+        const ProfileCache& cache = stored.cache;
+        const CacheKey& key = stored.key;
+        const Profile& p = *stored.source.profile;
+        const CacheEntry& entry = stored.entry;
+
+        // The index list above still matches forEachColumn: the edited columns have the element
+        // size, length and values of the profile's.
+        const size_t n = p.eventCount();
+        const size_t flows = p.flows().size();
+        const size_t kernels = p.kernels().size();
+        QVERIFY(n > 1000 && flows > 0 && kernels > 0 && !p.kernelDetailsTable().empty());
+        for (size_t c : {kMetaColumn, kStatBeginColumn, kKernelValuesColumn, kFlowsByTargetColumn})
+            QCOMPARE(entry.columns[c].elementSize, uint32_t(sizeof(uint32_t)));
+        QCOMPARE(entry.columns[kFlowsColumn].elementSize, uint32_t(2 * sizeof(uint32_t)));
+        QCOMPARE(entry.columns[kStatBlobColumn].elementSize, uint32_t(1));
+        QCOMPARE(entry.columns[kMetaColumn].bytes, uint64_t(4 * n));
+        QCOMPARE(entry.columns[kStatBeginColumn].bytes, uint64_t(4 * n));
+        QCOMPARE(entry.columns[kKernelValuesColumn].bytes, uint64_t(4 * kernels));
+        QCOMPARE(entry.columns[kFlowsColumn].bytes, uint64_t(8 * flows));
+        QCOMPARE(entry.columns[kFlowsByTargetColumn].bytes, uint64_t(4 * flows));
+        const std::vector<uint32_t> meta = columnValues<uint32_t>(entry.columns[kMetaColumn]);
+        QVERIFY(std::equal(meta.begin(), meta.end(), p.metadataColumn().begin(),
+                           p.metadataColumn().end()));
+        QVERIFY(columnValues<uint32_t>(entry.columns[kKernelValuesColumn]) == p.kernels().values());
+        const std::vector<Flow> flowValues = columnValues<Flow>(entry.columns[kFlowsColumn]);
+        QVERIFY(std::equal(flowValues.begin(), flowValues.end(), p.flows().begin(), p.flows().end(),
+                           [](const Flow& a, const Flow& b) {
+                               return a.launch == b.launch && a.target == b.target;
+                           }));
+        const uint32_t metadataCount = uint32_t(p.metadata().size());
+        const uint32_t statBlobBytes = uint32_t(entry.columns[kStatBlobColumn].bytes);
+
+        // Rewritten unchanged (one frame per column): read, equal to the source.
+        for (size_t c :
+             {kMetaColumn, kStatBeginColumn, kKernelValuesColumn, kFlowsByTargetColumn}) {
+            expectRead(cache, key, edited<uint32_t>(entry, c, [](std::vector<uint32_t>&) {}), p);
+            if (QTest::currentTestFailed()) return;
+        }
+        expectRead(cache, key, edited<Flow>(entry, kFlowsColumn, [](std::vector<Flow>&) {}), p);
+        if (QTest::currentTestFailed()) return;
+
+        const size_t e = n / 2 + 1;
+        const auto badMeta = [e, metadataCount](std::vector<uint32_t>& v) { v[e] = metadataCount; };
+        const struct {
+            CacheEntry entry;
+            std::string why;
+        } cases[] = {
+            {edited<uint32_t>(entry, kMetaColumn, badMeta), "event " + std::to_string(e)},
+            {edited<uint32_t>(
+                 entry, kMetaColumn,
+                 [n, metadataCount](std::vector<uint32_t>& v) { v[n - 1] = metadataCount; }),
+             "event " + std::to_string(n - 1)},
+            {edited<uint32_t>(entry, kStatBeginColumn,
+                              [statBlobBytes](std::vector<uint32_t>& v) { v[7] = statBlobBytes; }),
+             "event 7"},
+            {edited<Flow>(entry, kFlowsColumn,
+                          [n](std::vector<Flow>& v) { v.back().target = uint32_t(n); }),
+             "flows"},
+            {edited<Flow>(entry, kFlowsColumn,
+                          [n](std::vector<Flow>& v) { v.front().launch = uint32_t(n); }),
+             "flows"},
+            {edited<uint32_t>(entry, kFlowsByTargetColumn,
+                              [flows](std::vector<uint32_t>& v) { v[0] = uint32_t(flows); }),
+             "flow order"},
+            {edited<uint32_t>(entry, kKernelValuesColumn,
+                              [&p](std::vector<uint32_t>& v) {
+                                  v[v.size() / 2] = uint32_t(p.kernelDetailsTable().size());
+                              }),
+             "kernel details"},
+            {edited<Flow>(edited<uint32_t>(entry, kMetaColumn, badMeta), kFlowsColumn,
+                          [n](std::vector<Flow>& v) { v.back().target = uint32_t(n); }),
+             "event " + std::to_string(e)},
+        };
+        for (const auto& c : cases) {
+            expectRefused(cache, key, log, c.entry, c.why);
+            if (QTest::currentTestFailed()) return;
+        }
+
+        // The largest valid metadata index is read as it was written.
+        writeBytes(cache.entryPath(key),
+                   assembleEntry(edited<uint32_t>(entry, kMetaColumn,
+                                                  [e, metadataCount](std::vector<uint32_t>& v) {
+                                                      v[e] = metadataCount - 1;
+                                                  })));
+        const std::unique_ptr<Profile> last = cache.load(key);
+        QVERIFY(last);
+        QCOMPARE(last->metadataOf(EventIndex(e)), metadataCount - 1);
+
+        writeBytes(cache.entryPath(key), stored.file);
+        const std::unique_ptr<Profile> read = cache.load(key);
+        QVERIFY(read);
+        compareProfiles(p, *read);
+    }
+
+    // The per-event check runs in slices of 2^21 events. On a profile of more than 2^21 events a
+    // bad metadata index in the second slice is found, at its first event and at the profile's
+    // last; of two bad events in different slices the lower is reported, also when the higher is
+    // the first event its slice reads and the lower the last of its own.
+    void inconsistentEventPastFirstSliceIsRefused() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string root = dir.path().toStdString();
+        QElapsedTimer timer;
+        timer.start();
+        SyntheticOptions o;
+        o.events = 2200000;
+        o.gpus = 2;
+        QCOMPARE(writeSyntheticLogDir(o, 1, root + "/logs", "run"), std::string());
+        const std::vector<HostFile> hosts{
+            {"worker0", root + "/logs/plugins/profile/run/worker0.xplane.pb"}};
+        setAge(hosts[0].path, std::chrono::hours(1));
+        const double generated = double(timer.restart()) / 1e3;
+        StoredEntry stored(root + "/cache", hosts);
+        const double loaded = double(timer.restart()) / 1e3;
+        stored.store();
+        if (QTest::currentTestFailed()) return;
+        qInfo("%zu events: generated in %.2f s, loaded in %.2f s, stored and taken apart in %.2f s",
+              stored.source.profile->eventCount(), generated, loaded,
+              double(timer.elapsed()) / 1e3);
+        LogLines& log = stored.log;
+        const ProfileCache& cache = stored.cache;
+        const CacheKey& key = stored.key;
+        const Profile& p = *stored.source.profile;
+        const CacheEntry& entry = stored.entry;
+
+        constexpr size_t kSlice = size_t(1) << 21; // 2097152
+        const size_t n = p.eventCount();
+        QVERIFY(n > kSlice + 1);
+        QCOMPARE(entry.columns[kMetaColumn].elementSize, uint32_t(sizeof(uint32_t)));
+        QCOMPARE(entry.columns[kMetaColumn].bytes, uint64_t(4 * n));
+        QVERIFY(entry.columns[kMetaColumn].frames.size() > 1); // rewritten as one frame below
+        const uint32_t bad = uint32_t(p.metadata().size());
+        const auto badAt = [&entry, bad](std::vector<size_t> events) {
+            return edited<uint32_t>(entry, kMetaColumn, [&events, bad](std::vector<uint32_t>& v) {
+                for (size_t e : events) v[e] = bad;
+            });
+        };
+        expectRefused(cache, key, log, badAt({kSlice}), "event 2097152");
+        expectRefused(cache, key, log, badAt({n - 1}), "event " + std::to_string(n - 1));
+        expectRefused(cache, key, log, badAt({kSlice - 1, kSlice}), "event 2097151");
+        expectRefused(cache, key, log, badAt({n - 1, 5}), "event 5");
+        // Unchanged values in one frame: read.
+        writeBytes(cache.entryPath(key), assembleEntry(badAt({})));
         QVERIFY(cache.load(key));
     }
 
@@ -434,16 +776,8 @@ private slots:
         QCOMPARE(cache.store(key, *loadHosts(hosts_).profile), std::string());
         const std::vector<uint8_t> b = readBytes(cache.entryPath(key));
         QVERIFY(b.size() > 48);
-        const auto u32 = [&b](size_t at) {
-            uint32_t v = 0;
-            std::memcpy(&v, b.data() + at, 4);
-            return v;
-        };
-        const auto u64 = [&b](size_t at) {
-            uint64_t v = 0;
-            std::memcpy(&v, b.data() + at, 8);
-            return v;
-        };
+        const auto u32 = [&b](size_t at) { return fieldAt<uint32_t>(b, at); };
+        const auto u64 = [&b](size_t at) { return fieldAt<uint64_t>(b, at); };
         QCOMPARE(std::string(b.begin(), b.begin() + 8), std::string("STEPSCCH"));
         const uint64_t keyBytes = u64(16), dirBytes = u64(24), dataBytes = u64(32);
         QCOMPARE(uint64_t(b.size()), 48 + keyBytes + dirBytes + dataBytes);

@@ -133,6 +133,14 @@ struct Flow {
     EventIndex launch = 0;
     EventIndex target = 0;
 };
+// The two orders a profile keeps its flows in: by launch (flows()) and by target (the order
+// launchesOf() searches).
+inline bool flowByLaunch(const Flow& a, const Flow& b) {
+    return a.launch != b.launch ? a.launch < b.launch : a.target < b.target;
+}
+inline bool flowByTarget(const Flow& a, const Flow& b) {
+    return a.target != b.target ? a.target < b.target : a.launch < b.launch;
+}
 
 struct EventRange {
     EventIndex begin = 0, end = 0;

@@ -36,10 +36,6 @@ template <class T> std::vector<T> concatenate(std::vector<std::vector<T>>& parts
     return out;
 }
 
-bool byLaunch(const Flow& a, const Flow& b) {
-    return a.launch != b.launch ? a.launch < b.launch : a.target < b.target;
-}
-
 } // namespace
 
 uint32_t ProfileBuilder::addHost(std::string name, std::string sourcePath) {
@@ -748,7 +744,7 @@ void ProfileBuilder::joinFlows(unsigned threads) {
     std::vector<uint32_t> order(byTarget.size());
     std::iota(order.begin(), order.end(), 0u);
     parallelSort(order.begin(), order.end(), threads, [&byTarget](uint32_t a, uint32_t b) {
-        return byLaunch(byTarget[a], byTarget[b]);
+        return flowByLaunch(byTarget[a], byTarget[b]);
     });
     p.flows_.resize(order.size());
     p.flowsByTarget_.resize(order.size());
@@ -815,14 +811,12 @@ void ProfileBuilder::bindFlowPoints(int64_t shift) {
         return a.launch == b.launch && a.target == b.target;
     };
     p.flows_.insert(p.flows_.end(), added.begin(), added.end());
-    std::sort(p.flows_.begin(), p.flows_.end(), byLaunch);
+    std::sort(p.flows_.begin(), p.flows_.end(), flowByLaunch);
     p.flows_.erase(std::unique(p.flows_.begin(), p.flows_.end(), same), p.flows_.end());
     p.flowsByTarget_.resize(p.flows_.size());
     std::iota(p.flowsByTarget_.begin(), p.flowsByTarget_.end(), 0u);
-    std::sort(p.flowsByTarget_.begin(), p.flowsByTarget_.end(), [&p](uint32_t x, uint32_t y) {
-        const Flow &a = p.flows_[x], &b = p.flows_[y];
-        return a.target != b.target ? a.target < b.target : a.launch < b.launch;
-    });
+    std::sort(p.flowsByTarget_.begin(), p.flowsByTarget_.end(),
+              [&p](uint32_t x, uint32_t y) { return flowByTarget(p.flows_[x], p.flows_[y]); });
 }
 
 } // namespace stepscope

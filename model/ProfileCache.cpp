@@ -620,8 +620,13 @@ std::unique_ptr<Profile> ProfileCache::load(const CacheKey& key, const Progress*
     if (!decodeStructure(structure, profile->hosts_, profile->planes_, profile->startNs_,
                          profile->durationPs_))
         return ignore("corrupt: the host and plane list is malformed");
-    if (const std::string why = checkProfile(*profile); !why.empty())
-        return ignore("inconsistent: " + why);
+    std::string why;
+    try {
+        why = checkProfile(*profile);
+    } catch (const std::exception& e) { // bad_alloc, from a check's worker
+        return ignore(std::string("cannot check it: ") + e.what());
+    }
+    if (!why.empty()) return ignore("inconsistent: " + why);
     // Recently used entries are the last to be evicted.
     fs::last_write_time(path, fs::file_time_type::clock::now(), ec);
     return profile;
@@ -695,21 +700,29 @@ std::string ProfileCache::checkProfile(const Profile& p) {
     std::vector<Check> checks;
     constexpr size_t kSlice = size_t(1) << 21;
     for (size_t from = 0; from < n; from += kSlice)
-        checks.push_back([&p, from, to = std::min(n, from + kSlice)]() -> std::string {
-            for (size_t e = from; e < to; ++e)
+        checks.push_back([&p, strings, from, to = std::min(n, from + kSlice)]() -> std::string {
+            const uint8_t* blob = p.statBlob_.data();
+            const uint8_t* blobEnd = blob + p.statBlob_.size();
+            for (size_t e = from; e < to; ++e) {
                 if (p.meta_[e] >= p.metadata_.size() || p.statBegin_[e] >= p.statBlob_.size())
                     return "event " + std::to_string(e);
+                if (!statcodec::validList(blob + p.statBegin_[e], blobEnd, p.statKeys_.size(),
+                                          strings))
+                    return "stat list of event " + std::to_string(e);
+            }
             return {};
         });
-    const auto side = [&checks, n](const auto& t) {
-        checks.push_back([&t, n]() -> std::string { return t.consistent(n) ? "" : "side tables"; });
+    const auto side = [&checks, n](const auto& t, const char* name) {
+        checks.push_back([&t, n, name]() -> std::string {
+            return t.consistent(n) ? "" : std::string("side table of ") + name;
+        });
     };
-    side(p.correlation_);
-    side(p.kernels_);
-    side(p.memcpys_);
-    side(p.memory_);
-    side(p.tfOps_);
-    side(p.hloOps_);
+    side(p.correlation_, "correlation ids");
+    side(p.kernels_, "kernels");
+    side(p.memcpys_, "memcpys");
+    side(p.memory_, "allocator events");
+    side(p.tfOps_, "framework ops");
+    side(p.hloOps_, "HLO ops");
     checks.push_back([&p, str]() -> std::string {
         for (uint32_t k : p.kernels_.values_)
             if (k >= p.kernelDetails_.size()) return "kernel details";
@@ -721,8 +734,17 @@ std::string ProfileCache::checkProfile(const Profile& p) {
     checks.push_back([&p, n]() -> std::string {
         for (const Flow& f : p.flows_)
             if (f.launch >= n || f.target >= n) return "flows";
-        for (uint32_t f : p.flowsByTarget_)
-            if (f >= p.flows_.size()) return "flow order";
+        // Flows run by launch; flowsByTarget_ lists each once, by target (launchesOf searches it).
+        if (!std::is_sorted(p.flows_.begin(), p.flows_.end(), flowByLaunch)) return "flow order";
+        std::vector<bool> listed(p.flows_.size(), false);
+        const Flow* previous = nullptr;
+        for (uint32_t f : p.flowsByTarget_) {
+            if (f >= p.flows_.size() || listed[f]) return "flow order";
+            listed[f] = true;
+            const Flow& flow = p.flows_[f];
+            if (previous && flowByTarget(flow, *previous)) return "flow order";
+            previous = &flow;
+        }
         return {};
     });
     std::vector<std::string> failures(checks.size());

@@ -110,6 +110,7 @@ constexpr size_t kColumnCount = 44;
 constexpr size_t kMetaColumn = 12;
 constexpr size_t kStatBeginColumn = 13;
 constexpr size_t kStatBlobColumn = 14;
+constexpr size_t kStatKeysColumn = 15;
 constexpr size_t kKernelValuesColumn = 28;
 constexpr size_t kFlowsColumn = 42;
 constexpr size_t kFlowsByTargetColumn = 43;
@@ -528,6 +529,82 @@ private slots:
         const std::unique_ptr<Profile> read = cache.load(key);
         QVERIFY(read);
         compareProfiles(p, *read);
+    }
+
+    // Event 7's stat list replaced by one written here by hand (placed after the others, so the
+    // stat bytes still end with 0): a list that reads past its key table, names a string the pool
+    // does not have, has a type no stat has, or runs off the end of the bytes is refused with the
+    // event named; well-formed lists, up to the last key and string, are read as written.
+    void malformedStatListsAreRefused() {
+        StoredEntry stored(root_ + "/c-statlists", hosts_);
+        stored.store();
+        if (QTest::currentTestFailed()) return;
+        const CacheEntry& entry = stored.entry;
+        const std::vector<uint32_t> keyNames =
+            columnValues<uint32_t>(entry.columns[kStatKeysColumn]);
+        const uint32_t keys = uint32_t(keyNames.size());
+        const uint32_t strings = uint32_t(stored.source.profile->strings().size());
+        QVERIFY(keys > 2 && strings > 2);
+        QCOMPARE(entry.columns[kStatKeysColumn].elementSize, uint32_t(sizeof(StringId)));
+        const uint64_t blobBytes = entry.columns[kStatBlobColumn].bytes;
+
+        const auto varint = [](uint64_t v) {
+            std::vector<uint8_t> out;
+            for (; v >= 0x80; v >>= 7) out.push_back(uint8_t(v) | 0x80);
+            out.push_back(uint8_t(v));
+            return out;
+        };
+        const auto list = [&](std::initializer_list<std::vector<uint8_t>> parts) {
+            std::vector<uint8_t> out;
+            for (const auto& part : parts) out.insert(out.end(), part.begin(), part.end());
+            return out;
+        };
+        const auto tag = [&](uint64_t key, unsigned type) { return varint(key << 3 | type); };
+        const auto withList = [&](const std::vector<uint8_t>& bytes) {
+            return edited<uint32_t>(
+                edited<uint8_t>(entry, kStatBlobColumn,
+                                [&bytes](std::vector<uint8_t>& v) {
+                                    v.insert(v.end(), bytes.begin(), bytes.end());
+                                }),
+                kStatBeginColumn,
+                [blobBytes](std::vector<uint32_t>& v) { v[7] = uint32_t(blobBytes); });
+        };
+        const unsigned int64 = unsigned(StatType::Int64), uint64 = unsigned(StatType::Uint64),
+                       dbl = unsigned(StatType::Double), str = unsigned(StatType::Str),
+                       ref = unsigned(StatType::Ref);
+        const std::vector<uint8_t> end{0};
+        const std::vector<uint8_t> refused[] = {
+            list({tag(keys, int64), {2}, end}),                  // key index past the table
+            list({tag(0, str), {1}, end}),                       // key index 0
+            list({tag(1, 6), {2}, end}),                         // type 6
+            list({tag(1, 7), {2}, end}),                         // type 7
+            list({tag(1, str), varint(strings), end}),           // a string the pool lacks
+            list({tag(2, ref), varint(uint64_t(1) << 40), end}), // and far past it
+            list({tag(1, dbl), {0, 0, 0}}),                      // 8 bytes wanted, 3 left
+            list({tag(1, int64), {0x80, 0x80, 0}}),              // no terminator after the value
+            list({tag(1, uint64), std::vector<uint8_t>(10, 0x80), {1}, end}), // 11-byte varint
+            list({tag(1, int64), {2}, tag(keys + 5, int64), {2}, end}),       // the second entry
+        };
+        for (const std::vector<uint8_t>& bytes : refused) {
+            expectRefused(stored.cache, stored.key, stored.log, withList(bytes),
+                          "stat list of event 7");
+            if (QTest::currentTestFailed()) return;
+        }
+
+        // The last key and the last string: read back as written (zigzag 3 is -2).
+        writeBytes(stored.cache.entryPath(stored.key),
+                   assembleEntry(withList(
+                       list({tag(keys - 1, int64), {3}, tag(1, str), varint(strings - 1), end}))));
+        const std::unique_ptr<Profile> read = stored.cache.load(stored.key);
+        QVERIFY(read);
+        std::vector<StatValue> stats;
+        for (const StatValue& v : read->eventStats(7)) stats.push_back(v);
+        QCOMPARE(stats.size(), size_t(2));
+        QCOMPARE(stats[0].key, keyNames[keys - 1]);
+        QCOMPARE(stats[0].asInt(), int64_t(-2));
+        QCOMPARE(stats[1].key, keyNames[1]);
+        QVERIFY(stats[1].type == StatType::Str);
+        QCOMPARE(stats[1].asString(), StringId(strings - 1));
     }
 
     // The per-event check runs in slices of 2^21 events. On a profile of more than 2^21 events a

@@ -17,6 +17,7 @@
 
 #include "model/MappedFile.h"
 #include "model/ParallelFor.h"
+#include "model/StatListCheck.h"
 
 namespace stepscope {
 

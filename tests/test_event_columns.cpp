@@ -11,6 +11,7 @@
 #include "model/ProfileBuilder.h"
 #include "model/ProfileCache.h"
 #include "model/ProfileLoader.h"
+#include "model/StatListCheck.h"
 #include "model/synthetic/SyntheticProfile.h"
 #include "tests/fixtures/CompareProfiles.h"
 
@@ -215,6 +216,38 @@ private slots:
             QCOMPARE(p->start(r.begin + i), starts[i]);
             QCOMPARE(p->duration(r.begin + i), durations[i]);
         }
+    }
+
+    // The cache's bounded varint reader: every length from 1 to 10 bytes read back, and each cut
+    // one byte short refused; 11 bytes (past 64 bits) refused.
+    void statVarintsReadWithinBounds() {
+        const uint64_t values[] = {0,
+                                   1,
+                                   127,
+                                   128,
+                                   16383,
+                                   16384,
+                                   (uint64_t(1) << 35) - 1,
+                                   uint64_t(1) << 56,
+                                   uint64_t(1) << 63,
+                                   UINT64_MAX};
+        const size_t lengths[] = {1, 1, 1, 2, 2, 3, 5, 9, 10, 10};
+        for (size_t i = 0; i < std::size(values); ++i) {
+            uint8_t bytes[10];
+            const uint8_t* end = statcodec::putVarint(bytes, values[i]);
+            QCOMPARE(size_t(end - bytes), lengths[i]);
+            const uint8_t* p = bytes;
+            uint64_t v = 0;
+            QVERIFY(statcodec::getVarintWithin(p, end, v));
+            QCOMPARE(v, values[i]);
+            QCOMPARE(p, end);
+            p = bytes;
+            QVERIFY(!statcodec::getVarintWithin(p, end - 1, v));
+        }
+        const uint8_t eleven[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01};
+        const uint8_t* p = eleven;
+        uint64_t v = 0;
+        QVERIFY(!statcodec::getVarintWithin(p, eleven + sizeof eleven, v));
     }
 
     void sideTableAppendedOutOfOrderIsInconsistent() {

@@ -623,10 +623,11 @@ std::unique_ptr<Profile> ProfileCache::load(const CacheKey& key, const Progress*
         return ignore("corrupt: the host and plane list is malformed");
     std::string why;
     try {
-        why = checkProfile(*profile);
+        why = checkProfile(*profile, progress);
     } catch (const std::exception& e) { // bad_alloc, from a check's worker
         return ignore(std::string("cannot check it: ") + e.what());
     }
+    if (progress && progress->cancelled()) return nullptr;
     if (!why.empty()) return ignore("inconsistent: " + why);
     // Recently used entries are the last to be evicted.
     fs::last_write_time(path, fs::file_time_type::clock::now(), ec);
@@ -635,7 +636,7 @@ std::unique_ptr<Profile> ProfileCache::load(const CacheKey& key, const Progress*
 
 // The structural facts every reader of a Profile relies on (ranges, indices, ordering), so that
 // even a file that passed the checksums by chance cannot make a reader index out of bounds.
-std::string ProfileCache::checkProfile(const Profile& p) {
+std::string ProfileCache::checkProfile(const Profile& p, const Progress* progress) {
     const StringPool& s = p.strings_;
     const size_t strings = s.offsets_.size() - (s.offsets_.empty() ? 0 : 1);
     if (s.offsets_.empty() || s.offsets_.front() != 0 || s.offsets_.back() != s.bytes_.size() ||
@@ -696,23 +697,26 @@ std::string ProfileCache::checkProfile(const Profile& p) {
     if (p.flows_.size() != p.flowsByTarget_.size()) return "flows";
 
     // The checks that read every event, entry or flow are independent: they run on every core,
-    // the events in slices, and the first failure in this order is the one reported.
+    // the events in slices (within a slice, the first event that fails is reported, whichever
+    // check it fails), and the first failure in this order is the one reported.
     using Check = std::function<std::string()>;
     std::vector<Check> checks;
     constexpr size_t kSlice = size_t(1) << 21;
     for (size_t from = 0; from < n; from += kSlice)
-        checks.push_back([&p, strings, from, to = std::min(n, from + kSlice)]() -> std::string {
-            const uint8_t* blob = p.statBlob_.data();
-            const uint8_t* blobEnd = blob + p.statBlob_.size();
-            for (size_t e = from; e < to; ++e) {
-                if (p.meta_[e] >= p.metadata_.size() || p.statBegin_[e] >= p.statBlob_.size())
-                    return "event " + std::to_string(e);
-                if (!statcodec::validList(blob + p.statBegin_[e], blobEnd, p.statKeys_.size(),
-                                          strings))
-                    return "stat list of event " + std::to_string(e);
-            }
-            return {};
-        });
+        checks.push_back(
+            [&p, progress, strings, from, to = std::min(n, from + kSlice)]() -> std::string {
+                if (progress && progress->cancelled()) return {};
+                const uint8_t* blob = p.statBlob_.data();
+                const uint8_t* blobEnd = blob + p.statBlob_.size();
+                for (size_t e = from; e < to; ++e) {
+                    if (p.meta_[e] >= p.metadata_.size() || p.statBegin_[e] >= p.statBlob_.size())
+                        return "event " + std::to_string(e);
+                    if (!statcodec::validList(blob + p.statBegin_[e], blobEnd, p.statKeys_.size(),
+                                              strings))
+                        return "stat list of event " + std::to_string(e);
+                }
+                return {};
+            });
     const auto side = [&checks, n](const auto& t, const char* name) {
         checks.push_back([&t, n, name]() -> std::string {
             return t.consistent(n) ? "" : std::string("side table of ") + name;

@@ -50,7 +50,8 @@ public:
     // 2: KernelDetails::hasSharedMemory; Kineto kernels carry op_input_types and, without launch
     // geometry, an empty kernel_details (entries of version 1 lack both). 3: durations in 4
     // bytes with the long ones aside, step ids by runs, the flows' target order as indices, side
-    // tables' events in 2 bytes per entry.
+    // tables' events in 2 bytes per entry. 4: a correlation table's high halves as runs over its
+    // entries, from entry 0.
     static constexpr uint32_t kFormatVersion = 4;
     static constexpr int kSettleSeconds = 2;
     static constexpr uint64_t kDefaultCapBytes = uint64_t(4) << 30; // 4 GiB
@@ -93,7 +94,9 @@ private:
     std::string write(const CacheKey& key, const Profile& profile) const;
     void evict(const std::string& keep) const;
     template <class P, class F> static void forEachColumn(P& profile, F&& f);
-    static std::string checkProfile(const Profile& p);
+    // Empty if the profile is consistent, else the first failure; empty too, and early, once
+    // `progress` is cancelled.
+    static std::string checkProfile(const Profile& p, const Progress* progress);
 
     std::string folder_;
     std::string programVersion_;

@@ -18,6 +18,7 @@ inline bool getVarintWithin(const uint8_t*& p, const uint8_t* end, uint64_t& v) 
     v = 0;
     for (unsigned shift = 0; shift < 64 && p < end; shift += 7) {
         const uint8_t b = *p++;
+        if (shift == 63 && b > 1) return false; // bits past the 64th
         v |= uint64_t(b & 0x7F) << shift;
         if (!(b & 0x80)) return true;
     }

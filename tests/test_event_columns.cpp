@@ -219,7 +219,7 @@ private slots:
     }
 
     // The cache's bounded varint reader: every length from 1 to 10 bytes read back, and each cut
-    // one byte short refused; 11 bytes (past 64 bits) refused.
+    // one byte short refused; 11 bytes, and 10 whose last byte holds bits past the 64th, refused.
     void statVarintsReadWithinBounds() {
         const uint64_t values[] = {0,
                                    1,
@@ -227,11 +227,15 @@ private slots:
                                    128,
                                    16383,
                                    16384,
+                                   uint64_t(1) << 21,
                                    (uint64_t(1) << 35) - 1,
+                                   uint64_t(1) << 35,
+                                   uint64_t(1) << 42,
+                                   uint64_t(1) << 49,
                                    uint64_t(1) << 56,
                                    uint64_t(1) << 63,
                                    UINT64_MAX};
-        const size_t lengths[] = {1, 1, 1, 2, 2, 3, 5, 9, 10, 10};
+        const size_t lengths[] = {1, 1, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10};
         for (size_t i = 0; i < std::size(values); ++i) {
             uint8_t bytes[10];
             const uint8_t* end = statcodec::putVarint(bytes, values[i]);
@@ -248,6 +252,10 @@ private slots:
         const uint8_t* p = eleven;
         uint64_t v = 0;
         QVERIFY(!statcodec::getVarintWithin(p, eleven + sizeof eleven, v));
+        // Ten bytes whose last holds more than the 64th bit.
+        const uint8_t wide[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02};
+        p = wide;
+        QVERIFY(!statcodec::getVarintWithin(p, wide + sizeof wide, v));
     }
 
     void sideTableAppendedOutOfOrderIsInconsistent() {

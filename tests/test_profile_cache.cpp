@@ -111,6 +111,7 @@ constexpr size_t kMetaColumn = 12;
 constexpr size_t kStatBeginColumn = 13;
 constexpr size_t kStatBlobColumn = 14;
 constexpr size_t kStatKeysColumn = 15;
+constexpr size_t kKernelLowColumn = 26;
 constexpr size_t kKernelValuesColumn = 28;
 constexpr size_t kFlowsColumn = 42;
 constexpr size_t kFlowsByTargetColumn = 43;
@@ -478,6 +479,22 @@ private slots:
         expectRead(cache, key, edited<Flow>(entry, kFlowsColumn, [](std::vector<Flow>&) {}), p);
         if (QTest::currentTestFailed()) return;
 
+        // A flow whose launch differs from the first's, and a place in the target order where
+        // the target changes (the profile has both: checked).
+        size_t firstOtherLaunch = 1;
+        while (firstOtherLaunch < flows &&
+               p.flows()[firstOtherLaunch].launch == p.flows()[0].launch)
+            ++firstOtherLaunch;
+        const std::vector<uint32_t> byTarget =
+            columnValues<uint32_t>(entry.columns[kFlowsByTargetColumn]);
+        size_t targetStep = 0;
+        while (targetStep + 1 < flows &&
+               p.flows()[byTarget[targetStep]].target == p.flows()[byTarget[targetStep + 1]].target)
+            ++targetStep;
+        QVERIFY(firstOtherLaunch < flows && targetStep + 1 < flows && kernels > 1);
+        QCOMPARE(entry.columns[kKernelLowColumn].elementSize, uint32_t(sizeof(uint16_t)));
+        QCOMPARE(entry.columns[kKernelLowColumn].bytes, uint64_t(2 * kernels));
+
         const size_t e = n / 2 + 1;
         const auto badMeta = [e, metadataCount](std::vector<uint32_t>& v) { v[e] = metadataCount; };
         const struct {
@@ -506,6 +523,26 @@ private slots:
                                   v[v.size() / 2] = uint32_t(p.kernelDetailsTable().size());
                               }),
              "kernel details"},
+            // Two kernels' events swapped: the table is no longer in event order.
+            {edited<uint16_t>(entry, kKernelLowColumn,
+                              [](std::vector<uint16_t>& v) { std::swap(v[0], v[1]); }),
+             "side table of kernels"},
+            // Two flows of different launches swapped: no longer in launch order.
+            {edited<Flow>(entry, kFlowsColumn,
+                          [firstOtherLaunch](std::vector<Flow>& v) {
+                              std::swap(v[0], v[firstOtherLaunch]);
+                          }),
+             "flow order"},
+            // A flow listed twice in the target order (and another not at all).
+            {edited<uint32_t>(entry, kFlowsByTargetColumn,
+                              [](std::vector<uint32_t>& v) { v[1] = v[0]; }),
+             "flow order"},
+            // Two neighbours of different targets swapped in the target order.
+            {edited<uint32_t>(entry, kFlowsByTargetColumn,
+                              [targetStep](std::vector<uint32_t>& v) {
+                                  std::swap(v[targetStep], v[targetStep + 1]);
+                              }),
+             "flow order"},
             {edited<Flow>(edited<uint32_t>(entry, kMetaColumn, badMeta), kFlowsColumn,
                           [n](std::vector<Flow>& v) { v.back().target = uint32_t(n); }),
              "event " + std::to_string(e)},

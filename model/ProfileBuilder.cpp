@@ -595,8 +595,8 @@ void ProfileBuilder::decodeHotStats(unsigned threads) {
         std::vector<StringId> kernelTexts;
         SideTable<MemcpyDetails> memcpys;
         SideTable<StringId> memory, tfOps, hloOps;
-        RunColumn<int32_t>
-            groups; // event numbers as in the profile, so the runs join up as they are
+        // Event numbers as in the profile, so the runs join up as they are.
+        RunColumn<int32_t> groups;
     };
     std::vector<TrackHot> perTrack(p.tracks_.size());
     parallelFor(p.tracks_.size(), threads, [&](size_t t) {

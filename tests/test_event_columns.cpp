@@ -5,15 +5,12 @@
 
 #include <QTemporaryDir>
 
-#include <chrono>
-#include <filesystem>
-
 #include "model/ProfileBuilder.h"
 #include "model/ProfileCache.h"
 #include "model/ProfileLoader.h"
 #include "model/StatListCheck.h"
-#include "model/synthetic/SyntheticProfile.h"
 #include "tests/fixtures/CompareProfiles.h"
+#include "tests/fixtures/SettledSyntheticHost.h"
 
 using namespace stepscope;
 
@@ -271,14 +268,8 @@ private slots:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const std::string root = dir.path().toStdString();
-        SyntheticOptions o;
-        o.events = 150000;
-        o.gpus = 2;
-        QCOMPARE(writeSyntheticLogDir(o, 1, root + "/logs", "run"), std::string());
-        const std::vector<HostFile> hosts{
-            {"worker0", root + "/logs/plugins/profile/run/worker0.xplane.pb"}};
-        std::filesystem::last_write_time(
-            hosts[0].path, std::filesystem::file_time_type::clock::now() - std::chrono::hours(1));
+        std::vector<HostFile> hosts;
+        QCOMPARE(testing::writeSettledSyntheticHost(root, 150000, hosts), std::string());
         const LoadResult source = loadHosts(hosts);
         QVERIFY2(source.ok(), source.error.c_str());
         const Profile& p = *source.profile;

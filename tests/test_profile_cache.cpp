@@ -25,6 +25,7 @@
 #include "model/ProfileLoader.h"
 #include "model/synthetic/SyntheticProfile.h"
 #include "tests/fixtures/CompareProfiles.h"
+#include "tests/fixtures/SettledSyntheticHost.h"
 
 using namespace stepscope;
 namespace fs = std::filesystem;
@@ -654,13 +655,8 @@ private slots:
         const std::string root = dir.path().toStdString();
         QElapsedTimer timer;
         timer.start();
-        SyntheticOptions o;
-        o.events = 2200000;
-        o.gpus = 2;
-        QCOMPARE(writeSyntheticLogDir(o, 1, root + "/logs", "run"), std::string());
-        const std::vector<HostFile> hosts{
-            {"worker0", root + "/logs/plugins/profile/run/worker0.xplane.pb"}};
-        setAge(hosts[0].path, std::chrono::hours(1));
+        std::vector<HostFile> hosts;
+        QCOMPARE(testing::writeSettledSyntheticHost(root, 2200000, hosts), std::string());
         const double generated = double(timer.restart()) / 1e3;
         StoredEntry stored(root + "/cache", hosts);
         const double loaded = double(timer.restart()) / 1e3;

@@ -210,7 +210,9 @@ public:
     // The event's own stats (XEvent.stats); those of its metadata (XEventMetadata.stats) are
     // metadataStats(metadataOf(e)).
     StatList eventStats(EventIndex e) const {
-        return {statBlob_.data() + statBegin_[e], statKeys_.data()};
+        return {statBlob_.data() + statBegin_[e],
+                {statBlob_.data() + statBlob_.size(), statKeys_.size(), strings_.size()},
+                statKeys_.data()};
     }
     std::span<const StatValue> metadataStats(uint32_t meta) const {
         const EventMetadata& m = metadata_[meta];

@@ -8,7 +8,6 @@
 #include "model/ProfileBuilder.h"
 #include "model/ProfileCache.h"
 #include "model/ProfileLoader.h"
-#include "model/StatListCheck.h"
 #include "tests/fixtures/CompareProfiles.h"
 #include "tests/fixtures/SettledSyntheticHost.h"
 
@@ -215,8 +214,9 @@ private slots:
         }
     }
 
-    // The cache's bounded varint reader: every length from 1 to 10 bytes read back, and each cut
-    // one byte short refused; 11 bytes, and 10 whose last byte holds bits past the 64th, refused.
+    // The bounded varint readers that stat lists are read with: every length from 1 to 10 bytes
+    // read back, and each cut one byte short refused; 11 bytes, and 10 whose last byte holds bits
+    // past the 64th, refused.
     void statVarintsReadWithinBounds() {
         const uint64_t values[] = {0,
                                    1,
@@ -244,6 +244,12 @@ private slots:
             QCOMPARE(p, end);
             p = bytes;
             QVERIFY(!statcodec::getVarintWithin(p, end - 1, v));
+            // The unbounded-end reader of entries with 20 bytes ahead reads the same.
+            p = bytes;
+            v = 0;
+            QVERIFY(statcodec::getVarint10(p, v));
+            QCOMPARE(v, values[i]);
+            QCOMPARE(p, end);
         }
         const uint8_t eleven[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01};
         const uint8_t* p = eleven;
@@ -253,6 +259,85 @@ private slots:
         const uint8_t wide[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02};
         p = wide;
         QVERIFY(!statcodec::getVarintWithin(p, wide + sizeof wide, v));
+        p = eleven;
+        QVERIFY(!statcodec::getVarint10(p, v));
+        p = wide;
+        QVERIFY(!statcodec::getVarint10(p, v));
+    }
+
+    // A stat list read within its bounds (StatList) stops at its first malformed entry, whether
+    // the entry lies far from the end of the stat bytes (where the reader checks only the lengths
+    // of its varints) or in their last 20 bytes (where it checks every byte against the end).
+    void statListsStopAtTheirFirstMalformedEntry() {
+        const StringId keys[] = {0, 100, 101, 102}; // key indices 1-3 are valid
+        const size_t strings = 50;
+        const auto tag = [](uint32_t key, StatType type) {
+            return uint8_t(key << 3 | uint8_t(type));
+        };
+        const uint8_t good[] = {tag(1, StatType::Int64), 3, tag(3, StatType::Str), 49};
+        struct Case {
+            std::vector<uint8_t> bad; // follows `good`
+            const char* what;
+        };
+        const Case cases[] = {
+            {{tag(4, StatType::Int64), 1, 0}, "key index past the table"},
+            {{tag(0, StatType::Str), 1, 0}, "key index 0"},
+            {{uint8_t(1 << 3 | 6), 1, 0}, "type 6"},
+            {{uint8_t(1 << 3 | 7), 1, 0}, "type 7"},
+            {{tag(2, StatType::Ref), 50, 0}, "a string past the pool"},
+            {{tag(2, StatType::Uint64), 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+              1, 0},
+             "an 11-byte value"},
+            {{tag(2, StatType::Uint64), 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x02,
+              0},
+             "a value past 64 bits"},
+        };
+        for (const Case& c : cases)
+            for (bool nearEnd : {false, true}) {
+                std::vector<uint8_t> bytes(good, good + sizeof good);
+                bytes.insert(bytes.end(), c.bad.begin(), c.bad.end());
+                if (!nearEnd) bytes.resize(bytes.size() + 64, 0);
+                const StatList list(bytes.data(),
+                                    {bytes.data() + bytes.size(), std::size(keys), strings}, keys);
+                std::vector<StatValue> read;
+                for (const StatValue& v : list) read.push_back(v);
+                QVERIFY2(read.size() == 2, c.what);
+                QCOMPARE(read[0].key, StringId(100));
+                QCOMPARE(read[0].asInt(), int64_t(-2));
+                QCOMPARE(read[1].key, StringId(102));
+                QCOMPARE(read[1].asString(), StringId(49));
+            }
+        // Entries cut by the end of the bytes (each vector holds exactly its bytes, so a read past
+        // the end is one past the allocation): a Double, a tag whose continuation byte is the last
+        // byte, a value cut the same way, and a list without its terminator.
+        const std::vector<uint8_t> tails[] = {
+            {tag(2, StatType::Double), 0, 0, 0}, {0x88}, {tag(2, StatType::Uint64), 0x80}, {}};
+        for (const std::vector<uint8_t>& tail : tails) {
+            std::vector<uint8_t> cut(good, good + sizeof good);
+            cut.insert(cut.end(), tail.begin(), tail.end());
+            QCOMPARE(StatList(cut.data(), {cut.data() + cut.size(), std::size(keys), strings}, keys)
+                         .size(),
+                     size_t(2));
+        }
+        // The longest entry a reader takes (a 10-byte tag for key 1, Int64, and a 10-byte value,
+        // 2^63 zigzag-encoded) starting k bytes before the end: read where it fits (k >= 20, the
+        // rest zeros), refused where it does not, on either side of the check that decides
+        // whether every byte is compared with the end.
+        const uint8_t longest[] = {0x88, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00,
+                                   0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01};
+        for (size_t k = 1; k <= 25; ++k) {
+            std::vector<uint8_t> bytes(longest, longest + std::min(k, sizeof longest));
+            bytes.resize(k, 0);
+            const StatList list(bytes.data(),
+                                {bytes.data() + bytes.size(), std::size(keys), strings}, keys);
+            std::vector<StatValue> read;
+            for (const StatValue& v : list) read.push_back(v);
+            QCOMPARE(read.size(), size_t(k >= sizeof longest ? 1 : 0));
+            if (!read.empty()) {
+                QCOMPARE(read[0].key, StringId(100));
+                QCOMPARE(read[0].asInt(), int64_t(1) << 62);
+            }
+        }
     }
 
     void sideTableAppendedOutOfOrderIsInconsistent() {

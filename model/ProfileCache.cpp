@@ -589,9 +589,11 @@ std::unique_ptr<Profile> ProfileCache::load(const CacheKey& key, const Progress*
         const std::thread::id caller = std::this_thread::get_id();
         parallelFor(chunks.size(), 0, [&](size_t i) {
             if (progress && progress->cancelled()) return;
-            // One context per thread, kept: creating one allocates and first touches its window.
-            thread_local const std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> context(
-                ZSTD_createDCtx(), ZSTD_freeDCtx);
+            // One context per thread, not per frame (creating one allocates and first touches its
+            // window); parallelFor's workers end with the load, the caller's thread keeps its own.
+            thread_local std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> context(nullptr,
+                                                                                    ZSTD_freeDCtx);
+            if (!context) context.reset(ZSTD_createDCtx());
             ZSTD_DCtx* dctx = context.get();
             if (!dctx) throw std::bad_alloc();
             const Chunk& ch = chunks[i];
@@ -695,9 +697,9 @@ std::string ProfileCache::checkProfile(const Profile& p, const Progress* progres
             return "event metadata";
     if (p.flows_.size() != p.flowsByTarget_.size()) return "flows";
 
-    // The checks that read every event, entry or flow are independent: they run on every core,
-    // the events in slices (within a slice, the first event that fails is reported, whichever
-    // check it fails), and the first failure in this order is the one reported.
+    // The checks that read every event, side-table entry or flow are independent: they run on
+    // every core after the checks above, the events in slices (within a slice the first event
+    // that fails is reported), and the first failure in this order is the one reported.
     using Check = std::function<std::string()>;
     std::vector<Check> checks;
     checks.push_back([&p]() -> std::string { // reads every event's duration

@@ -329,6 +329,21 @@ private slots:
         expectRead(cache, key, edited<Flow>(entry, kFlowsColumn, [](std::vector<Flow>&) {}), p);
         if (QTest::currentTestFailed()) return;
 
+        // A duration marked long that the table of long durations does not hold.
+        QCOMPARE(entry.columns[kNarrowDurationColumn].bytes, uint64_t(4 * n));
+        expectRefused(cache, key, log,
+                      edited<uint32_t>(entry, kNarrowDurationColumn,
+                                       [](std::vector<uint32_t>& v) {
+                                           auto firstShort =
+                                               std::find_if(v.begin(), v.end(), [](uint32_t d) {
+                                                   return d != DurationColumn::kLong;
+                                               });
+                                           if (firstShort != v.end())
+                                               *firstShort = DurationColumn::kLong;
+                                       }),
+                      "long durations");
+        if (QTest::currentTestFailed()) return;
+
         // A flow whose launch differs from the first's, and a place in the target order where
         // the target changes (the profile has both: checked).
         size_t firstOtherLaunch = 1;

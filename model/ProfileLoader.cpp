@@ -1,10 +1,8 @@
 #include "model/ProfileLoader.h"
 
 #include <algorithm>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
+#include "model/HeapArena.h"
 #include "model/MappedFile.h"
 #include "model/ProfileBuilder.h"
 #include "model/kineto/KinetoImporter.h"
@@ -27,12 +25,10 @@ bool isChromeTrace(const std::string& path, std::span<const uint8_t> b) {
 LoadResult finishLoad(ProfileBuilder& builder, const Progress* progress, unsigned threads) {
     LoadResult result;
     std::unique_ptr<Profile> profile = builder.finish(progress, threads);
-#ifdef __GLIBC__
     // Loading frees as much as the profile keeps (staging columns, per-chunk buffers of every
     // thread); glibc keeps freed heap memory for reuse, so without this the process would stay
     // about 25% larger than its profile.
-    malloc_trim(0);
-#endif
+    returnFreedHeap();
     if (!profile) {
         result.cancelled = builder.error().empty();
         result.error = result.cancelled ? "loading was cancelled" : builder.error();

@@ -1,23 +1,24 @@
 #include "model/HeapArena.h"
 
-// Before any test of __GLIBC__: the C library defines it (features.h), and only a standard
-// header brings it in. Tested first, the settings below were silently compiled out.
 #include <mutex>
 
-#ifdef __GLIBC__
+// glibc's heap settings, where <malloc.h> declares them (M_ARENA_MAX is glibc's). Tested by what
+// the header defines, not by __GLIBC__, which only comes with some other header: tested first, it
+// once compiled these settings out.
+#if __has_include(<malloc.h>)
 #include <malloc.h>
 #endif
 
 namespace stepscope {
 
 void useOneHeapArena() {
-#ifdef __GLIBC__
+#ifdef M_ARENA_MAX
     mallopt(M_ARENA_MAX, 1);
 #endif
 }
 
 void returnFreedHeap() {
-#ifdef __GLIBC__
+#ifdef M_ARENA_MAX
     static std::mutex turns;
     const std::lock_guard<std::mutex> lock(turns);
     malloc_trim(0);

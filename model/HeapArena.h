@@ -11,11 +11,12 @@ namespace stepscope {
 void useOneHeapArena();
 
 // Gives the heap memory freed so far back to the system (glibc's malloc_trim); nothing outside
-// glibc. Safe to call from several threads at once: the calls take turns. glibc sets its heap up
-// lazily and not thread-safely, and where another allocator serves malloc (a sanitizer's, or one
-// in LD_PRELOAD) malloc_trim is the first call that reaches glibc's heap, so two loads finishing
-// together would both set it up and break its count of the threads that use it: glibc then aborts
-// when the second of them exits.
+// glibc. Safe to call from several threads at once: the calls take turns. Where glibc's malloc is
+// not the one serving the process (AddressSanitizer's allocator serves it in the sanitizer build),
+// malloc_trim can be the first call that reaches glibc's heap and so sets it up, which glibc does
+// without a lock: a second call meanwhile trims a heap still being set up
+// (a crash inside malloc_trim) or sets it up again (glibc's assertion at thread exit). Pod
+// viewer's loads of several hosts finish together and call this at the same time.
 void returnFreedHeap();
 
 } // namespace stepscope

@@ -1,9 +1,9 @@
 #pragma once
 
 #include <cstdint>
-#include <span>
 
 #include "model/Column.h"
+#include "model/LaneValues.h"
 #include "model/SideTable.h"
 
 namespace stepscope {
@@ -43,20 +43,6 @@ private:
     SideTable<int64_t> long_;
 };
 
-// Read access to a lane's durations however they are stored: a profile's DurationColumn or an
-// analysis' own int64 column (the run diff's step lanes), so that one window search and one
-// folding serve both.
-class Durations {
-public:
-    Durations(const DurationColumn& column)
-        : column_(&column) {}
-    Durations(std::span<const int64_t> wide)
-        : wide_(wide.data()) {}
-    int64_t operator[](uint32_t e) const { return column_ ? (*column_)[e] : wide_[e]; }
-
-private:
-    const DurationColumn* column_ = nullptr;
-    const int64_t* wide_ = nullptr;
-};
+using Durations = LaneValues<DurationColumn>;
 
 } // namespace stepscope

@@ -4,8 +4,8 @@
 
 namespace stepscope {
 
-EventRange eventsOverlapping(std::span<const int64_t> starts, Durations durations, EventRange lane,
-                             int64_t t0, int64_t t1) {
+EventRange eventsOverlapping(Starts starts, Durations durations, EventRange lane, int64_t t0,
+                             int64_t t1) {
     if (lane.empty() || t1 < t0) return {lane.begin, lane.begin};
     auto end = [&](EventIndex e) { return starts[e] + durations[e]; };
     EventIndex lo = lane.begin, hi = lane.end;
@@ -17,8 +17,7 @@ EventRange eventsOverlapping(std::span<const int64_t> starts, Durations duration
             hi = mid;
     }
     const EventIndex first = lo;
-    const auto last = std::lower_bound(starts.begin() + first, starts.begin() + lane.end, t1);
-    EventIndex stop = static_cast<EventIndex>(last - starts.begin());
+    EventIndex stop = firstStartingAt(starts, first, lane.end, t1);
     // A zero-length window still holds the zero-length events at its instant.
     if (t1 == t0)
         while (stop < lane.end && starts[stop] == t0) ++stop;

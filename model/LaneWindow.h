@@ -1,7 +1,6 @@
 #pragma once
 
 #include <cstdint>
-#include <span>
 
 #include "model/Profile.h"
 
@@ -12,7 +11,7 @@ namespace stepscope {
 // overlap, so both starts and ends are sorted and the window is two binary searches. Any lane
 // stored so uses it: a profile's (track, depth) (Profile::eventsInWindow), or an analysis' own
 // columns (StepLanes).
-EventRange eventsOverlapping(std::span<const int64_t> starts, Durations durations, EventRange lane,
-                             int64_t t0, int64_t t1);
+EventRange eventsOverlapping(Starts starts, Durations durations, EventRange lane, int64_t t0,
+                             int64_t t1);
 
 } // namespace stepscope

@@ -135,7 +135,7 @@ std::vector<EventIndex> Profile::launchesOf(EventIndex target) const {
 ProfileMemory Profile::memoryUsage() const {
     auto vec = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
     ProfileMemory m;
-    m.eventColumns = vec(start_) + duration_.memoryBytes() + vec(meta_) + vec(statBegin_) +
+    m.eventColumns = start_.memoryBytes() + duration_.memoryBytes() + vec(meta_) + vec(statBegin_) +
                      vec(depthOffsets_) + vec(trackStarts_);
     m.eventStats = vec(statBlob_) + vec(statKeys_) + vec(stats_);
     m.hotStats = groupIds_.memoryBytes() + vec(kernelDetails_) + correlation_.memoryBytes() +

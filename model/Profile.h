@@ -15,6 +15,7 @@
 #include "model/DurationColumn.h"
 #include "model/RunColumn.h"
 #include "model/SideTable.h"
+#include "model/StartColumn.h"
 #include "model/StatList.h"
 #include "model/StatValue.h"
 #include "model/StringPool.h"
@@ -192,7 +193,7 @@ public:
     uint32_t metadataOf(EventIndex e) const { return meta_[e]; }
     StringId nameId(EventIndex e) const { return metadata_[meta_[e]].name; }
     std::string_view name(EventIndex e) const { return strings_.get(nameId(e)); }
-    std::span<const int64_t> startColumn() const { return start_; }
+    const StartColumn& startColumn() const { return start_; }
     Durations durations() const { return duration_; }
     std::span<const uint32_t> metadataColumn() const { return meta_; }
 
@@ -269,7 +270,7 @@ private:
     int64_t startNs_ = 0;
     int64_t durationPs_ = 0;
 
-    Column<int64_t> start_;
+    StartColumn start_;
     DurationColumn duration_;
     Column<uint32_t> meta_;
     Column<uint32_t> statBegin_;     // offset of each event's list in statBlob_

@@ -403,33 +403,45 @@ std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress, unsign
         t.maxEndPs -= shift;
     }
 
+    // Starts narrow into the profile's column (StartColumn) a block of rows at a time, from the
+    // block's rebased starts gathered in row order; like the long durations, each builder block
+    // lists its long starts apart and the lists are joined in block order. rawRow(i) names the
+    // builder row of profile row i, once per row and in order, and copies its other columns.
+    StartColumn& starts = p.start_;
+    starts.resize(n);
+    std::vector<std::vector<std::pair<uint32_t, int64_t>>> longStarts(blockCount(n));
+    const auto narrowStarts = [&](size_t k, auto&& rawRow) {
+        const auto [b, e] = block(n, k);
+        int64_t rows[StartColumn::kBlockRows];
+        for (size_t first = b; first < e; first += StartColumn::kBlockRows) {
+            const size_t count = std::min(StartColumn::kBlockRows, e - first);
+            for (size_t i = 0; i < count; ++i) rows[i] = start_[rawRow(first + i)] - shift;
+            starts.writeBlock(uint32_t(first), rows, count, longStarts[k]);
+        }
+    };
     if (!reordered) {
-        p.start_ = std::move(start_);
         p.meta_ = std::move(meta_);
         p.statBegin_ = std::move(statBegin_);
-        if (shift != 0)
-            parallelFor(blockCount(n), threads, [&](size_t k) {
-                const auto [b, e] = block(n, k);
-                for (size_t i = b; i < e; ++i) p.start_[i] -= shift;
-            });
+        parallelFor(blockCount(n), threads,
+                    [&](size_t k) { narrowStarts(k, [](size_t i) { return i; }); });
     } else {
-        p.start_.resize(n);
         p.meta_.resize(n);
         p.statBegin_.resize(n);
         parallelFor(blockCount(n), threads, [&](size_t k) {
-            const auto [b, e] = block(n, k);
-            for (size_t i = b; i < e; ++i) {
+            narrowStarts(k, [&](size_t i) {
                 const uint32_t r = order[i];
-                p.start_[i] = start_[r] - shift;
                 narrow(k, i, duration_[r]);
                 p.meta_[i] = meta_[r];
                 p.statBegin_[i] = statBegin_[r];
-            }
+                return r;
+            });
         });
-        Column<int64_t>().swap(start_);
         Column<uint32_t>().swap(meta_);
         Column<uint32_t>().swap(statBegin_);
     }
+    Column<int64_t>().swap(start_);
+    for (const auto& part : longStarts) starts.addLongRows(part);
+    starts.shrink();
     Column<int64_t>().swap(duration_);
     for (const auto& part : longDurations)
         for (const auto& [e, d] : part) durations.long_.append(e, d);
@@ -769,10 +781,9 @@ void ProfileBuilder::bindFlowPoints(int64_t shift) {
             // The innermost slice holding ps: start <= ps < end (an instant at ps holds it).
             for (uint32_t d = t.depthCount; d-- > 0;) {
                 const EventRange r = p.eventsAt(f.track, d);
-                auto it =
-                    std::upper_bound(p.start_.begin() + r.begin, p.start_.begin() + r.end, ps);
-                if (it == p.start_.begin() + r.begin) continue;
-                const EventIndex e = EventIndex(it - p.start_.begin()) - 1;
+                const EventIndex after = firstStartingAfter(p.startColumn(), r.begin, r.end, ps);
+                if (after == r.begin) continue;
+                const EventIndex e = after - 1;
                 if (p.end(e) > ps || p.start(e) == ps) return e;
             }
             return kNone;
@@ -781,10 +792,8 @@ void ProfileBuilder::bindFlowPoints(int64_t shift) {
         EventIndex best = kNone;
         for (uint32_t d = 0; d < t.depthCount; ++d) {
             const EventRange r = p.eventsAt(f.track, d);
-            const auto it =
-                std::lower_bound(p.start_.begin() + r.begin, p.start_.begin() + r.end, ps);
-            if (it == p.start_.begin() + r.end) continue;
-            const EventIndex e = EventIndex(it - p.start_.begin());
+            const EventIndex e = firstStartingAt(p.startColumn(), r.begin, r.end, ps);
+            if (e == r.end) continue;
             if (best == kNone || p.start(e) < p.start(best)) best = e;
         }
         return best;

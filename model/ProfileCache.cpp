@@ -238,9 +238,9 @@ std::string firstDifference(const std::string& want, const std::string& have) {
 // SideTable must be added here (the size checks below fail until it is) and kFormatVersion
 // raised.
 template <class P, class F> void ProfileCache::forEachColumn(P& p, F&& f) {
-    static_assert(sizeof(Profile) == 1096, "Profile changed: add its new members to the cache");
-    static_assert(sizeof(DurationColumn) == 96 && sizeof(RunColumn<int32_t>) == 48 &&
-                      sizeof(CorrelationIds) == 120,
+    static_assert(sizeof(Profile) == 1192, "Profile changed: add its new members to the cache");
+    static_assert(sizeof(DurationColumn) == 96 && sizeof(StartColumn) == 120 &&
+                      sizeof(RunColumn<int32_t>) == 48 && sizeof(CorrelationIds) == 120,
                   "a column changed: update the cache");
     static_assert(sizeof(StringPool) == 96, "StringPool changed: add its new members to the cache");
     static_assert(sizeof(SideTable<uint64_t>) == 72, "SideTable changed: update the cache");
@@ -250,7 +250,11 @@ template <class P, class F> void ProfileCache::forEachColumn(P& p, F&& f) {
     f(p.strings_.hashes_);
     f(p.tracks_);
     f(p.metadata_);
-    f(p.start_);
+    f(p.start_.offset_);
+    f(p.start_.blocks_);
+    f(p.start_.long_.low_);
+    f(p.start_.long_.blockBegin_);
+    f(p.start_.long_.values_);
     f(p.duration_.narrow_);
     f(p.duration_.long_.low_);
     f(p.duration_.long_.blockBegin_);
@@ -704,6 +708,9 @@ std::string ProfileCache::checkProfile(const Profile& p, const Progress* progres
     std::vector<Check> checks;
     checks.push_back([&p]() -> std::string { // reads every event's duration
         return p.duration_.consistent() ? "" : "long durations";
+    });
+    checks.push_back([&p]() -> std::string { // reads every event's start
+        return p.start_.consistent() ? "" : "start blocks";
     });
     constexpr size_t kSlice = size_t(1) << 21;
     for (size_t from = 0; from < n; from += kSlice)

@@ -51,8 +51,8 @@ public:
     // geometry, an empty kernel_details (entries of version 1 lack both). 3: durations in 4
     // bytes with the long ones aside, step ids by runs, the flows' target order as indices, side
     // tables' events in 2 bytes per entry. 4: a correlation table's high halves as runs over its
-    // entries, from entry 0.
-    static constexpr uint32_t kFormatVersion = 4;
+    // entries, from entry 0. 5: starts in 4 bytes, by blocks of 128 rows (StartColumn).
+    static constexpr uint32_t kFormatVersion = 5;
     static constexpr int kSettleSeconds = 2;
     static constexpr uint64_t kDefaultCapBytes = uint64_t(4) << 30; // 4 GiB
     static constexpr const char* kSuffix = ".stc";

@@ -1,9 +1,12 @@
 // The compact event columns: side tables whose events are stored in 2 bytes (runs of 2^16
-// events), durations in 4 bytes with the long ones aside, step ids stored by runs; each read
-// back as written, across run boundaries, and through the cache.
+// events), starts and durations in 4 bytes with the long ones aside, step ids stored by runs; each
+// read back as written, across run boundaries, and through the cache.
 #include <QtTest>
 
 #include <QTemporaryDir>
+
+#include <chrono>
+#include <filesystem>
 
 #include "model/ProfileBuilder.h"
 #include "model/ProfileCache.h"
@@ -18,6 +21,19 @@ namespace {
 // 262144..393215), and the last event of a profile of 400,001 events.
 const std::vector<uint32_t> kEvents = {0, 5, 65535, 65536, 65537, 200000, 200001, 400000};
 constexpr size_t kProfileEvents = 400001;
+
+// A builder with one host plane, one event name and one thread, its time base at 0.
+struct OneThread {
+    ProfileBuilder builder;
+    uint32_t track = 0, metadata = 0;
+    OneThread() {
+        const uint32_t host = builder.addHost("h", "");
+        const uint32_t plane = builder.addPlane(host, 0, "/host:CPU");
+        metadata = builder.addMetadata(plane, 1, "op", "");
+        track = builder.addTrack(plane, 1, "thread");
+        builder.setTimeBase(0);
+    }
+};
 
 SideTable<int64_t> sample() {
     SideTable<int64_t> t;
@@ -192,12 +208,9 @@ private slots:
     // duration, long or not.
     void longDurationsFollowTheirEvents() {
         const int64_t big = int64_t(1) << 40;
-        ProfileBuilder b;
-        const uint32_t host = b.addHost("h", "");
-        const uint32_t plane = b.addPlane(host, 0, "/host:CPU");
-        const uint32_t m = b.addMetadata(plane, 1, "op", "");
-        const uint32_t t = b.addTrack(plane, 1, "thread");
-        b.setTimeBase(0);
+        OneThread one;
+        ProfileBuilder& b = one.builder;
+        const uint32_t t = one.track, m = one.metadata;
         b.addEvent(t, big, 5, m);                       // third
         b.addEvent(t, 0, int64_t(1) << 33, m);          // first
         b.addEvent(t, int64_t(1) << 34, 4294967295, m); // second, exactly the marker
@@ -211,6 +224,125 @@ private slots:
         for (uint32_t i = 0; i < 4; ++i) {
             QCOMPARE(p->start(r.begin + i), starts[i]);
             QCOMPARE(p->duration(r.begin + i), durations[i]);
+        }
+    }
+
+    // Starts read back as written, block by block. Block 0 (rows 0-127) lies in whole
+    // nanoseconds from its base, 5000 ps: it counts in nanoseconds, so its last row, 3 s later,
+    // fits. Block 1 (rows 128-255) holds one start 1 ps off its base: it counts in picoseconds,
+    // so of its rows 5 ms later (2^32 ps is 4.29 ms) the two are long. Block 2 (rows 256-260, a
+    // short last block) spans 5 s in nanoseconds, past 2^32 ns: its last row is long.
+    void startColumnReadsBackEveryStart() {
+        std::vector<int64_t> starts(261);
+        for (size_t i = 0; i < 128; ++i) starts[i] = 5000 + int64_t(i) * 1000;
+        starts[127] = 5000 + 3000000000000;
+        starts[5] = 5000; // the base, twice
+        for (size_t i = 128; i < 256; ++i) starts[i] = 7000000 + int64_t(i) * 1000;
+        starts[130] = 7000000 + 1;
+        starts[131] = 7000000; // the base: rows may come in any order
+        starts[200] = 7000000 + 5000000000;
+        starts[255] = 7000000 + 5000000001;
+        const int64_t second = 1000000000000;
+        const int64_t lastBlock[] = {9 * second, 9 * second + 2000, 12 * second, 9 * second + 1000,
+                                     14 * second};
+        std::copy(std::begin(lastBlock), std::end(lastBlock), starts.begin() + 256);
+
+        StartColumn c;
+        c.resize(starts.size());
+        std::vector<std::pair<uint32_t, int64_t>> longRows[3];
+        // Blocks written out of order, as the builder's threads may.
+        for (uint32_t k : {2u, 0u, 1u}) {
+            const size_t first = size_t(k) * StartColumn::kBlockRows;
+            c.writeBlock(uint32_t(first), starts.data() + first,
+                         std::min(StartColumn::kBlockRows, starts.size() - first), longRows[k]);
+        }
+        QVERIFY(longRows[0].empty());
+        QCOMPARE(longRows[1].size(), size_t(2));
+        QCOMPARE(longRows[1][0], std::make_pair(200u, starts[200]));
+        QCOMPARE(longRows[1][1], std::make_pair(255u, starts[255]));
+        QCOMPARE(longRows[2].size(), size_t(1));
+        QCOMPARE(longRows[2][0], std::make_pair(260u, 14 * second));
+        for (const auto& rows : longRows) c.addLongRows(rows);
+        QCOMPARE(c.size(), starts.size());
+        QCOMPARE(c.longCount(), size_t(3));
+        QVERIFY(c.consistent());
+        for (uint32_t e = 0; e < starts.size(); ++e) QCOMPARE(c[e], starts[e]);
+    }
+
+    // The marker's edge in each unit: offsets of 2^32 - 2 units are stored, 2^32 - 1 (the
+    // marker's own value) and 2^32 go to the side table. Each block's other offsets fix its unit:
+    // 1 ps (4294967294 ps is not whole nanoseconds), 1 ns, 1 µs.
+    void startOffsetsAtTheMarker() {
+        for (const int64_t unit : {int64_t(1), int64_t(1000), int64_t(1000000)}) {
+            const int64_t base = 7 * unit;
+            const int64_t starts[] = {base, base + 4294967294 * unit, base + 4294967295 * unit,
+                                      base + 4294967296 * unit, base + unit};
+            StartColumn c;
+            c.resize(std::size(starts));
+            std::vector<std::pair<uint32_t, int64_t>> longRows;
+            c.writeBlock(0, starts, std::size(starts), longRows);
+            QCOMPARE(longRows.size(), size_t(2));
+            QCOMPARE(longRows[0], std::make_pair(2u, starts[2]));
+            QCOMPARE(longRows[1], std::make_pair(3u, starts[3]));
+            c.addLongRows(longRows);
+            QVERIFY(c.consistent());
+            for (uint32_t e = 0; e < std::size(starts); ++e) QCOMPARE(c[e], starts[e]);
+        }
+    }
+
+    // Starts 5 ms apart, each a few picoseconds off: every block counts in picoseconds and all
+    // but its earliest row are long, in each of the builder's blocks of 2^18 rows (three and a
+    // part) and each side-table run of 2^16. Added last first, so the builder reorders them. Read
+    // back as added, and through the cache.
+    void longStartsAcrossBuilderBlocks() {
+        constexpr uint32_t kCount = 3 * (1u << 18) + 1000;
+        const auto startOf = [](uint32_t i) { return int64_t(i) * 5000000000 + i % 7; };
+        OneThread one;
+        for (uint32_t i = kCount; i-- > 0;)
+            one.builder.addEvent(one.track, startOf(i), 1000, one.metadata);
+        const std::unique_ptr<Profile> p = one.builder.finish();
+        QVERIFY(p);
+        QCOMPARE(p->eventCount(), size_t(kCount));
+        for (uint32_t i = 0; i < kCount; ++i) QCOMPARE(p->start(i), startOf(i));
+        QCOMPARE(p->startColumn().longCount(), kCount - (kCount + 127) / 128);
+
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string root = dir.path().toStdString();
+        const std::vector<HostFile> hosts{{"h", root + "/h.xplane.pb"}};
+        QVERIFY(QFile(QString::fromStdString(hosts[0].path)).open(QIODevice::WriteOnly));
+        std::filesystem::last_write_time( // settled: written an hour ago
+            hosts[0].path, std::filesystem::file_time_type::clock::now() - std::chrono::hours(1));
+        const ProfileCache cache(root + "/cache", "test");
+        const CacheKey key = cache.keyOf(hosts);
+        QVERIFY(key.ok());
+        QCOMPARE(cache.store(key, *p), std::string());
+        const std::unique_ptr<Profile> cached = cache.load(key);
+        QVERIFY(cached);
+        compareProfiles(*p, *cached);
+        QCOMPARE(cached->startColumn().longCount(), p->startColumn().longCount());
+    }
+
+    // The binary searches over one sorted lane, on a stored column and on a plain one alike:
+    // starts 10, 20, 20, 20, 30 in rows 3-7 of a column whose other rows do not belong to it.
+    void startSearchesFindTheirRows() {
+        const std::vector<int64_t> wide = {99, 0, 99, 10, 20, 20, 20, 30, 0};
+        StartColumn stored;
+        stored.resize(wide.size());
+        std::vector<std::pair<uint32_t, int64_t>> longRows;
+        stored.writeBlock(0, wide.data(), wide.size(), longRows);
+        QVERIFY(longRows.empty());
+        for (const Starts starts : {Starts(stored), Starts(std::span<const int64_t>(wide))}) {
+            QCOMPARE(firstStartingAt(starts, 3, 8, 5), 3u);
+            QCOMPARE(firstStartingAt(starts, 3, 8, 10), 3u);
+            QCOMPARE(firstStartingAt(starts, 3, 8, 20), 4u);
+            QCOMPARE(firstStartingAt(starts, 3, 8, 21), 7u);
+            QCOMPARE(firstStartingAt(starts, 3, 8, 31), 8u);
+            QCOMPARE(firstStartingAfter(starts, 3, 8, 5), 3u);
+            QCOMPARE(firstStartingAfter(starts, 3, 8, 10), 4u);
+            QCOMPARE(firstStartingAfter(starts, 3, 8, 20), 7u);
+            QCOMPARE(firstStartingAfter(starts, 3, 8, 30), 8u);
+            QCOMPARE(firstStartingAt(starts, 4, 4, 0), 4u); // an empty lane
         }
     }
 

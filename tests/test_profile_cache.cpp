@@ -344,6 +344,26 @@ private slots:
                       "long durations");
         if (QTest::currentTestFailed()) return;
 
+        // A start marked long that the table of long starts does not hold, and a block whose
+        // unit is neither 1 nor 1000 ps.
+        QCOMPARE(entry.columns[kStartOffsetColumn].bytes, uint64_t(4 * n));
+        QCOMPARE(entry.columns[kStartBlockColumn].elementSize,
+                 uint32_t(sizeof(StartColumn::Block)));
+        QCOMPARE(entry.columns[kStartBlockColumn].bytes,
+                 uint64_t(sizeof(StartColumn::Block) * ((n + 127) / 128)));
+        expectRefused(cache, key, log,
+                      edited<uint32_t>(
+                          entry, kStartOffsetColumn,
+                          [](std::vector<uint32_t>& v) { v[v.size() / 2] = StartColumn::kLong; }),
+                      "start blocks");
+        if (QTest::currentTestFailed()) return;
+        expectRefused(cache, key, log,
+                      edited<StartColumn::Block>(
+                          entry, kStartBlockColumn,
+                          [](std::vector<StartColumn::Block>& v) { v.back().unit = 7; }),
+                      "start blocks");
+        if (QTest::currentTestFailed()) return;
+
         // A flow whose launch differs from the first's, and a place in the target order where
         // the target changes (the profile has both: checked).
         size_t firstOtherLaunch = 1;

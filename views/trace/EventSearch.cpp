@@ -107,7 +107,7 @@ EventSearchResult searchEvents(const Profile& profile, const EventSearchQuery& q
         for (size_t i = b; i < e; ++i)
             if (matches[column[i]]) result.hits.push_back(EventIndex(i));
     }
-    const std::span<const int64_t> starts = profile.startColumn();
+    const Starts starts = profile.startColumn();
     std::sort(result.hits.begin(), result.hits.end(), [&](EventIndex a, EventIndex b) {
         return starts[a] != starts[b] ? starts[a] < starts[b] : a < b;
     });

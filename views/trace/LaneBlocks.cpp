@@ -7,12 +7,10 @@
 
 namespace stepscope {
 
-void foldEvents(std::span<const int64_t> startColumn, Durations durations, EventRange lane,
-                TimeRange visible, double widthPx, double minEventPx, std::vector<LaneBlock>& out) {
+void foldEvents(Starts starts, Durations durations, EventRange lane, TimeRange visible,
+                double widthPx, double minEventPx, std::vector<LaneBlock>& out) {
     if (visible.empty() || widthPx <= 0) return;
-    const EventRange r =
-        eventsOverlapping(startColumn, durations, lane, visible.start, visible.end);
-    const int64_t* starts = startColumn.data();
+    const EventRange r = eventsOverlapping(starts, durations, lane, visible.start, visible.end);
     const int64_t t0 = visible.start;
     const double scale = widthPx / double(visible.span());
     auto px = [&](int64_t t) { return double(t - t0) * scale; };
@@ -27,9 +25,14 @@ void foldEvents(std::span<const int64_t> startColumn, Durations durations, Event
             lo = hi + 1;
             hi = r.end - hi > step ? hi + step : r.end;
         }
-        return EventIndex(std::partition_point(starts + lo, starts + hi,
-                                               [&](int64_t s) { return px(s) < boundary; }) -
-                          starts);
+        while (lo < hi) {
+            const EventIndex mid = lo + (hi - lo) / 2;
+            if (px(starts[mid]) < boundary)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return lo;
     };
 
     EventIndex i = r.begin;

@@ -26,8 +26,8 @@ struct LaneBlock {
 // by walking them), and goes on into the next columns while the next event is narrow too and
 // starts less than a pixel after the run. So a lane costs O(pixels x log events) however many
 // events it holds. Appends to `out`.
-void foldEvents(std::span<const int64_t> starts, Durations durations, EventRange lane,
-                TimeRange visible, double widthPx, double minEventPx, std::vector<LaneBlock>& out);
+void foldEvents(Starts starts, Durations durations, EventRange lane, TimeRange visible,
+                double widthPx, double minEventPx, std::vector<LaneBlock>& out);
 // foldEvents() over the profile's lane (track, depth).
 void foldLane(const Profile& profile, uint32_t track, uint32_t depth, TimeRange visible,
               double widthPx, double minEventPx, std::vector<LaneBlock>& out);

@@ -709,7 +709,7 @@ std::string ProfileCache::checkProfile(const Profile& p, const Progress* progres
     checks.push_back([&p]() -> std::string { // reads every event's duration
         return p.duration_.consistent() ? "" : "long durations";
     });
-    checks.push_back([&p]() -> std::string { // reads every event's start
+    checks.push_back([&p]() -> std::string { // reads every start block and offset
         return p.start_.consistent() ? "" : "start blocks";
     });
     constexpr size_t kSlice = size_t(1) << 21;

@@ -35,6 +35,25 @@ struct OneThread {
     }
 };
 
+// The profile read back from the cache equals `p`.
+void expectCacheRoundTrip(const Profile& p) {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string root = dir.path().toStdString();
+    const std::vector<HostFile> hosts{{"h", root + "/h.xplane.pb"}};
+    QVERIFY(QFile(QString::fromStdString(hosts[0].path)).open(QIODevice::WriteOnly));
+    std::filesystem::last_write_time( // settled: written an hour ago
+        hosts[0].path, std::filesystem::file_time_type::clock::now() - std::chrono::hours(1));
+    const ProfileCache cache(root + "/cache", "test");
+    const CacheKey key = cache.keyOf(hosts);
+    QVERIFY(key.ok());
+    QCOMPARE(cache.store(key, p), std::string());
+    const std::unique_ptr<Profile> cached = cache.load(key);
+    QVERIFY(cached);
+    compareProfiles(p, *cached);
+    QCOMPARE(cached->startColumn().longCount(), p.startColumn().longCount());
+}
+
 SideTable<int64_t> sample() {
     SideTable<int64_t> t;
     for (uint32_t e : kEvents) t.append(e, int64_t(e) * 10 + 1);
@@ -292,35 +311,25 @@ private slots:
 
     // Starts 5 ms apart, each a few picoseconds off: every block counts in picoseconds and all
     // but its earliest row are long, in each of the builder's blocks of 2^18 rows (three and a
-    // part) and each side-table run of 2^16. Added last first, so the builder reorders them. Read
-    // back as added, and through the cache.
+    // part) and each side-table run of 2^16. Added in time order, and last first (so the builder
+    // reorders them). Read back as added, and through the cache.
     void longStartsAcrossBuilderBlocks() {
         constexpr uint32_t kCount = 3 * (1u << 18) + 1000;
         const auto startOf = [](uint32_t i) { return int64_t(i) * 5000000000 + i % 7; };
-        OneThread one;
-        for (uint32_t i = kCount; i-- > 0;)
-            one.builder.addEvent(one.track, startOf(i), 1000, one.metadata);
-        const std::unique_ptr<Profile> p = one.builder.finish();
-        QVERIFY(p);
-        QCOMPARE(p->eventCount(), size_t(kCount));
-        for (uint32_t i = 0; i < kCount; ++i) QCOMPARE(p->start(i), startOf(i));
-        QCOMPARE(p->startColumn().longCount(), kCount - (kCount + 127) / 128);
-
-        QTemporaryDir dir;
-        QVERIFY(dir.isValid());
-        const std::string root = dir.path().toStdString();
-        const std::vector<HostFile> hosts{{"h", root + "/h.xplane.pb"}};
-        QVERIFY(QFile(QString::fromStdString(hosts[0].path)).open(QIODevice::WriteOnly));
-        std::filesystem::last_write_time( // settled: written an hour ago
-            hosts[0].path, std::filesystem::file_time_type::clock::now() - std::chrono::hours(1));
-        const ProfileCache cache(root + "/cache", "test");
-        const CacheKey key = cache.keyOf(hosts);
-        QVERIFY(key.ok());
-        QCOMPARE(cache.store(key, *p), std::string());
-        const std::unique_ptr<Profile> cached = cache.load(key);
-        QVERIFY(cached);
-        compareProfiles(*p, *cached);
-        QCOMPARE(cached->startColumn().longCount(), p->startColumn().longCount());
+        for (const bool reversed : {false, true}) {
+            OneThread one;
+            for (uint32_t k = 0; k < kCount; ++k) {
+                const uint32_t i = reversed ? kCount - 1 - k : k;
+                one.builder.addEvent(one.track, startOf(i), 1000, one.metadata);
+            }
+            const std::unique_ptr<Profile> p = one.builder.finish();
+            QVERIFY(p);
+            QCOMPARE(p->eventCount(), size_t(kCount));
+            for (uint32_t i = 0; i < kCount; ++i) QCOMPARE(p->start(i), startOf(i));
+            QCOMPARE(p->startColumn().longCount(), kCount - (kCount + 127) / 128);
+            if (reversed) expectCacheRoundTrip(*p);
+            if (QTest::currentTestFailed()) return;
+        }
     }
 
     // The binary searches over one sorted lane, on a stored column and on a plain one alike:

@@ -345,7 +345,7 @@ private slots:
         if (QTest::currentTestFailed()) return;
 
         // A start marked long that the table of long starts does not hold, and a block whose
-        // unit is neither 1 nor 1000 ps.
+        // unit is none of 1, 1000 and 1000000 ps.
         QCOMPARE(entry.columns[kStartOffsetColumn].bytes, uint64_t(4 * n));
         QCOMPARE(entry.columns[kStartBlockColumn].elementSize,
                  uint32_t(sizeof(StartColumn::Block)));

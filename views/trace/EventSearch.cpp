@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <memory>
+#include <utility>
+#include <vector>
 
 namespace stepscope {
 
@@ -107,10 +109,12 @@ EventSearchResult searchEvents(const Profile& profile, const EventSearchQuery& q
         for (size_t i = b; i < e; ++i)
             if (matches[column[i]]) result.hits.push_back(EventIndex(i));
     }
+    // In time order: each hit's start is decoded once, then (start, event) pairs are sorted.
     const Starts starts = profile.startColumn();
-    std::sort(result.hits.begin(), result.hits.end(), [&](EventIndex a, EventIndex b) {
-        return starts[a] != starts[b] ? starts[a] < starts[b] : a < b;
-    });
+    std::vector<std::pair<int64_t, EventIndex>> byTime(result.hits.size());
+    for (size_t i = 0; i < byTime.size(); ++i) byTime[i] = {starts[result.hits[i]], result.hits[i]};
+    std::sort(byTime.begin(), byTime.end());
+    for (size_t i = 0; i < byTime.size(); ++i) result.hits[i] = byTime[i].second;
     return result;
 }
 

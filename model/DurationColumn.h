@@ -26,15 +26,7 @@ public:
         return narrow_.capacity() * sizeof(uint32_t) + long_.memoryBytes();
     }
     // The structural fact readers rely on: exactly the kLong rows have a long duration.
-    bool consistent() const {
-        if (!long_.consistent(narrow_.size())) return false;
-        size_t marked = 0;
-        for (uint32_t d : narrow_) marked += d == kLong;
-        if (marked != long_.size()) return false;
-        bool ok = true;
-        long_.forEach([&](uint32_t e, int64_t) { ok = ok && narrow_[e] == kLong; });
-        return ok;
-    }
+    bool consistent() const { return marksMatch(narrow_, kLong, long_); }
 
 private:
     friend class ProfileBuilder; // narrows the builder's durations

@@ -154,4 +154,17 @@ private:
     uint32_t last_ = kNone; // the event asked for last
 };
 
+// The structural fact a narrow column with a side table relies on (StartColumn, DurationColumn):
+// the table is consistent and holds an entry for exactly the rows of `narrow` that hold `marker`.
+template <class T>
+bool marksMatch(const Column<uint32_t>& narrow, uint32_t marker, const SideTable<T>& table) {
+    if (!table.consistent(narrow.size())) return false;
+    size_t marked = 0;
+    for (uint32_t d : narrow) marked += d == marker;
+    if (marked != table.size()) return false;
+    bool ok = true;
+    table.forEach([&](uint32_t e, const T&) { ok = ok && narrow[e] == marker; });
+    return ok;
+}
+
 } // namespace stepscope

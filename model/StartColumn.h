@@ -96,13 +96,7 @@ public:
         if (blocks_.size() != (offset_.size() + kBlockRows - 1) / kBlockRows) return false;
         for (const Block& b : blocks_)
             if (b.unit != 1 && b.unit != 1000 && b.unit != 1000000) return false;
-        if (!long_.consistent(offset_.size())) return false;
-        size_t marked = 0;
-        for (uint32_t d : offset_) marked += d == kLong;
-        if (marked != long_.size()) return false;
-        bool ok = true;
-        long_.forEach([&](uint32_t e, int64_t) { ok = ok && offset_[e] == kLong; });
-        return ok;
+        return marksMatch(offset_, kLong, long_);
     }
 
 private:

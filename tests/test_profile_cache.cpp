@@ -346,16 +346,16 @@ private slots:
 
         // A start marked long that the table of long starts does not hold, and a block whose
         // unit is none of 1, 1000 and 1000000 ps.
+        // A block record is 16 bytes (an int64 base, an int64 unit), one per 128 events; the
+        // marker of a long start is 0xFFFFFFFF.
         QCOMPARE(entry.columns[kStartOffsetColumn].bytes, uint64_t(4 * n));
-        QCOMPARE(entry.columns[kStartBlockColumn].elementSize,
-                 uint32_t(sizeof(StartColumn::Block)));
-        QCOMPARE(entry.columns[kStartBlockColumn].bytes,
-                 uint64_t(sizeof(StartColumn::Block) * ((n + 127) / 128)));
-        expectRefused(cache, key, log,
-                      edited<uint32_t>(
-                          entry, kStartOffsetColumn,
-                          [](std::vector<uint32_t>& v) { v[v.size() / 2] = StartColumn::kLong; }),
-                      "start blocks");
+        QCOMPARE(entry.columns[kStartBlockColumn].elementSize, uint32_t(16));
+        QCOMPARE(entry.columns[kStartBlockColumn].bytes, uint64_t(16 * ((n + 127) / 128)));
+        expectRefused(
+            cache, key, log,
+            edited<uint32_t>(entry, kStartOffsetColumn,
+                             [](std::vector<uint32_t>& v) { v[v.size() / 2] = 0xFFFFFFFFu; }),
+            "start blocks");
         if (QTest::currentTestFailed()) return;
         expectRefused(cache, key, log,
                       edited<StartColumn::Block>(

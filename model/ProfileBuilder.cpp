@@ -36,6 +36,22 @@ template <class T> std::vector<T> concatenate(std::vector<std::vector<T>>& parts
     return out;
 }
 
+// The first element of sorted `a` not less than `key`, searched from `hint` outward: forward by
+// doubling steps when the answer lies after it, which costs little when keys come nearly in order.
+template <class T> size_t lowerBoundFrom(const std::vector<T>& a, size_t hint, const T& key) {
+    const size_t n = a.size();
+    if (hint >= n || !(a[hint] < key)) {
+        if (hint >= n) hint = n;
+        if (hint == 0 || a[hint - 1] < key) return hint;
+        return size_t(std::lower_bound(a.begin(), a.begin() + ptrdiff_t(hint), key) - a.begin());
+    }
+    size_t step = 1; // a[hint + step / 2] < key
+    while (hint + step < n && a[hint + step] < key) step *= 2;
+    return size_t(std::lower_bound(a.begin() + ptrdiff_t(hint + step / 2 + 1),
+                                   a.begin() + ptrdiff_t(std::min(hint + step, n)), key) -
+                  a.begin());
+}
+
 } // namespace
 
 uint32_t ProfileBuilder::addHost(std::string name, std::string sourcePath) {
@@ -211,14 +227,14 @@ void ProfileBuilder::groupTracksByPlane() {
 // parent precedes its children), then given a depth with a stack: an event's depth is the number
 // of open events that contain its start. An event that overlaps the open one without nesting in
 // it still goes one level deeper, so no two events of a (track, depth) ever overlap.
-std::vector<uint32_t> ProfileBuilder::orderEvents(const Progress* progress, bool& cancelled,
-                                                  unsigned threads) {
+Column<uint32_t> ProfileBuilder::orderEvents(const Progress* progress, bool& cancelled,
+                                             unsigned threads) {
     Profile& p = *profile_;
     const size_t n = start_.size();
     const size_t trackCount = p.tracks_.size();
 
     // Group by track: a stable counting sort, skipped when events arrive grouped already.
-    std::vector<uint32_t> order(n);
+    Column<uint32_t> order(n); // every row is written below
     std::vector<uint32_t> trackBegin(trackCount + 1, 0);
     for (uint32_t t : track_) ++trackBegin[t + 1];
     std::partial_sum(trackBegin.begin(), trackBegin.end(), trackBegin.begin());
@@ -263,7 +279,7 @@ std::vector<uint32_t> ProfileBuilder::orderEvents(const Progress* progress, bool
         if (!std::is_sorted(order.begin() + b, order.begin() + e, before))
             std::sort(order.begin() + b, order.begin() + e, before);
 
-        std::vector<uint32_t> depth(e - b, 0);
+        Column<uint32_t> depth(e - b); // every row is written below
         std::vector<int64_t> openEnds;
         uint32_t maxDepth = 0;
         int64_t minStart = 0, maxEnd = 0;
@@ -318,7 +334,7 @@ std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress, unsign
     const size_t n = start_.size();
     groupTracksByPlane();
     bool cancelled = false;
-    std::vector<uint32_t> order = orderEvents(progress, cancelled, threads);
+    Column<uint32_t> order = orderEvents(progress, cancelled, threads);
     if (cancelled) return nullptr;
     if (progress) progress->report("Building columns", 0);
 
@@ -449,7 +465,7 @@ std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress, unsign
     statBlob_.shrink_to_fit();
     p.statBlob_ = std::move(statBlob_);
     p.statKeys_ = std::move(statKeys_);
-    std::vector<uint32_t>().swap(order);
+    Column<uint32_t>().swap(order);
     Column<uint32_t>().swap(track_);
 
     // Metadata and plane stats go after the event stats, in one column.
@@ -613,7 +629,7 @@ void ProfileBuilder::decodeHotStats(unsigned threads) {
     std::vector<TrackHot> perTrack(p.tracks_.size());
     parallelFor(p.tracks_.size(), threads, [&](size_t t) {
         const Track& track = p.tracks_[t];
-        TrackHot& out = perTrack[t];
+        TrackHot out; // moved into perTrack at the end: neighbours share no cache line meanwhile
         std::unordered_map<StringId, uint32_t> kernelIndex;
         std::unordered_map<StringId, MemcpyDetails> memcpyCache;
         // Kernel geometry is a property of device work. TF 2020 also wrote `kernel_details` on
@@ -655,6 +671,7 @@ void ProfileBuilder::decodeHotStats(unsigned threads) {
             if (h.hloOp) out.hloOps.append(e, h.hloOp);
             if (isMemory[m]) out.memory.append(e, h.allocator);
         }
+        perTrack[t] = std::move(out);
     });
 
     auto reserve = [&](auto& table, auto member) {
@@ -703,14 +720,14 @@ void ProfileBuilder::decodeHotStats(unsigned threads) {
 // order, so the by-target list comes out sorted as it is built.
 void ProfileBuilder::joinFlows(unsigned threads) {
     Profile& p = *profile_;
+    // `at` is gathered as the launch's event, then replaced by its place among the launches in
+    // event order, so that ordering the flows by launch is a counting sort.
     struct Launch {
         uint64_t corr;
         uint32_t host;
-        EventIndex event;
+        uint32_t at;
         bool operator<(const Launch& o) const {
-            return corr != o.corr   ? corr < o.corr
-                   : host != o.host ? host < o.host
-                                    : event < o.event;
+            return corr != o.corr ? corr < o.corr : host != o.host ? host < o.host : at < o.at;
         }
     };
     enum Role : uint8_t { None, IsLaunch, IsTarget };
@@ -724,45 +741,60 @@ void ProfileBuilder::joinFlows(unsigned threads) {
     }
     // Correlated events are visited in event order, which is track order, in blocks on all
     // cores: the track of a block's first event is searched, the others found by walking forward.
-    // Each block's results are kept apart and joined in block order, so every list comes out as
-    // one pass in event order would make it.
+    // Each block gathers into a vector of its own (blocks share no cache line while they run),
+    // and the blocks' results are joined in block order, so every list comes out as one pass in
+    // event order would make it.
     const size_t m = p.correlation_.size();
-    auto forEachCorrelated = [&](auto&& fn) {
-        parallelFor(blockCount(m), threads, [&](size_t k) {
-            const auto [b, e] = block(m, k);
-            uint32_t t = p.trackOf(p.correlation_.eventAt(b));
-            p.correlation_.forEachIn(b, e, [&](EventIndex ev, uint64_t corr) {
-                while (ev >= p.tracks_[t].firstEvent + p.tracks_[t].eventCount) ++t;
-                fn(k, ev, corr, trackRole[t], p.planes_[p.tracks_[t].plane].host);
-            });
+    auto forEachCorrelated = [&](size_t k, auto&& fn) {
+        const auto [b, e] = block(m, k);
+        uint32_t t = p.trackOf(p.correlation_.eventAt(b));
+        p.correlation_.forEachIn(b, e, [&](EventIndex ev, uint64_t corr) {
+            while (ev >= p.tracks_[t].firstEvent + p.tracks_[t].eventCount) ++t;
+            fn(ev, corr, trackRole[t], p.planes_[p.tracks_[t].plane].host);
         });
     };
     std::vector<std::vector<Launch>> launchParts(blockCount(m));
-    forEachCorrelated([&](size_t k, EventIndex e, uint64_t corr, Role role, uint32_t host) {
-        if (role == IsLaunch) launchParts[k].push_back({corr, host, e});
+    parallelFor(blockCount(m), threads, [&](size_t k) {
+        std::vector<Launch> part;
+        forEachCorrelated(k, [&](EventIndex e, uint64_t corr, Role role, uint32_t host) {
+            if (role == IsLaunch) part.push_back({corr, host, e});
+        });
+        launchParts[k] = std::move(part);
     });
     std::vector<Launch> launches = concatenate(launchParts);
+    std::vector<EventIndex> launchEvents(launches.size());
+    for (size_t i = 0; i < launches.size(); ++i) {
+        launchEvents[i] = launches[i].at;
+        launches[i].at = uint32_t(i);
+    }
+    // Gathered track by track in time order, the launches are a few ascending runs of ids.
     parallelSort(launches.begin(), launches.end(), threads, std::less<Launch>());
+    // Targets of one stream come in launch order too, so each search starts where the last one
+    // ended and gallops forward. A flow's launch is its place in event order here.
     std::vector<std::vector<Flow>> flowParts(blockCount(m));
-    forEachCorrelated([&](size_t k, EventIndex e, uint64_t corr, Role role, uint32_t host) {
-        if (role != IsTarget) return;
-        auto it = std::lower_bound(launches.begin(), launches.end(), Launch{corr, host, 0});
-        for (; it != launches.end() && it->corr == corr && it->host == host; ++it)
-            flowParts[k].push_back({it->event, e});
+    parallelFor(blockCount(m), threads, [&](size_t k) {
+        std::vector<Flow> part;
+        size_t hint = 0;
+        forEachCorrelated(k, [&](EventIndex e, uint64_t corr, Role role, uint32_t host) {
+            if (role != IsTarget) return;
+            size_t i = hint = lowerBoundFrom(launches, hint, Launch{corr, host, 0});
+            for (; i < launches.size() && launches[i].corr == corr && launches[i].host == host; ++i)
+                part.push_back({launches[i].at, e});
+        });
+        flowParts[k] = std::move(part);
     });
-    // The flows come out in target order; sorting their positions by launch gives both orders
-    // from one sort: flows_[j] is the flow at position order[j], which is j in launch order.
+    // The flows come out in target order; a stable counting sort on the launch's position gives
+    // them in (launch, target) order, and the position each one lands at.
     const std::vector<Flow> byTarget = concatenate(flowParts);
-    std::vector<uint32_t> order(byTarget.size());
-    std::iota(order.begin(), order.end(), 0u);
-    parallelSort(order.begin(), order.end(), threads, [&byTarget](uint32_t a, uint32_t b) {
-        return flowByLaunch(byTarget[a], byTarget[b]);
-    });
-    p.flows_.resize(order.size());
-    p.flowsByTarget_.resize(order.size());
-    for (size_t j = 0; j < order.size(); ++j) {
-        p.flows_[j] = byTarget[order[j]];
-        p.flowsByTarget_[order[j]] = uint32_t(j);
+    std::vector<uint32_t> slot(launchEvents.size() + 1, 0);
+    for (const Flow& f : byTarget) ++slot[f.launch + 1];
+    std::partial_sum(slot.begin(), slot.end(), slot.begin());
+    p.flows_.resize(byTarget.size());
+    p.flowsByTarget_.resize(byTarget.size());
+    for (size_t i = 0; i < byTarget.size(); ++i) {
+        const uint32_t j = slot[byTarget[i].launch]++;
+        p.flows_[j] = {launchEvents[byTarget[i].launch], byTarget[i].target};
+        p.flowsByTarget_[i] = j;
     }
 }
 

@@ -154,7 +154,7 @@ private:
         StatValue stat;
     };
     void groupTracksByPlane();
-    std::vector<uint32_t> orderEvents(const Progress* progress, bool& cancelled, unsigned threads);
+    Column<uint32_t> orderEvents(const Progress* progress, bool& cancelled, unsigned threads);
     void decodeHotStats(unsigned threads);
     void closeStatList() {
         if (listOpen_) {

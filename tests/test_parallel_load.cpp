@@ -113,6 +113,49 @@ private slots:
         QVERIFY(caught);
     }
 
+    // Sorted input, a few ascending runs (merged run by run), runs around the limit on merging
+    // and many runs (sorted outright), on 1-4 threads: always std::sort's order.
+    void parallelSortIsStdSortOnAnyInput() {
+        uint64_t seed = 12345;
+        auto random = [&seed] {
+            return (seed = seed * 6364136223846793005u + 1442695040888963407u) >> 33;
+        };
+        auto runs = [&](size_t n, size_t count) {
+            std::vector<std::pair<uint64_t, uint32_t>> v;
+            for (size_t r = 0; r < count; ++r) {
+                uint64_t key = random() % 1000;
+                for (size_t i = 0; i < n / count; ++i) {
+                    key += random() % 3; // ties within and across runs
+                    v.push_back({key, uint32_t(v.size())});
+                }
+            }
+            return v;
+        };
+        std::vector<std::vector<std::pair<uint64_t, uint32_t>>> inputs{{},
+                                                                       {{1, 0}},
+                                                                       {{2, 0}, {1, 1}},
+                                                                       runs(200000, 1),
+                                                                       runs(200000, 5),
+                                                                       runs(200000, 255),
+                                                                       runs(200000, 256),
+                                                                       runs(200000, 257),
+                                                                       runs(200000, 200000)};
+        std::vector<std::pair<uint64_t, uint32_t>> reversed = runs(200000, 1);
+        std::reverse(reversed.begin(), reversed.end());
+        inputs.push_back(reversed);
+        for (const auto& input : inputs) {
+            auto expected = input;
+            std::sort(expected.begin(), expected.end());
+            for (unsigned threads : {1u, 2u, 4u}) {
+                auto sorted = input;
+                parallelSort(sorted.begin(), sorted.end(), threads, std::less<>());
+                QVERIFY2(
+                    sorted == expected,
+                    qPrintable(QString("%1 items on %2 threads").arg(input.size()).arg(threads)));
+            }
+        }
+    }
+
     // 300K events on 2 GPUs: the large lines (launch threads, compute streams, op lines) hold
     // over 32768 events each, so they are decoded in several chunks.
     void syntheticIsTheSameOnAnyThreadCount() {

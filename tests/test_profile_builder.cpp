@@ -207,6 +207,60 @@ private slots:
                                         p->kernels().memoryBytes());
     }
 
+    // Kernels that run in another order than their launches, one id launched twice, a kernel
+    // with no launch, and a second host reusing an id: each kernel joins the launches of its own
+    // host with its id, and both flow orders come out as worked out here.
+    void flowsJoinKernelsInAnyOrder() {
+        ProfileBuilder b;
+        const uint32_t hostA = b.addHost("a", "");
+        const uint32_t cpuA = b.addPlane(hostA, 0, "/host:CPU");
+        const uint32_t gpuA = b.addPlane(hostA, 1, "/device:GPU:0");
+        const uint32_t hostB = b.addHost("b", "");
+        const uint32_t cpuB = b.addPlane(hostB, 0, "/host:CPU");
+        const uint32_t gpuB = b.addPlane(hostB, 1, "/device:GPU:0");
+        const uint32_t threadA = b.addTrack(cpuA, 1, "main");
+        const uint32_t streamA = b.addTrack(gpuA, 7, "Stream #7(Compute)");
+        const uint32_t threadB = b.addTrack(cpuB, 1, "main");
+        const uint32_t streamB = b.addTrack(gpuB, 7, "Stream #7(Compute)");
+        const uint32_t launchA = b.addMetadata(cpuA, 1, "cudaLaunchKernel", "");
+        const uint32_t kernelA = b.addMetadata(gpuA, 1, "gemm", "");
+        const uint32_t launchB = b.addMetadata(cpuB, 1, "cudaLaunchKernel", "");
+        const uint32_t kernelB = b.addMetadata(gpuB, 1, "gemm", "");
+        b.setTimeBase(0);
+        auto event = [&](uint32_t track, int64_t at, uint32_t meta, int64_t corr) {
+            b.addEvent(track, at * us, 1 * us, meta);
+            b.addEventStat(intStat(b, "correlation_id", corr, StatType::Uint64));
+        };
+        for (const auto& [at, corr] : {std::pair{0, 5}, {10, 6}, {20, 6}, {30, 9}})
+            event(threadA, at, launchA, corr);
+        for (const auto& [at, corr] : {std::pair{40, 9}, {50, 6}, {60, 5}, {70, 7}})
+            event(streamA, at, kernelA, corr);
+        event(threadB, 0, launchB, 5);
+        event(streamB, 10, kernelB, 5);
+        event(streamB, 20, kernelB, 5);
+        auto p = b.finish();
+
+        // Events in track order, each track in time order.
+        auto at = [&](uint32_t track, uint32_t i) { return p->tracks()[track].firstEvent + i; };
+        const EventIndex l5 = at(threadA, 0), l6 = at(threadA, 1), l6again = at(threadA, 2),
+                         l9 = at(threadA, 3);
+        const EventIndex k9 = at(streamA, 0), k6 = at(streamA, 1), k5 = at(streamA, 2),
+                         k7 = at(streamA, 3);
+        const EventIndex lb = at(threadB, 0), kb1 = at(streamB, 0), kb2 = at(streamB, 1);
+        const std::vector<std::pair<EventIndex, EventIndex>> byLaunch{
+            {l5, k5}, {l6, k6}, {l6again, k6}, {l9, k9}, {lb, kb1}, {lb, kb2}};
+        std::vector<std::pair<EventIndex, EventIndex>> flows;
+        for (const Flow& f : p->flows()) flows.push_back({f.launch, f.target});
+        QCOMPARE(flows, byLaunch);
+        QCOMPARE(p->launchesOf(k6), (std::vector<EventIndex>{l6, l6again}));
+        QCOMPARE(p->launchesOf(k5), std::vector<EventIndex>{l5});
+        QCOMPARE(p->launchesOf(k9), std::vector<EventIndex>{l9});
+        QCOMPARE(p->launchesOf(k7), std::vector<EventIndex>{});
+        QCOMPARE(p->launchesOf(kb2), std::vector<EventIndex>{lb});
+        QCOMPARE(p->flowsFrom(lb).size(), size_t(2));
+        QCOMPARE(p->flowsFrom(l9).size(), size_t(1));
+    }
+
     void detailSpellings() {
         const KernelDetails tf2020 =
             KernelDetails::parse("regs:16 shm:48 grid:160,1,1 block:1024,1,1");

@@ -11,7 +11,10 @@
 #include "model/MappedFile.h"
 #include "model/ProfileLoader.h"
 #include "model/synthetic/SyntheticProfile.h"
+#include "model/xspace/WireReader.h"
 #include "xplane.pb.h"
+
+#include <google/protobuf/io/coded_stream.h>
 
 using namespace stepscope;
 namespace pb = tensorflow::profiler;
@@ -225,6 +228,54 @@ bool haveRealData() {
 class TestXSpaceImporter : public QObject {
     Q_OBJECT
 private slots:
+    // Varints of every length from 1 to 10 bytes (encoded by protobuf), each read with 0-12 bytes
+    // after it, inside its range or only in the buffer past the range's end; then varints cut
+    // short by their range, whatever the buffer holds past it, and one of 11 bytes.
+    void varintsOfEveryLength() {
+        std::vector<uint64_t> values{0};
+        for (int bits = 1; bits <= 64; ++bits) {
+            values.push_back(uint64_t(1) << (bits - 1));
+            values.push_back(bits == 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1);
+        }
+        for (const uint64_t v : values) {
+            uint8_t encoded[10];
+            const size_t length =
+                size_t(google::protobuf::io::CodedOutputStream::WriteVarint64ToArray(v, encoded) -
+                       encoded);
+            for (const size_t after : {0, 1, 7, 8, 12}) {
+                std::vector<uint8_t> bytes(encoded, encoded + length);
+                bytes.resize(length + after, 0xFF); // bytes that would continue a varint
+                for (const size_t range : {bytes.size(), length}) {
+                    std::string error;
+                    WireReader r(bytes.data(), bytes.data() + range, bytes, &error);
+                    uint64_t read = 0;
+                    QVERIFY2(r.varint(read, "value"), error.c_str());
+                    QCOMPARE(read, v);
+                    QCOMPARE(r.offset(), length);
+                }
+            }
+        }
+        const std::vector<uint8_t> cut{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01};
+        const std::vector<uint8_t> cutShort{0x80, 0x80, 0x80, 0x01, 0, 0, 0, 0, 0, 0};
+        // The first varint ends at byte 9, the second at byte 4: past each of these ranges.
+        for (const auto& [bytes, range] : {std::pair{cut, 3}, {cut, 8}, {cutShort, 3}}) {
+            std::string error;
+            WireReader r(bytes.data(), bytes.data() + range, bytes, &error);
+            uint64_t read = 0;
+            QVERIFY(!r.varint(read, "XEvent.offset_ps"));
+            QCOMPARE(error,
+                     "at byte " + std::to_string(range) + ": truncated varint in XEvent.offset_ps");
+        }
+        std::vector<uint8_t> eleven(10, 0x80);
+        eleven.push_back(0x01);
+        std::string error;
+        WireReader r(eleven.data(), eleven.data() + eleven.size(), eleven, &error);
+        uint64_t read = 0;
+        QVERIFY(!r.varint(read, "XEvent.offset_ps"));
+        QCOMPARE(error,
+                 std::string("at byte 10: malformed varint (over 10 bytes) in XEvent.offset_ps"));
+    }
+
     void fixtureExactContent() {
         const LoadResult r = loadFixtureBytes(fixtureXSpace());
         QVERIFY2(r.ok(), r.error.c_str());

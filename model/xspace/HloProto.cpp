@@ -145,12 +145,12 @@ namespace {
 // from the start of the HloProto's bytes.
 class Decoder {
 public:
-    Decoder(const uint8_t* start, std::string& error)
-        : start_(start)
+    Decoder(std::span<const uint8_t> bytes, std::string& error)
+        : bytes_(bytes)
         , error_(error) {}
 
     WireReader reader(const uint8_t* b, const uint8_t* e) const {
-        return WireReader(b, e, start_, &error_);
+        return WireReader(b, e, bytes_, &error_);
     }
 
     bool hloProto(WireReader in, std::optional<HloModule>& out) {
@@ -211,7 +211,7 @@ private:
         const uint8_t *b = nullptr, *e = nullptr;
         if (!in.expect(wt, WireReader::Len, what) || !in.bytes(b, e, what)) return false;
         WireReader packed = reader(b, e);
-        const size_t end = size_t(e - start_);
+        const size_t end = size_t(e - bytes_.data());
         while (packed.offset() < end) {
             uint64_t v;
             if (!packed.varint(v, what)) return false;
@@ -580,7 +580,7 @@ private:
         return !in.failed();
     }
 
-    const uint8_t* start_;
+    std::span<const uint8_t> bytes_;
     std::string& error_;
 };
 
@@ -589,7 +589,7 @@ private:
 std::optional<HloModule> decodeHloProto(std::span<const uint8_t> bytes, std::string& error) {
     error.clear();
     std::optional<HloModule> out;
-    Decoder d(bytes.data(), error);
+    Decoder d(bytes, error);
     if (!d.hloProto(d.reader(bytes.data(), bytes.data() + bytes.size()), out)) {
         if (error.empty()) error = "the HloProto could not be decoded";
         return std::nullopt;

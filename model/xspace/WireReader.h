@@ -2,15 +2,18 @@
 
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <string>
 #include <string_view>
 
 namespace stepscope {
 
-// A bounds-checked reader of the protobuf wire format over one byte range. Every read checks its
-// bounds. The first failure writes what went wrong and where (absolute file offset) into the
-// error string shared by all readers of one decode, and every later read of this reader fails
-// too, so callers check once per message. Readers are cheap to create: one per message.
+// A bounds-checked reader of the protobuf wire format over one byte range of a buffer (a file, or
+// a message within one). Every read checks its bounds; a varint is read a word at a time where the
+// buffer holds 8 bytes from it, even past the range, and its length then checked against the range.
+// The first failure writes what went wrong and where (absolute file offset) into the error string
+// shared by all readers of one decode, and every later read of this reader fails too, so callers
+// check once per message. Readers are cheap to create: one per message.
 class WireReader {
 public:
     enum WireType : uint32_t {
@@ -22,11 +25,13 @@ public:
         Fixed32 = 5
     };
 
-    WireReader(const uint8_t* begin, const uint8_t* end, const uint8_t* fileStart,
+    // Offsets in errors count from the buffer's start.
+    WireReader(const uint8_t* begin, const uint8_t* end, std::span<const uint8_t> buffer,
                std::string* error)
         : p_(begin)
         , end_(end)
-        , file_(fileStart)
+        , file_(buffer.data())
+        , fileEnd_(buffer.data() + buffer.size())
         , error_(error) {}
 
     bool failed() const { return failed_; }
@@ -93,6 +98,7 @@ private:
     const uint8_t* p_;
     const uint8_t* end_;
     const uint8_t* file_;
+    const uint8_t* fileEnd_;
     std::string* error_;
     bool failed_ = false;
 };

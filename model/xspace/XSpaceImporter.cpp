@@ -164,7 +164,7 @@ struct Chunk {
 // Decodes one chunk. Reads the plane's tables, never writes anything shared.
 class ChunkDecoder {
 public:
-    ChunkDecoder(const uint8_t* file, Chunk& c)
+    ChunkDecoder(std::span<const uint8_t> file, Chunk& c)
         : file_(file)
         , c_(c) {}
 
@@ -191,7 +191,7 @@ private:
         return k;
     }
 
-    const uint8_t* file_;
+    std::span<const uint8_t> file_;
     Chunk& c_;
     IdMap keyOf_;
     std::unordered_map<std::string_view, uint32_t> stringOf_;
@@ -319,7 +319,7 @@ public:
     std::string run();
 
 private:
-    WireReader reader(Span s) { return WireReader(s.begin, s.end, file_, &error_); }
+    WireReader reader(Span s) { return WireReader(s.begin, s.end, {file_, size_}, &error_); }
     bool plane(Span span);
     bool statMetadata(Span span, PlaneTables& t);
     bool eventMetadata(Span span, PlaneTables& t);
@@ -558,7 +558,7 @@ bool Importer::stat(Span span, PlaneTables& t, StatValue& out) {
 // display_name = 11 }. Reads the scalars (display_name follows the events on the wire), counts
 // the events and cuts them into chunks. Touches nothing shared: lines scan in parallel.
 void Importer::scanLine(LineScan& line) {
-    WireReader r(line.span.begin, line.span.end, file_, &line.error);
+    WireReader r(line.span.begin, line.span.end, {file_, size_}, &line.error);
     line.cuts.push_back(line.span.begin);
     uint32_t field, wt;
     const uint8_t* fieldStart = line.span.begin;
@@ -644,7 +644,7 @@ bool Importer::readEvents() {
     parallelFor(chunks.size(), threads_, [&](size_t i) {
         if (cancelled()) return;
         Chunk& c = chunks[i];
-        ChunkDecoder(file_, c).run();
+        ChunkDecoder({file_, size_}, c).run();
         const size_t done = bytesDone += size_t(c.span.end - c.span.begin);
         if (progress_) {
             const std::lock_guard lock(reportMutex);

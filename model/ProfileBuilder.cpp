@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -674,43 +675,51 @@ void ProfileBuilder::decodeHotStats(unsigned threads) {
         perTrack[t] = std::move(out);
     });
 
-    auto reserve = [&](auto& table, auto member) {
+    // Kernels are renumbered in track order here; then the tracks' tables join into the
+    // profile's, each table on a core of its own (they are independent).
+    std::vector<std::vector<uint32_t>> renumber(perTrack.size());
+    std::unordered_map<StringId, uint32_t> kernelIndex;
+    for (size_t t = 0; t < perTrack.size(); ++t) {
+        for (const StringId text : perTrack[t].kernelTexts) {
+            auto [it, inserted] = kernelIndex.try_emplace(text, uint32_t(p.kernelDetails_.size()));
+            if (inserted) p.kernelDetails_.push_back(KernelDetails::parse(pool.get(text)));
+            renumber[t].push_back(it->second);
+        }
+    }
+    auto join = [&](auto& table, auto member) {
         size_t total = 0;
         for (const TrackHot& t : perTrack) total += (t.*member).size();
         table.reserve(total);
-    };
-    reserve(p.correlation_, &TrackHot::correlation);
-    reserve(p.kernels_, &TrackHot::kernels);
-    reserve(p.memcpys_, &TrackHot::memcpys);
-    reserve(p.memory_, &TrackHot::memory);
-    reserve(p.tfOps_, &TrackHot::tfOps);
-    reserve(p.hloOps_, &TrackHot::hloOps);
-    std::unordered_map<StringId, uint32_t> kernelIndex;
-    for (TrackHot& t : perTrack) {
-        std::vector<uint32_t> renumber(t.kernelTexts.size());
-        for (size_t k = 0; k < t.kernelTexts.size(); ++k) {
-            auto [it, inserted] =
-                kernelIndex.try_emplace(t.kernelTexts[k], uint32_t(p.kernelDetails_.size()));
-            if (inserted)
-                p.kernelDetails_.push_back(KernelDetails::parse(pool.get(t.kernelTexts[k])));
-            renumber[k] = it->second;
+        for (TrackHot& t : perTrack) {
+            table.append(t.*member);
+            t.*member = {};
         }
-        t.kernels.forEach([&](uint32_t e, uint32_t k) { p.kernels_.append(e, renumber[k]); });
-        p.correlation_.append(t.correlation);
-        p.memcpys_.append(t.memcpys);
-        p.memory_.append(t.memory);
-        p.tfOps_.append(t.tfOps);
-        p.hloOps_.append(t.hloOps);
-        p.groupIds_.append(t.groups);
-        t = TrackHot();
-    }
-    p.correlation_.shrink();
-    p.kernels_.shrink();
-    p.memcpys_.shrink();
-    p.memory_.shrink();
-    p.tfOps_.shrink();
-    p.hloOps_.shrink();
-    p.groupIds_.shrink();
+        table.shrink();
+    };
+    const std::function<void()> joins[] = {
+        [&] {
+            p.kernels_.reserve(
+                std::accumulate(perTrack.begin(), perTrack.end(), size_t(0),
+                                [](size_t n, const TrackHot& t) { return n + t.kernels.size(); }));
+            for (size_t t = 0; t < perTrack.size(); ++t)
+                perTrack[t].kernels.forEach(
+                    [&](uint32_t e, uint32_t k) { p.kernels_.append(e, renumber[t][k]); });
+            p.kernels_.shrink();
+        },
+        [&] { join(p.correlation_, &TrackHot::correlation); },
+        [&] { join(p.memcpys_, &TrackHot::memcpys); },
+        [&] { join(p.memory_, &TrackHot::memory); },
+        [&] { join(p.tfOps_, &TrackHot::tfOps); },
+        [&] { join(p.hloOps_, &TrackHot::hloOps); },
+        [&] {
+            for (TrackHot& t : perTrack) {
+                p.groupIds_.append(t.groups);
+                t.groups = {};
+            }
+            p.groupIds_.shrink();
+        },
+    };
+    parallelFor(std::size(joins), threads, [&](size_t i) { joins[i](); });
 }
 
 // Joins host launches to device events by correlation id, within each host. A launch is an

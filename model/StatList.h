@@ -31,6 +31,11 @@ inline uint8_t* putVarint(uint8_t* p, uint64_t v) {
     return p;
 }
 
+// The bytes putVarint() writes for v.
+inline size_t varintSize(uint64_t v) {
+    return (size_t(std::bit_width(v | 1)) + 6) / 7;
+}
+
 // Reads a varint that this program wrote (trusted, always well formed).
 inline uint64_t getVarint(const uint8_t*& p) {
     uint64_t v = *p & 0x7F;

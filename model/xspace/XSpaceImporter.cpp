@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <deque>
 #include <limits>
 #include <mutex>
@@ -155,10 +156,18 @@ struct Chunk {
     uint64_t aggregated = 0;
     std::string error;
 
+    // Counted once the chunk is decoded (ChunkDecoder::tally), so that the merge knows the size
+    // of its lists in the builder's ids before they are written.
+    std::vector<uint32_t> keyUses;        // entries per local key index - 1
+    std::vector<uint32_t> stringUses;     // Str and Bytes entries per local string
+    std::vector<uint32_t> unknownRefUses; // Ref entries per element of unknownRefs
+    size_t fixedBytes = 0;                // bytes that no id mapping changes: values, list ends
+
     // Filled by the merge.
     std::vector<uint32_t> keyMap;    // local key index - 1 -> builder key index
     std::vector<StringId> stringMap; // local string index -> StringId
     std::vector<uint32_t> unknownMetaMap;
+    size_t statBytes = 0; // its stat lists in the builder's ids
 };
 
 // Decodes one chunk. Reads the plane's tables, never writes anything shared.
@@ -169,6 +178,7 @@ public:
         , c_(c) {}
 
     void run();
+    void tally();
 
 private:
     WireReader reader(Span s) { return WireReader(s.begin, s.end, file_, &c_.error); }
@@ -305,6 +315,43 @@ void ChunkDecoder::run() {
     }
 }
 
+// Counts what the merge needs to size the chunk's stat lists in the builder's ids: the entries of
+// each key and string, the Ref entries of each unknown stat id, and every other byte.
+void ChunkDecoder::tally() {
+    const IdMap& statNames = c_.line->tables->statNames;
+    c_.keyUses.assign(c_.keyIds.size(), 0);
+    c_.stringUses.assign(c_.strings.size(), 0);
+    c_.unknownRefUses.assign(c_.unknownRefs.size(), 0);
+    size_t fixed = 0;
+    for (size_t e = 0; e < c_.events; ++e) {
+        if (c_.rows.statBegin[e] == 0) continue;
+        for (const uint8_t* q = c_.blob.data() + c_.rows.statBegin[e]; *q;) {
+            const uint8_t* entry = q;
+            uint32_t key;
+            StatType type;
+            uint64_t raw;
+            statcodec::readEntry(q, key, type, raw);
+            ++c_.keyUses[key - 1];
+            if (type == StatType::Str || type == StatType::Bytes) {
+                ++c_.stringUses[raw];
+            } else if (type == StatType::Ref) {
+                const uint32_t name = statNames.get(int64_t(raw));
+                if (name != kNoIndex)
+                    fixed += statcodec::varintSize(name);
+                else
+                    ++c_.unknownRefUses[size_t(
+                        std::find(c_.unknownRefs.begin(), c_.unknownRefs.end(), int64_t(raw)) -
+                        c_.unknownRefs.begin())];
+            } else {
+                fixed += size_t(q - entry) -
+                         statcodec::varintSize((uint64_t(key) << 3) | uint64_t(type));
+            }
+        }
+        ++fixed; // the list's end
+    }
+    c_.fixedBytes = fixed;
+}
+
 class Importer {
 public:
     Importer(std::span<const uint8_t> bytes, ProfileBuilder& builder, uint32_t host,
@@ -327,7 +374,7 @@ private:
     void scanLine(LineScan& line);
     bool readEvents();
     bool merge(Chunk& c, int64_t& earliest, int64_t& latest);
-    void encode(Chunk& c);
+    void encode(Chunk& c, uint8_t* out, size_t at);
     bool fail(std::string message) {
         if (error_.empty()) error_ = std::move(message);
         return false;
@@ -644,7 +691,9 @@ bool Importer::readEvents() {
     parallelFor(chunks.size(), threads_, [&](size_t i) {
         if (cancelled()) return;
         Chunk& c = chunks[i];
-        ChunkDecoder({file_, size_}, c).run();
+        ChunkDecoder decoder({file_, size_}, c);
+        decoder.run();
+        if (c.error.empty()) decoder.tally();
         const size_t done = bytesDone += size_t(c.span.end - c.span.begin);
         if (progress_) {
             const std::lock_guard lock(reportMutex);
@@ -667,27 +716,22 @@ bool Importer::readEvents() {
     }
     if (!lineError.empty()) return fail(lineError);
 
-    // Re-encode each chunk's stats with the builder's ids, then place them one after another.
+    // Each chunk's stats, re-encoded with the builder's ids, go straight to their place in the
+    // builder's stat bytes, one chunk after another: the merge sized them.
     if (progress_) progress_->report("Building columns", 0);
-    parallelFor(chunks.size(), threads_, [&](size_t i) { encode(chunks[i]); });
     size_t statBytes = 0;
-    for (const Chunk& c : chunks) statBytes += c.blob.size() - 1; // less the shared empty list
+    for (const Chunk& c : chunks) statBytes += c.statBytes;
     size_t at = b_.appendStatBytes(statBytes);
     if (!b_.error().empty()) return fail(b_.error());
     std::vector<size_t> statAt(chunks.size());
     for (size_t i = 0; i < chunks.size(); ++i) {
         statAt[i] = at;
-        at += chunks[i].blob.size() - 1;
+        at += chunks[i].statBytes;
     }
-    parallelFor(chunks.size(), threads_, [&](size_t i) {
-        Chunk& c = chunks[i];
-        std::copy(c.blob.begin() + 1, c.blob.end(), b_.statBytes(statAt[i]));
-        // Local offsets count the chunk's leading empty list, which is not copied.
-        const uint32_t base = uint32_t(statAt[i]) - 1;
-        for (size_t e = 0; e < c.events; ++e)
-            if (c.rows.statBegin[e]) c.rows.statBegin[e] += base;
-        Column<uint8_t>().swap(c.blob);
-    });
+    parallelFor(chunks.size(), threads_,
+                [&](size_t i) { encode(chunks[i], b_.statBytes(statAt[i]), statAt[i]); });
+    for (const Chunk& c : chunks)
+        if (!c.error.empty()) return fail(c.error);
     if (aggregated) {
         // Aggregated events took no row: close the gaps they left at the ends of their chunks.
         size_t row = firstRow;
@@ -732,6 +776,14 @@ bool Importer::merge(Chunk& c, int64_t& earliest, int64_t& latest) {
         }
         c.unknownMetaMap[k] = meta;
     }
+    c.statBytes = c.fixedBytes;
+    for (size_t k = 0; k < c.keyUses.size(); ++k)
+        c.statBytes += c.keyUses[k] * statcodec::varintSize(uint64_t(c.keyMap[k]) << 3);
+    for (size_t k = 0; k < c.stringUses.size(); ++k)
+        c.statBytes += c.stringUses[k] * statcodec::varintSize(c.stringMap[k]);
+    for (size_t k = 0; k < c.unknownRefUses.size(); ++k)
+        c.statBytes +=
+            c.unknownRefUses[k] * statcodec::varintSize(t.statNames.get(c.unknownRefs[k]));
     // Every time is later rebased to the earliest start, so the file's events must lie within
     // 2^63 ps of each other, not only each within range. Should this chunk break that, find the
     // first event that does.
@@ -759,40 +811,54 @@ bool Importer::merge(Chunk& c, int64_t& earliest, int64_t& latest) {
     return true;
 }
 
-// Rewrites a chunk's stat lists with builder key indices and string ids (into a new blob, with
-// the rows' offsets into it), and its unknown metadata with builder metadata indices. Reads
-// shared tables only.
-void Importer::encode(Chunk& c) {
+// Writes a chunk's stat lists with builder key indices and string ids at `out`, which is byte `at`
+// of the builder's stat bytes, points its rows there, and gives its unknown metadata builder
+// metadata indices. Reads shared tables only. The merge sized the lists (c.statBytes); nothing is
+// written past that size, and should the lists come out another size, the chunk fails.
+void Importer::encode(Chunk& c, uint8_t* out, size_t at) {
     const IdMap& statNames = c.line->tables->statNames;
     uint32_t* meta = c.rows.meta;
     uint32_t* statBegin = c.rows.statBegin;
     if (!c.unknownMeta.empty())
         for (size_t e = 0; e < c.events; ++e)
             if (meta[e] & kLocalMetadata) meta[e] = c.unknownMetaMap[meta[e] & ~kLocalMetadata];
-    Column<uint8_t> encoded;
-    encoded.reserve(c.blob.size() + c.blob.size() / 8);
-    {
-        statcodec::Writer out(encoded);
-        out.end(); // the shared empty list
-        for (size_t e = 0; e < c.events; ++e) {
-            if (statBegin[e] == 0) continue;
-            const uint8_t* q = c.blob.data() + statBegin[e];
-            statBegin[e] = uint32_t(out.size());
-            while (*q) {
-                uint32_t key;
-                StatType type;
-                uint64_t raw;
-                statcodec::readEntry(q, key, type, raw);
-                if (type == StatType::Str || type == StatType::Bytes)
-                    raw = c.stringMap[raw];
-                else if (type == StatType::Ref)
-                    raw = statNames.get(int64_t(raw));
-                out.entry(c.keyMap[key - 1], type, raw);
-            }
-            out.end();
+    uint8_t* p = out;
+    uint8_t* const end = out + c.statBytes;
+    auto put = [&](uint32_t key, StatType type, uint64_t raw) {
+        if (size_t(end - p) >= statcodec::kMaxEntryBytes) [[likely]] {
+            p = statcodec::putEntry(p, key, type, raw);
+            return true;
         }
+        uint8_t entry[statcodec::kMaxEntryBytes];
+        const size_t n = size_t(statcodec::putEntry(entry, key, type, raw) - entry);
+        if (n > size_t(end - p)) return false;
+        std::memcpy(p, entry, n);
+        p += n;
+        return true;
+    };
+    bool fits = true;
+    for (size_t e = 0; fits && e < c.events; ++e) {
+        if (statBegin[e] == 0) continue;
+        const uint8_t* q = c.blob.data() + statBegin[e];
+        statBegin[e] = uint32_t(at + size_t(p - out));
+        while (fits && *q) {
+            uint32_t key;
+            StatType type;
+            uint64_t raw;
+            statcodec::readEntry(q, key, type, raw);
+            if (type == StatType::Str || type == StatType::Bytes)
+                raw = c.stringMap[raw];
+            else if (type == StatType::Ref)
+                raw = statNames.get(int64_t(raw));
+            fits = put(c.keyMap[key - 1], type, raw);
+        }
+        fits = fits && p != end;
+        if (fits) *p++ = 0;
     }
-    c.blob = std::move(encoded);
+    if (!fits || p != end)
+        c.error = "internal error: the stat lists of a chunk of XLine \"" +
+                  std::string(c.line->name) + "\" came out another size than counted";
+    Column<uint8_t>().swap(c.blob);
 }
 
 } // namespace

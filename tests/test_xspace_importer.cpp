@@ -399,6 +399,7 @@ private slots:
         plane->set_name("/host:CPU");
         (*plane->mutable_event_metadata())[1].set_name("op");
         (*plane->mutable_stat_metadata())[7].set_name("index");
+        (*plane->mutable_stat_metadata())[8].set_name("kind");
         pb::XLine* big = plane->add_lines();
         big->set_name("big");
         big->set_timestamp_ns(1000);
@@ -414,6 +415,19 @@ private slots:
             pb::XStat* s = e->add_stats();
             s->set_metadata_id(7);
             s->set_int64_value(i);
+            if (i >= 2) continue;
+            // Stats of every kind on the aggregated events, which the stat bytes must not count;
+            // ids 99 and 100 have no stat metadata.
+            auto stat = [e](int64_t key) {
+                pb::XStat* x = e->add_stats();
+                x->set_metadata_id(key);
+                return x;
+            };
+            stat(8)->set_str_value("dropped");
+            stat(8)->set_ref_value(8);
+            stat(8)->set_ref_value(99);
+            stat(7)->set_double_value(0.5);
+            stat(100)->set_uint64_value(uint64_t(1) << 40);
         }
         pb::XLine* small = plane->add_lines();
         small->set_name("small");

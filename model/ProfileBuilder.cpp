@@ -37,8 +37,9 @@ template <class T> std::vector<T> concatenate(std::vector<std::vector<T>>& parts
     return out;
 }
 
-// The first element of sorted `a` not less than `key`, searched from `hint` outward: forward by
-// doubling steps when the answer lies after it, which costs little when keys come nearly in order.
+// The first element of sorted `a` not less than `key`, searched from `hint`: forward by doubling
+// steps when the answer lies after it, which costs little when keys come nearly in order; by a
+// binary search of [0, hint) when it lies before.
 template <class T> size_t lowerBoundFrom(const std::vector<T>& a, size_t hint, const T& key) {
     const size_t n = a.size();
     if (hint >= n || !(a[hint] < key)) {
@@ -685,6 +686,7 @@ void ProfileBuilder::decodeHotStats(unsigned threads) {
             if (inserted) p.kernelDetails_.push_back(KernelDetails::parse(pool.get(text)));
             renumber[t].push_back(it->second);
         }
+        perTrack[t].kernelTexts = {};
     }
     auto join = [&](auto& table, auto member) {
         size_t total = 0;
@@ -701,9 +703,11 @@ void ProfileBuilder::decodeHotStats(unsigned threads) {
             p.kernels_.reserve(
                 std::accumulate(perTrack.begin(), perTrack.end(), size_t(0),
                                 [](size_t n, const TrackHot& t) { return n + t.kernels.size(); }));
-            for (size_t t = 0; t < perTrack.size(); ++t)
+            for (size_t t = 0; t < perTrack.size(); ++t) {
                 perTrack[t].kernels.forEach(
                     [&](uint32_t e, uint32_t k) { p.kernels_.append(e, renumber[t][k]); });
+                perTrack[t].kernels = {};
+            }
             p.kernels_.shrink();
         },
         [&] { join(p.correlation_, &TrackHot::correlation); },
@@ -725,7 +729,7 @@ void ProfileBuilder::decodeHotStats(unsigned threads) {
 // Joins host launches to device events by correlation id, within each host. A launch is an
 // event with a correlation id on a host plane; a target is one on a device op line
 // (Track::deviceOps: a GPU stream, a TPU op line), never on a derived line, which repeats them.
-// Launches are sorted by (host, id) and each target looks its launch up, visiting targets in event
+// Launches are sorted by (id, host) and each target looks its launch up, visiting targets in event
 // order, so the by-target list comes out sorted as it is built.
 void ProfileBuilder::joinFlows(unsigned threads) {
     Profile& p = *profile_;

@@ -120,10 +120,12 @@ private slots:
         auto random = [&seed] {
             return (seed = seed * 6364136223846793005u + 1442695040888963407u) >> 33;
         };
+        // `count` ascending runs; each starts below where the one before it began, so no two
+        // runs join up.
         auto runs = [&](size_t n, size_t count) {
             std::vector<std::pair<uint64_t, uint32_t>> v;
             for (size_t r = 0; r < count; ++r) {
-                uint64_t key = random() % 1000;
+                uint64_t key = count - r;
                 for (size_t i = 0; i < n / count; ++i) {
                     key += random() % 3; // ties within and across runs
                     v.push_back({key, uint32_t(v.size())});

@@ -261,6 +261,56 @@ private slots:
         QCOMPARE(p->flowsFrom(l9).size(), size_t(1));
     }
 
+    // 200,000 launches in id order and their kernels on two streams, the even ids in order and
+    // the odd ones in reverse: 400,000 correlated events, so the join runs in two blocks, the
+    // launches sort in several parts, and every odd kernel searches backwards.
+    void flowsJoinAcrossBlocks() {
+        constexpr uint32_t kLaunches = 200000;
+        for (unsigned threads : {1u, 2u}) {
+            ProfileBuilder b;
+            const uint32_t host = b.addHost("h", "");
+            const uint32_t cpu = b.addPlane(host, 0, "/host:CPU");
+            const uint32_t gpu = b.addPlane(host, 1, "/device:GPU:0");
+            const uint32_t thread = b.addTrack(cpu, 1, "main");
+            const uint32_t even = b.addTrack(gpu, 7, "Stream #7(Compute)");
+            const uint32_t odd = b.addTrack(gpu, 8, "Stream #8(Compute)");
+            const uint32_t launch = b.addMetadata(cpu, 1, "cudaLaunchKernel", "");
+            const uint32_t kernel = b.addMetadata(gpu, 1, "gemm", "");
+            b.setTimeBase(0);
+            auto event = [&](uint32_t track, int64_t at, uint32_t meta, int64_t corr) {
+                b.addEvent(track, at * us, 1 * us, meta);
+                b.addEventStat(intStat(b, "correlation_id", corr, StatType::Uint64));
+            };
+            for (uint32_t i = 0; i < kLaunches; ++i) event(thread, 2 * i, launch, i + 1);
+            for (uint32_t i = 0; i < kLaunches / 2; ++i) {
+                event(even, 2 * i, kernel, 2 * i + 2);            // ids 2, 4, ...
+                event(odd, 2 * i, kernel, kLaunches - 2 * i - 1); // ids ..., 3, 1
+            }
+            auto p = b.finish(nullptr, threads);
+            QVERIFY(p);
+
+            // Launch i has id i + 1; even kernel k has id 2k + 2, odd kernel k id 2e5 - 2k - 1.
+            const EventIndex launches = p->tracks()[thread].firstEvent;
+            const EventIndex evens = p->tracks()[even].firstEvent;
+            const EventIndex odds = p->tracks()[odd].firstEvent;
+            auto kernelOf = [&](uint32_t id) {
+                return id % 2 == 0 ? evens + (id - 2) / 2 : odds + (kLaunches - 1 - id) / 2;
+            };
+            QCOMPARE(p->flows().size(), size_t(kLaunches));
+            for (uint32_t i = 0; i < kLaunches; ++i) {
+                const Flow f = p->flows()[i];
+                if (f.launch != launches + i || f.target != kernelOf(i + 1))
+                    QFAIL(qPrintable(QString("flow %1 on %2 threads: %3 -> %4")
+                                         .arg(i)
+                                         .arg(threads)
+                                         .arg(f.launch)
+                                         .arg(f.target)));
+            }
+            for (uint32_t id = 1; id <= kLaunches; id += 9999)
+                QCOMPARE(p->launchesOf(kernelOf(id)), std::vector<EventIndex>{launches + id - 1});
+        }
+    }
+
     void detailSpellings() {
         const KernelDetails tf2020 =
             KernelDetails::parse("regs:16 shm:48 grid:160,1,1 block:1024,1,1");

@@ -438,6 +438,10 @@ private slots:
             e->set_offset_ps(7 * i);
             e->set_duration_ps(1);
         }
+        // The unknown stat id the aggregated events named, in another chunk.
+        pb::XStat* unknown = small->mutable_events(0)->add_stats();
+        unknown->set_metadata_id(8);
+        unknown->set_ref_value(99);
         const std::string bytes = space.SerializeAsString();
         for (unsigned threads : {1u, 2u}) {
             const LoadResult r = loadXSpaceBytes(
@@ -462,6 +466,9 @@ private slots:
             QCOMPARE(s->eventCount, uint32_t(2));
             QCOMPARE(p.start(s->firstEvent + 1), int64_t(7));
             QVERIFY(p.eventStats(s->firstEvent + 1).empty());
+            const auto named = p.findStat(s->firstEvent, "kind");
+            QVERIFY(named.has_value());
+            QCOMPARE(p.str(named->asString()), std::string_view("(unknown stat 99)"));
             QCOMPARE(p.hosts()[0].warnings.back(),
                      std::string("2 aggregated events (num_occurrences) have no time and are not "
                                  "shown on the timeline"));

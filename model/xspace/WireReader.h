@@ -11,9 +11,9 @@ namespace stepscope {
 // A bounds-checked reader of the protobuf wire format over one byte range of a buffer (a file, or
 // a message within one). Every read checks its bounds; a varint is read a word at a time where the
 // buffer holds 8 bytes from it, even past the range, and its length then checked against the range.
-// The first failure writes what went wrong and where (absolute file offset) into the error string
-// shared by all readers of one decode, and every later read of this reader fails too, so callers
-// check once per message. Readers are cheap to create: one per message.
+// The first failure writes what went wrong and where (the offset from the buffer's start) into the
+// error string shared by all readers of one decode, and every later read of this reader fails too,
+// so callers check once per message. Readers are cheap to create: one per message.
 class WireReader {
 public:
     enum WireType : uint32_t {

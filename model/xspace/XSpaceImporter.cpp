@@ -762,8 +762,9 @@ bool Importer::readEvents() {
     return true;
 }
 
-// Gives a chunk's keys, strings and unknown metadata their builder ids, and checks that its
-// events lie within 2^63 ps of every event before them. Runs in file order.
+// Gives a chunk's keys, strings and unknown metadata their builder ids, works out the size of its
+// stat lists in those ids (c.statBytes, from the decoder's tallies), and checks that its events
+// lie within 2^63 ps of every event before them. Runs in file order.
 bool Importer::merge(Chunk& c, int64_t& earliest, int64_t& latest) {
     if (!c.error.empty()) return fail(c.error);
     PlaneTables& t = *c.line->tables;

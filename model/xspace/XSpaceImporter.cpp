@@ -156,8 +156,8 @@ struct Chunk {
     uint64_t aggregated = 0;
     std::string error;
 
-    // Counted as the chunk is decoded, so that the merge knows the size of its lists in the
-    // builder's ids before they are written.
+    // Counted once the chunk is decoded (ChunkDecoder::tally), so that the merge knows the size
+    // of its lists in the builder's ids before they are written.
     std::vector<uint32_t> keyUses;        // entries per local key index - 1
     std::vector<uint32_t> stringUses;     // Str and Bytes entries per local string
     std::vector<uint32_t> unknownRefUses; // Ref entries per element of unknownRefs
@@ -178,6 +178,7 @@ public:
         , c_(c) {}
 
     void run();
+    void tally();
 
 private:
     WireReader reader(Span s) { return WireReader(s.begin, s.end, file_, &c_.error); }
@@ -187,63 +188,21 @@ private:
     }
     uint32_t localString(std::string_view text) {
         const auto [it, added] = stringOf_.try_emplace(text, uint32_t(c_.strings.size()));
-        if (added) {
-            c_.strings.push_back(text);
-            c_.stringUses.push_back(0);
-        }
+        if (added) c_.strings.push_back(text);
         return it->second;
     }
     uint32_t localKey(int64_t id) {
         uint32_t k = keyOf_.get(id);
         if (k == kNoIndex) {
             c_.keyIds.push_back(id);
-            c_.keyUses.push_back(0);
             k = uint32_t(c_.keyIds.size());
             keyOf_.set(id, k);
         }
         return k;
     }
-    // Counts an entry written to the chunk's blob (delta 1) or takes it back (-1: the entries of
-    // an aggregated event) toward the size of the chunk's lists in the builder's ids.
-    void count(uint32_t key, StatType type, uint64_t raw, int delta) {
-        c_.keyUses[key - 1] += uint32_t(delta);
-        size_t bytes;
-        switch (type) {
-        case StatType::Str:
-        case StatType::Bytes:
-            c_.stringUses[raw] += uint32_t(delta);
-            return;
-        case StatType::Ref: {
-            const uint32_t name = statNames_.get(int64_t(raw));
-            if (name == kNoIndex) {
-                const size_t unknown =
-                    size_t(std::find(c_.unknownRefs.begin(), c_.unknownRefs.end(), int64_t(raw)) -
-                           c_.unknownRefs.begin());
-                if (unknown == c_.unknownRefs.size()) {
-                    c_.unknownRefs.push_back(int64_t(raw));
-                    c_.unknownRefUses.push_back(0);
-                }
-                c_.unknownRefUses[unknown] += uint32_t(delta);
-                return;
-            }
-            bytes = statcodec::varintSize(name);
-            break;
-        }
-        case StatType::Int64:
-            bytes = statcodec::varintSize((raw << 1) ^ uint64_t(int64_t(raw) >> 63));
-            break;
-        case StatType::Double:
-            bytes = 8;
-            break;
-        default:
-            bytes = statcodec::varintSize(raw);
-        }
-        c_.fixedBytes += size_t(ptrdiff_t(delta) * ptrdiff_t(bytes));
-    }
 
     std::span<const uint8_t> file_;
     Chunk& c_;
-    const IdMap& statNames_ = c_.line->tables->statNames;
     IdMap keyOf_;
     std::unordered_map<std::string_view, uint32_t> stringOf_;
 };
@@ -253,6 +212,7 @@ private:
 void ChunkDecoder::run() {
     const LineScan& line = *c_.line;
     const IdMap& metadata = line.tables->metadata;
+    const IdMap& statNames = line.tables->statNames;
     const ProfileBuilder::EventRows& out = c_.rows;
     c_.blob.reserve(size_t(c_.span.end - c_.span.begin) / 2);
     statcodec::Writer blob(c_.blob);
@@ -283,9 +243,11 @@ void ChunkDecoder::run() {
                 if (!readStat(reader({sb, se}), s,
                               [this](std::string_view text) { return localString(text); }))
                     return;
-                const uint32_t key = localKey(s.metadataId);
-                blob.entry(key, s.type, s.raw);
-                count(key, s.type, s.raw, 1);
+                if (s.type == StatType::Ref && statNames.get(int64_t(s.raw)) == kNoIndex &&
+                    std::find(c_.unknownRefs.begin(), c_.unknownRefs.end(), int64_t(s.raw)) ==
+                        c_.unknownRefs.end())
+                    c_.unknownRefs.push_back(int64_t(s.raw));
+                blob.entry(localKey(s.metadataId), s.type, s.raw);
                 hasStats = true;
             } else if (f <= 3 || f == 5) {
                 if (!ev.expect(w, WireReader::Varint, "XEvent integer field") ||
@@ -305,13 +267,6 @@ void ChunkDecoder::run() {
         }
         if (ev.failed()) return;
         if (aggregated) {
-            for (const uint8_t* q = c_.blob.data() + blobMark; q < c_.blob.data() + blob.size();) {
-                uint32_t key;
-                StatType type;
-                uint64_t raw;
-                statcodec::readEntry(q, key, type, raw);
-                count(key, type, raw, -1);
-            }
             blob.cut(blobMark);
             ++c_.aggregated;
             continue;
@@ -354,11 +309,47 @@ void ChunkDecoder::run() {
         if (hasStats) {
             out.statBegin[i] = uint32_t(blobMark);
             blob.end();
-            ++c_.fixedBytes;
         } else {
             out.statBegin[i] = 0;
         }
     }
+}
+
+// Counts what the merge needs to size the chunk's stat lists in the builder's ids: the entries of
+// each key and string, the Ref entries of each unknown stat id, and every other byte.
+void ChunkDecoder::tally() {
+    const IdMap& statNames = c_.line->tables->statNames;
+    c_.keyUses.assign(c_.keyIds.size(), 0);
+    c_.stringUses.assign(c_.strings.size(), 0);
+    c_.unknownRefUses.assign(c_.unknownRefs.size(), 0);
+    size_t fixed = 0;
+    for (size_t e = 0; e < c_.events; ++e) {
+        if (c_.rows.statBegin[e] == 0) continue;
+        for (const uint8_t* q = c_.blob.data() + c_.rows.statBegin[e]; *q;) {
+            const uint8_t* entry = q;
+            uint32_t key;
+            StatType type;
+            uint64_t raw;
+            statcodec::readEntry(q, key, type, raw);
+            ++c_.keyUses[key - 1];
+            if (type == StatType::Str || type == StatType::Bytes) {
+                ++c_.stringUses[raw];
+            } else if (type == StatType::Ref) {
+                const uint32_t name = statNames.get(int64_t(raw));
+                if (name != kNoIndex)
+                    fixed += statcodec::varintSize(name);
+                else
+                    ++c_.unknownRefUses[size_t(
+                        std::find(c_.unknownRefs.begin(), c_.unknownRefs.end(), int64_t(raw)) -
+                        c_.unknownRefs.begin())];
+            } else {
+                fixed += size_t(q - entry) -
+                         statcodec::varintSize((uint64_t(key) << 3) | uint64_t(type));
+            }
+        }
+        ++fixed; // the list's end
+    }
+    c_.fixedBytes = fixed;
 }
 
 class Importer {
@@ -700,7 +691,9 @@ bool Importer::readEvents() {
     parallelFor(chunks.size(), threads_, [&](size_t i) {
         if (cancelled()) return;
         Chunk& c = chunks[i];
-        ChunkDecoder({file_, size_}, c).run();
+        ChunkDecoder decoder({file_, size_}, c);
+        decoder.run();
+        if (c.error.empty()) decoder.tally();
         const size_t done = bytesDone += size_t(c.span.end - c.span.begin);
         if (progress_) {
             const std::lock_guard lock(reportMutex);

@@ -127,8 +127,8 @@ private slots:
             for (size_t r = 0; r < count; ++r) {
                 uint64_t key = count - r;
                 for (size_t i = 0; i < n / count; ++i) {
-                    key += random() % 3; // ties within and across runs
                     v.push_back({key, uint32_t(v.size())});
+                    key += random() % 3; // ties within and across runs
                 }
             }
             return v;

@@ -15,6 +15,25 @@ StatValue strStat(ProfileBuilder& b, const char* key, const char* value) {
 StatValue intStat(ProfileBuilder& b, const char* key, int64_t v, StatType t = StatType::Int64) {
     return {b.intern(key), t, uint64_t(v)};
 }
+
+// For the flow tests: a host with a CPU and a GPU plane and a launch and a kernel name on them;
+// event() adds an event of 1 us with a correlation id.
+struct LaunchHost {
+    LaunchHost(ProfileBuilder& builder, const char* name)
+        : b(builder) {
+        const uint32_t host = b.addHost(name, "");
+        cpu = b.addPlane(host, 0, "/host:CPU");
+        gpu = b.addPlane(host, 1, "/device:GPU:0");
+        launch = b.addMetadata(cpu, 1, "cudaLaunchKernel", "");
+        kernel = b.addMetadata(gpu, 1, "gemm", "");
+    }
+    void event(uint32_t track, int64_t atUs, uint32_t meta, int64_t corr) {
+        b.addEvent(track, atUs * us, 1 * us, meta);
+        b.addEventStat(intStat(b, "correlation_id", corr, StatType::Uint64));
+    }
+    ProfileBuilder& b;
+    uint32_t cpu = 0, gpu = 0, launch = 0, kernel = 0;
+};
 } // namespace
 
 class TestProfileBuilder : public QObject {
@@ -212,32 +231,19 @@ private slots:
     // host with its id, and both flow orders come out as worked out here.
     void flowsJoinKernelsInAnyOrder() {
         ProfileBuilder b;
-        const uint32_t hostA = b.addHost("a", "");
-        const uint32_t cpuA = b.addPlane(hostA, 0, "/host:CPU");
-        const uint32_t gpuA = b.addPlane(hostA, 1, "/device:GPU:0");
-        const uint32_t hostB = b.addHost("b", "");
-        const uint32_t cpuB = b.addPlane(hostB, 0, "/host:CPU");
-        const uint32_t gpuB = b.addPlane(hostB, 1, "/device:GPU:0");
-        const uint32_t threadA = b.addTrack(cpuA, 1, "main");
-        const uint32_t streamA = b.addTrack(gpuA, 7, "Stream #7(Compute)");
-        const uint32_t threadB = b.addTrack(cpuB, 1, "main");
-        const uint32_t streamB = b.addTrack(gpuB, 7, "Stream #7(Compute)");
-        const uint32_t launchA = b.addMetadata(cpuA, 1, "cudaLaunchKernel", "");
-        const uint32_t kernelA = b.addMetadata(gpuA, 1, "gemm", "");
-        const uint32_t launchB = b.addMetadata(cpuB, 1, "cudaLaunchKernel", "");
-        const uint32_t kernelB = b.addMetadata(gpuB, 1, "gemm", "");
+        LaunchHost a(b, "a"), hb(b, "b");
+        const uint32_t threadA = b.addTrack(a.cpu, 1, "main");
+        const uint32_t streamA = b.addTrack(a.gpu, 7, "Stream #7(Compute)");
+        const uint32_t threadB = b.addTrack(hb.cpu, 1, "main");
+        const uint32_t streamB = b.addTrack(hb.gpu, 7, "Stream #7(Compute)");
         b.setTimeBase(0);
-        auto event = [&](uint32_t track, int64_t at, uint32_t meta, int64_t corr) {
-            b.addEvent(track, at * us, 1 * us, meta);
-            b.addEventStat(intStat(b, "correlation_id", corr, StatType::Uint64));
-        };
         for (const auto& [at, corr] : {std::pair{0, 5}, {10, 6}, {20, 6}, {30, 9}})
-            event(threadA, at, launchA, corr);
+            a.event(threadA, at, a.launch, corr);
         for (const auto& [at, corr] : {std::pair{40, 9}, {50, 6}, {60, 5}, {70, 7}})
-            event(streamA, at, kernelA, corr);
-        event(threadB, 0, launchB, 5);
-        event(streamB, 10, kernelB, 5);
-        event(streamB, 20, kernelB, 5);
+            a.event(streamA, at, a.kernel, corr);
+        hb.event(threadB, 0, hb.launch, 5);
+        hb.event(streamB, 10, hb.kernel, 5);
+        hb.event(streamB, 20, hb.kernel, 5);
         auto p = b.finish();
 
         // Events in track order, each track in time order.
@@ -268,23 +274,15 @@ private slots:
         constexpr uint32_t kLaunches = 200000;
         for (unsigned threads : {1u, 2u}) {
             ProfileBuilder b;
-            const uint32_t host = b.addHost("h", "");
-            const uint32_t cpu = b.addPlane(host, 0, "/host:CPU");
-            const uint32_t gpu = b.addPlane(host, 1, "/device:GPU:0");
-            const uint32_t thread = b.addTrack(cpu, 1, "main");
-            const uint32_t even = b.addTrack(gpu, 7, "Stream #7(Compute)");
-            const uint32_t odd = b.addTrack(gpu, 8, "Stream #8(Compute)");
-            const uint32_t launch = b.addMetadata(cpu, 1, "cudaLaunchKernel", "");
-            const uint32_t kernel = b.addMetadata(gpu, 1, "gemm", "");
+            LaunchHost h(b, "h");
+            const uint32_t thread = b.addTrack(h.cpu, 1, "main");
+            const uint32_t even = b.addTrack(h.gpu, 7, "Stream #7(Compute)");
+            const uint32_t odd = b.addTrack(h.gpu, 8, "Stream #8(Compute)");
             b.setTimeBase(0);
-            auto event = [&](uint32_t track, int64_t at, uint32_t meta, int64_t corr) {
-                b.addEvent(track, at * us, 1 * us, meta);
-                b.addEventStat(intStat(b, "correlation_id", corr, StatType::Uint64));
-            };
-            for (uint32_t i = 0; i < kLaunches; ++i) event(thread, 2 * i, launch, i + 1);
+            for (uint32_t i = 0; i < kLaunches; ++i) h.event(thread, 2 * i, h.launch, i + 1);
             for (uint32_t i = 0; i < kLaunches / 2; ++i) {
-                event(even, 2 * i, kernel, 2 * i + 2);            // ids 2, 4, ...
-                event(odd, 2 * i, kernel, kLaunches - 2 * i - 1); // ids ..., 3, 1
+                h.event(even, 2 * i, h.kernel, 2 * i + 2);            // ids 2, 4, ...
+                h.event(odd, 2 * i, h.kernel, kLaunches - 2 * i - 1); // ids ..., 3, 1
             }
             auto p = b.finish(nullptr, threads);
             QVERIFY(p);

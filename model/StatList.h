@@ -21,7 +21,7 @@ namespace stepscope {
 // the 13 of a fixed-width row. Every event without stats shares one terminator byte.
 namespace statcodec {
 
-// Writes v as a varint at p (at most 10 bytes); returns the end.
+// Writes v as a varint at p (at most 10 bytes; protobuf's encoding); returns the end.
 inline uint8_t* putVarint(uint8_t* p, uint64_t v) {
     while (v >= 0x80) {
         *p++ = uint8_t(v) | 0x80;

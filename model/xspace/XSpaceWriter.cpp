@@ -1,10 +1,10 @@
 #include "model/xspace/XSpaceWriter.h"
 
 #include <algorithm>
-#include <bit>
 #include <new>
 #include <stdexcept>
 
+#include "model/StatList.h"
 #include "model/xspace/SpillFile.h"
 
 namespace stepscope {
@@ -21,18 +21,9 @@ constexpr uint8_t tag(uint32_t field, uint32_t wireType) {
     return static_cast<uint8_t>((field << 3) | wireType);
 }
 
-inline size_t varintSize(uint64_t v) {
-    return (static_cast<size_t>(std::bit_width(v | 1)) + 6) / 7;
-}
-
-inline uint8_t* putVarint(uint8_t* p, uint64_t v) {
-    while (v >= 0x80) {
-        *p++ = static_cast<uint8_t>(v | 0x80);
-        v >>= 7;
-    }
-    *p++ = static_cast<uint8_t>(v);
-    return p;
-}
+// Protobuf's varints, which the stat codec writes too.
+using statcodec::putVarint;
+using statcodec::varintSize;
 
 inline uint8_t* putBytes(uint8_t* p, const void* data, size_t n) {
     if (n) std::memcpy(p, data, n);

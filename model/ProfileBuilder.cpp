@@ -278,8 +278,9 @@ Column<uint32_t> ProfileBuilder::orderEvents(const Progress* progress, bool& can
             if (duration_[x] != duration_[y]) return duration_[x] > duration_[y];
             return x < y;
         };
-        if (!std::is_sorted(order.begin() + b, order.begin() + e, before))
-            std::sort(order.begin() + b, order.begin() + e, before);
+        // Importers that write a thread's events as they end, or stream by stream, leave a
+        // track a few ascending runs: merged run by run.
+        sortRuns(order.begin() + b, order.begin() + e, before);
 
         Column<uint32_t> depth(e - b); // every row is written below
         std::vector<int64_t> openEnds;

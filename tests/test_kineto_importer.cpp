@@ -631,6 +631,39 @@ private slots:
         QVERIFY(p.hosts()[0].warnings[0].find("\"C\"") != std::string::npos);
     }
 
+    // Events of threads that share a tid across processes, interleaved: each lands on its own
+    // process's thread, whichever thread the event before it was on.
+    void interleavedThreadsKeepTheirEvents() {
+        QTemporaryDir dir;
+        const LoadResult r = loadText(dir, "threads.json", R"J({"traceEvents":[
+            {"ph":"X","name":"a","pid":1,"tid":7,"ts":10,"dur":1},
+            {"ph":"X","name":"b","pid":2,"tid":7,"ts":20,"dur":1},
+            {"ph":"X","name":"c","pid":1,"tid":8,"ts":30,"dur":1},
+            {"ph":"X","name":"d","pid":1,"tid":7,"ts":40,"dur":1},
+            {"ph":"X","name":"e","pid":1,"tid":7,"ts":50,"dur":1},
+            {"ph":"X","name":"f","pid":2,"tid":7,"ts":60,"dur":1}]})J");
+        QVERIFY2(r.ok(), r.error.c_str());
+        const Profile& p = *r.profile;
+        QCOMPARE(p.planes().size(), size_t(2));
+        std::map<std::pair<std::string, std::string>, std::string> names; // (plane, track)
+        for (const Track& t : p.tracks())
+            for (EventIndex e : eventsOf(p, t))
+                names[{std::string(p.str(p.planes()[t.plane].name)), std::string(p.str(t.name))}] +=
+                    p.name(e);
+        QCOMPARE(names.size(), size_t(3));
+        std::string byPid[2];
+        for (const auto& [key, text] : names) {
+            if (key.second == "thread 8") {
+                QCOMPARE(text, std::string("c"));
+                continue;
+            }
+            QCOMPARE(key.second, std::string("thread 7"));
+            byPid[text[0] == 'a' ? 0 : 1] = text;
+        }
+        QCOMPARE(byPid[0], std::string("ade"));
+        QCOMPARE(byPid[1], std::string("bf"));
+    }
+
     // The GPU "Steps" line follows the device work each step launched (the PyTorch TensorBoard
     // plugin's rule). Host steps 0..100, 100..200, 200..300 µs; step 1 launches (10..15) a kernel
     // that runs 50..150, step 2 launches (110..115) one that runs 160..260, step 3 launches

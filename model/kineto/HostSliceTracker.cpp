@@ -19,6 +19,14 @@ bool isGraphLaunch(std::string_view name) {
 } // namespace
 
 uint32_t HostSliceTracker::thread(const Id& pid, const Id& tid) {
+    if (lastThread_.index != kNoThread && lastThread_.pid == pid.value &&
+        lastThread_.tid == tid.value)
+        return lastThread_.index;
+    lastThread_ = {pid.value, tid.value, threadOf(pid, tid)};
+    return lastThread_.index;
+}
+
+uint32_t HostSliceTracker::threadOf(const Id& pid, const Id& tid) {
     auto pit = processIndex_.find(pid.value);
     if (pit == processIndex_.end()) {
         Process p;

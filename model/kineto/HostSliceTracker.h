@@ -89,6 +89,7 @@ private:
             return std::hash<int64_t>()(k.first * 1000003 ^ k.second);
         }
     };
+    uint32_t threadOf(const Id& pid, const Id& tid);
     uint32_t metadataOf(uint32_t plane, StringId name, StringId cat);
 
     ProfileBuilder& b_;
@@ -100,6 +101,12 @@ private:
     std::unordered_map<int64_t, uint32_t> processIndex_;
     std::vector<Process> processes_;
     std::vector<Thread> threads_;
+    // The last event's thread: a thread's events mostly come one after another.
+    static constexpr uint32_t kNoThread = 0xFFFFFFFFu;
+    struct LastThread {
+        int64_t pid = 0, tid = 0;
+        uint32_t index = kNoThread;
+    } lastThread_;
     std::unordered_map<MetaKey, uint32_t, MetaKeyHash> meta_; // one metadata per name and cat
     static constexpr uint32_t kNoMetadata = 0xFFFFFFFFu;
     struct MetaSlot {

@@ -240,8 +240,8 @@ public:
     class Iterator {
     public:
         // Everything on the way to readEntryWithin is always inlined: GCC otherwise keeps the
-        // constructor and operator++ out of line in the loops that look for one stat, which cost
-        // the step analysis 6-10% (docs/performance.md).
+        // constructor and operator++ out of line in the loops that look for one stat, which made
+        // the overview 5-12% slower (docs/performance.md).
         [[gnu::always_inline]] Iterator(const uint8_t* p, const statcodec::ListBounds& bounds,
                                         const StringId* keys)
             : p_(p)

@@ -129,10 +129,11 @@ struct MemoryEvent {
 };
 
 // A host launch (cudaLaunchKernel, ...) joined to the device event it caused, by correlation id
-// within one host.
+// within one host. Left unwritten when default-constructed (Flow{} is zero), so that a Column of
+// flows is sized without a zero-fill.
 struct Flow {
-    EventIndex launch = 0;
-    EventIndex target = 0;
+    EventIndex launch;
+    EventIndex target;
 };
 // The two orders a profile keeps its flows in: by launch (flows()) and by target (the order
 // launchesOf() searches).
@@ -249,7 +250,7 @@ public:
     const SideTable<StringId>& hloOps() const { return hloOps_; }
 
     // Launch -> device flows, sorted by launch.
-    const std::vector<Flow>& flows() const { return flows_; }
+    const Column<Flow>& flows() const { return flows_; }
     std::span<const Flow> flowsFrom(EventIndex launch) const;
     // The launches whose flow ends at `target` (usually one).
     std::vector<EventIndex> launchesOf(EventIndex target) const;
@@ -288,8 +289,8 @@ private:
     SideTable<StringId> memory_;
     SideTable<StringId> tfOps_;
     SideTable<StringId> hloOps_;
-    std::vector<Flow> flows_;             // sorted by launch
-    std::vector<uint32_t> flowsByTarget_; // indices into flows_, sorted by (target, launch)
+    Column<Flow> flows_;             // sorted by launch
+    Column<uint32_t> flowsByTarget_; // indices into flows_, sorted by (target, launch)
 };
 
 } // namespace stepscope

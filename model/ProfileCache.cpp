@@ -741,24 +741,38 @@ std::string ProfileCache::checkProfile(const Profile& p, const Progress* progres
                 return "side table strings";
         return {};
     });
+    const size_t flowCheck = checks.size();
     checks.push_back([&p, n]() -> std::string {
-        for (const Flow& f : p.flows_)
-            if (f.launch >= n || f.target >= n) return "flows";
         // Flows run by launch; flowsByTarget_ lists each once, by target (launchesOf searches it).
-        if (!std::is_sorted(p.flows_.begin(), p.flows_.end(), flowByLaunch)) return "flow order";
-        std::vector<bool> listed(p.flows_.size(), false);
+        bool inRange = true, byLaunch = true;
+        for (size_t i = 0; i < p.flows_.size(); ++i) {
+            const Flow& f = p.flows_[i];
+            inRange &= f.launch < n && f.target < n;
+            if (i > 0) byLaunch &= !flowByLaunch(f, p.flows_[i - 1]);
+        }
+        if (!inRange) return "flows";
+        if (!byLaunch) return "flow order";
+        std::vector<uint8_t> listed(p.flows_.size(), 0);
         const Flow* previous = nullptr;
         for (uint32_t f : p.flowsByTarget_) {
             if (f >= p.flows_.size() || listed[f]) return "flow order";
-            listed[f] = true;
+            listed[f] = 1;
             const Flow& flow = p.flows_[f];
             if (previous && flowByTarget(flow, *previous)) return "flow order";
             previous = &flow;
         }
         return {};
     });
+    // The longest checks start first (the flows', then the two that read whole columns), so
+    // that the threads finish together; failures are still reported in the order above.
+    std::vector<size_t> schedule{flowCheck, 0, 1};
+    for (size_t i = 2; i < checks.size(); ++i)
+        if (i != flowCheck) schedule.push_back(i);
     std::vector<std::string> failures(checks.size());
-    parallelFor(checks.size(), 0, [&](size_t i) { failures[i] = checks[i](); });
+    parallelFor(schedule.size(), 0, [&](size_t i) {
+        const size_t k = schedule[i];
+        failures[k] = checks[k]();
+    });
     for (std::string& why : failures)
         if (!why.empty()) return std::move(why);
     return {};

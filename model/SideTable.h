@@ -60,7 +60,7 @@ public:
     // profile of ten million events).
     uint32_t eventAt(size_t i) const { return uint32_t(blockOf(i) << kBlockBits) | low_[i]; }
     const T& valueAt(size_t i) const { return values_[i]; }
-    const std::vector<T>& values() const { return values_; }
+    const Column<T>& values() const { return values_; }
     // Calls fn(event, value) for entries [from, to), in event order.
     template <class F> void forEachIn(size_t from, size_t to, F&& fn) const {
         if (from >= to) return;
@@ -117,7 +117,7 @@ private:
     }
     Column<uint16_t> low_;             // low 16 bits of each entry's event
     std::vector<uint32_t> blockBegin_; // first entry of each run of 2^16 events
-    std::vector<T> values_;
+    Column<T> values_;
 };
 
 // Walks a side table alongside a walk over events: each at(e) costs amortised O(1) as long as

@@ -311,7 +311,10 @@ private slots:
         const std::vector<uint32_t> meta = columnValues<uint32_t>(entry.columns[kMetaColumn]);
         QVERIFY(std::equal(meta.begin(), meta.end(), p.metadataColumn().begin(),
                            p.metadataColumn().end()));
-        QVERIFY(columnValues<uint32_t>(entry.columns[kKernelValuesColumn]) == p.kernels().values());
+        const std::vector<uint32_t> kernelValues =
+            columnValues<uint32_t>(entry.columns[kKernelValuesColumn]);
+        QVERIFY(std::equal(kernelValues.begin(), kernelValues.end(), p.kernels().values().begin(),
+                           p.kernels().values().end()));
         const std::vector<Flow> flowValues = columnValues<Flow>(entry.columns[kFlowsColumn]);
         QVERIFY(std::equal(flowValues.begin(), flowValues.end(), p.flows().begin(), p.flows().end(),
                            [](const Flow& a, const Flow& b) {

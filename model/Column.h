@@ -25,7 +25,8 @@ public:
     }
 };
 
-// A column of trivial values: a std::vector whose resize() leaves new rows unwritten.
+// A column: a std::vector whose resize() leaves new rows of a trivial type unwritten (rows of
+// other types are default-constructed, as in any vector).
 template <class T> using Column = std::vector<T, DefaultInitAllocator<T>>;
 
 } // namespace stepscope

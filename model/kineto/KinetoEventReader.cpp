@@ -71,8 +71,8 @@ KinetoEventReader::KinetoEventReader(ProfileBuilder& b, uint32_t host,
     , devices_(b, host, catKey_) {}
 
 // Room for what the text likely holds (Kineto writes 150 to 400 bytes per event, a kernel about
-// 500; the stat lists come to 1/12 to 1/15 of the text): the columns then grow without copies
-// into fresh memory, and room that is not used is never touched.
+// 500; the stat lists came to 1/13 to 1/14 of the text in the traces measured): the columns then
+// grow without copies into fresh memory, and room that is not used is never touched.
 void KinetoEventReader::expectBytes(size_t bytes) {
     b_.reserveEvents(b_.eventCount() + bytes / 128);
     b_.reserveStatBytes(bytes / 8);

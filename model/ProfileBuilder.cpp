@@ -24,23 +24,17 @@ std::pair<size_t, size_t> block(size_t n, size_t k) {
     return {k * kBlock, std::min(n, (k + 1) * kBlock)};
 }
 
-// The parts one after another, freeing each once copied.
-template <class T> std::vector<T> concatenate(std::vector<std::vector<T>>& parts) {
-    size_t total = 0;
-    for (const auto& part : parts) total += part.size();
-    std::vector<T> out;
-    out.reserve(total);
-    for (auto& part : parts) {
-        out.insert(out.end(), part.begin(), part.end());
-        std::vector<T>().swap(part);
-    }
-    return out;
+// Where each part begins when the parts are laid one after another; the last entry is the total.
+template <class T> std::vector<size_t> partOffsets(const std::vector<std::vector<T>>& parts) {
+    std::vector<size_t> at(parts.size() + 1, 0);
+    for (size_t k = 0; k < parts.size(); ++k) at[k + 1] = at[k] + parts[k].size();
+    return at;
 }
 
 // The first element of sorted `a` not less than `key`, searched from `hint`: forward by doubling
 // steps when the answer lies after it, which costs little when keys come nearly in order; by a
 // binary search of [0, hint) when it lies before.
-template <class T> size_t lowerBoundFrom(const std::vector<T>& a, size_t hint, const T& key) {
+template <class V, class T> size_t lowerBoundFrom(const V& a, size_t hint, const T& key) {
     const size_t n = a.size();
     if (hint >= n || !(a[hint] < key)) {
         if (hint >= n) hint = n;
@@ -775,12 +769,18 @@ void ProfileBuilder::joinFlows(unsigned threads) {
         });
         launchParts[k] = std::move(part);
     });
-    std::vector<Launch> launches = concatenate(launchParts);
-    std::vector<EventIndex> launchEvents(launches.size());
-    for (size_t i = 0; i < launches.size(); ++i) {
-        launchEvents[i] = launches[i].at;
-        launches[i].at = uint32_t(i);
-    }
+    // The parts laid one after another on all cores (both columns are written whole here).
+    const std::vector<size_t> launchAt = partOffsets(launchParts);
+    Column<Launch> launches(launchAt.back());
+    Column<EventIndex> launchEvents(launchAt.back());
+    parallelFor(launchParts.size(), threads, [&](size_t k) {
+        for (size_t i = 0, j = launchAt[k]; i < launchParts[k].size(); ++i, ++j) {
+            const Launch& l = launchParts[k][i];
+            launchEvents[j] = l.at;
+            launches[j] = {l.corr, l.host, uint32_t(j)};
+        }
+        std::vector<Launch>().swap(launchParts[k]);
+    });
     // Gathered track by track in time order, the launches are a few ascending runs of ids.
     parallelSort(launches.begin(), launches.end(), threads, std::less<Launch>());
     // Targets of one stream come in launch order too, so each search starts where the last one
@@ -797,18 +797,24 @@ void ProfileBuilder::joinFlows(unsigned threads) {
         });
         flowParts[k] = std::move(part);
     });
-    // The flows come out in target order; a stable counting sort on the launch's position gives
-    // them in (launch, target) order, and the position each one lands at.
-    const std::vector<Flow> byTarget = concatenate(flowParts);
+    // The flows come out in target order, block after block; a stable counting sort on the
+    // launch's position, reading the blocks' parts in order as one list, gives them in (launch,
+    // target) order, and the position each one lands at.
+    const size_t flowCount = partOffsets(flowParts).back();
     std::vector<uint32_t> slot(launchEvents.size() + 1, 0);
-    for (const Flow& f : byTarget) ++slot[f.launch + 1];
+    for (const auto& part : flowParts)
+        for (const Flow& f : part) ++slot[f.launch + 1];
     std::partial_sum(slot.begin(), slot.end(), slot.begin());
-    p.flows_.resize(byTarget.size());
-    p.flowsByTarget_.resize(byTarget.size());
-    for (size_t i = 0; i < byTarget.size(); ++i) {
-        const uint32_t j = slot[byTarget[i].launch]++;
-        p.flows_[j] = {launchEvents[byTarget[i].launch], byTarget[i].target};
-        p.flowsByTarget_[i] = j;
+    p.flows_.resize(flowCount);
+    p.flowsByTarget_.resize(flowCount);
+    size_t i = 0;
+    for (auto& part : flowParts) {
+        for (const Flow& f : part) {
+            const uint32_t j = slot[f.launch]++;
+            p.flows_[j] = {launchEvents[f.launch], f.target};
+            p.flowsByTarget_[i++] = j;
+        }
+        std::vector<Flow>().swap(part);
     }
 }
 

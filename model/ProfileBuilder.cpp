@@ -276,34 +276,39 @@ Column<uint32_t> ProfileBuilder::orderEvents(const Progress* progress, bool& can
         // track a few ascending runs: merged run by run.
         sortRuns(order.begin() + b, order.begin() + e, before);
 
-        Column<uint32_t> depth(e - b); // every row is written below
-        std::vector<int64_t> openEnds;
-        uint32_t maxDepth = 0;
-        int64_t minStart = 0, maxEnd = 0;
-        for (uint32_t k2 = b; k2 < e; ++k2) {
-            const uint32_t i = order[k2];
-            const int64_t s = start_[i], end = s + duration_[i];
-            while (!openEnds.empty() && openEnds.back() <= s) openEnds.pop_back();
-            depth[k2 - b] = static_cast<uint32_t>(openEnds.size());
-            maxDepth = std::max(maxDepth, depth[k2 - b]);
-            openEnds.push_back(end);
-            if (k2 == b || s < minStart) minStart = s;
-            if (k2 == b || end > maxEnd) maxEnd = end;
-        }
-        track.minStartPs = minStart;
-        track.maxEndPs = maxEnd;
-        track.depthCount = e > b ? maxDepth + 1 : 0;
-
-        // Stable counting sort of the track's events by depth.
-        std::vector<uint32_t> depthCount(track.depthCount + 1, 0);
-        for (uint32_t k2 = 0; k2 < e - b; ++k2) ++depthCount[depth[k2] + 1];
+        // An event's depth is the number of open events that contain its start, kept on a stack.
+        // A first walk counts the events at each depth; a nested track is walked again to place
+        // each event by its depth (a stable counting sort), so no depth is stored per event.
+        auto walk = [&](const uint32_t* rows, auto&& visit) {
+            std::vector<int64_t> openEnds;
+            for (uint32_t k2 = 0; k2 < e - b; ++k2) {
+                const int64_t s = start_[rows[k2]], end = s + duration_[rows[k2]];
+                while (!openEnds.empty() && openEnds.back() <= s) openEnds.pop_back();
+                visit(rows[k2], uint32_t(openEnds.size()), s, end);
+                openEnds.push_back(end);
+            }
+        };
+        // Events at depth d - 1; once summed, where depth d begins.
+        std::vector<uint32_t> depthCount(2, 0);
+        int64_t minStart = std::numeric_limits<int64_t>::max();
+        int64_t maxEnd = std::numeric_limits<int64_t>::min();
+        walk(order.data() + b, [&](uint32_t, uint32_t d, int64_t s, int64_t end) {
+            if (d + 2 > depthCount.size()) depthCount.resize(d + 2, 0);
+            ++depthCount[d + 1];
+            minStart = std::min(minStart, s);
+            maxEnd = std::max(maxEnd, end);
+        });
+        track.minStartPs = e > b ? minStart : 0;
+        track.maxEndPs = e > b ? maxEnd : 0;
+        track.depthCount = e > b ? uint32_t(depthCount.size() - 1) : 0;
         std::partial_sum(depthCount.begin(), depthCount.end(), depthCount.begin());
         std::vector<uint32_t>& offsets = depthOffsets[t];
         for (uint32_t d = 0; d <= track.depthCount; ++d) offsets.push_back(b + depthCount[d]);
-        if (maxDepth > 0) {
+        if (track.depthCount > 1) {
             const std::vector<uint32_t> scratch(order.begin() + b, order.begin() + e);
-            for (uint32_t k2 = 0; k2 < e - b; ++k2)
-                order[b + depthCount[depth[k2]]++] = scratch[k2];
+            walk(scratch.data(), [&](uint32_t row, uint32_t d, int64_t, int64_t) {
+                order[b + depthCount[d]++] = row;
+            });
         }
         const size_t done = ++sorted;
         if (progress) {

@@ -77,6 +77,42 @@ private slots:
         }
     }
 
+    // Five levels, added innermost first, and an empty track beside them: each level holds its
+    // events by start, the empty track has no depth and no extent.
+    void deepNestingGetsADepthPerLevel() {
+        ProfileBuilder b;
+        const uint32_t host = b.addHost("h", "");
+        const uint32_t plane = b.addPlane(host, 0, "/host:CPU");
+        const uint32_t empty = b.addTrack(plane, 1, "idle");
+        const uint32_t t = b.addTrack(plane, 2, "python");
+        const uint32_t m = b.addMetadata(plane, 1, "op", "");
+        b.setTimeBase(0);
+        for (int64_t level = 4; level >= 0; --level)
+            b.addEvent(t, level * us, (100 - 2 * level) * us, m); // [level, 100 - level)
+        b.addEvent(t, 200 * us, 1 * us, m);
+        b.addEvent(t, 50 * us, 1 * us, m); // inside all five: depth 5
+        auto p = b.finish();
+        QVERIFY(p);
+        QCOMPARE(p->tracks()[empty].eventCount, 0u);
+        QCOMPARE(p->tracks()[empty].depthCount, 0u);
+        QCOMPARE(p->tracks()[empty].minStartPs, 0);
+        QCOMPARE(p->tracks()[empty].maxEndPs, 0);
+        const Track& track = p->tracks()[t];
+        QCOMPARE(track.eventCount, 7u);
+        QCOMPARE(track.depthCount, 6u);
+        const std::vector<uint32_t> sizes = {2, 1, 1, 1, 1, 1};
+        const std::vector<int64_t> firstStarts = {0, 1 * us, 2 * us, 3 * us, 4 * us, 50 * us};
+        for (uint32_t d = 0; d < 6; ++d) {
+            const EventRange r = p->eventsAt(t, d);
+            QCOMPARE(r.size(), sizes[d]);
+            QCOMPARE(p->start(r.begin), firstStarts[d]);
+            QCOMPARE(p->depthOf(r.begin), d);
+        }
+        QCOMPARE(p->start(p->eventsAt(t, 0).begin + 1), 200 * us);
+        QCOMPARE(track.minStartPs, 0);
+        QCOMPARE(track.maxEndPs, 201 * us);
+    }
+
     void timeIsShiftedToTheFirstEvent() {
         ProfileBuilder b;
         const uint32_t host = b.addHost("h", "");

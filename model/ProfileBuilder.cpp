@@ -805,7 +805,8 @@ void ProfileBuilder::joinFlows(unsigned threads) {
     // The flows come out in target order, block after block; a stable counting sort on the
     // launch's position, reading the blocks' parts in order as one list, gives them in (launch,
     // target) order, and the position each one lands at.
-    const size_t flowCount = partOffsets(flowParts).back();
+    size_t flowCount = 0;
+    for (const auto& part : flowParts) flowCount += part.size();
     std::vector<uint32_t> slot(launchEvents.size() + 1, 0);
     for (const auto& part : flowParts)
         for (const Flow& f : part) ++slot[f.launch + 1];

@@ -16,7 +16,6 @@
 #include "model/analysis/KernelStats.h"
 #include "model/analysis/TensorCore.h"
 #include "model/kineto/ChromeTraceWriter.h"
-#include "model/kineto/KinetoImporter.h"
 #include "tests/fixtures/GzipFile.h"
 #include "tests/fixtures/KinetoTraces.h"
 

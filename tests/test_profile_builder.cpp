@@ -77,8 +77,8 @@ private slots:
         }
     }
 
-    // Five levels, added innermost first, and an empty track beside them: each level holds its
-    // events by start, the empty track has no depth and no extent.
+    // Five nested spans, added innermost first, and an event inside them all: six levels, each
+    // holding its events by start. The empty track beside them has no depth and no extent.
     void deepNestingGetsADepthPerLevel() {
         ProfileBuilder b;
         const uint32_t host = b.addHost("h", "");

@@ -11,7 +11,6 @@
 #include <random>
 #include <tuple>
 
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +21,7 @@
 #include "model/LogDir.h"
 #include "model/ProfileLoader.h"
 #include "model/analysis/StepAnalysis.h"
+#include "tests/fixtures/AddressSpaceLimit.h"
 #include "tests/fixtures/ProtoXSpace.h"
 #include "xplane.pb.h"
 
@@ -214,13 +214,7 @@ private slots:
         const pid_t child = fork();
         QVERIFY(child >= 0);
         if (child == 0) {
-            size_t vmKb = 0;
-            std::ifstream status("/proc/self/status");
-            for (std::string line; std::getline(status, line);)
-                if (line.rfind("VmSize:", 0) == 0) vmKb = std::stoull(line.substr(7));
-            const rlim_t cap = rlim_t(vmKb + 256 * 1024) * 1024;
-            const rlimit limit{cap, cap};
-            setrlimit(RLIMIT_AS, &limit);
+            testing::limitAddressSpaceToCurrentPlus(size_t(256) << 20);
             try {
                 const RecordFileContents c = readRecordBytes(bytes.data(), bytes.size(), "x");
                 _exit(c.ok() && c.frames == 0 &&

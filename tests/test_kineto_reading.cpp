@@ -5,16 +5,15 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "model/ProfileLoader.h"
 #include "model/kineto/Gunzip.h"
 #include "model/kineto/KinetoImporter.h"
+#include "tests/fixtures/AddressSpaceLimit.h"
 #include "tests/fixtures/ChromeTraceTexts.h"
 #include "tests/fixtures/CompareProfiles.h"
 #include "tests/fixtures/GzipFile.h"
@@ -173,13 +172,7 @@ private slots:
         const pid_t child = fork();
         QVERIFY(child >= 0);
         if (child == 0) {
-            size_t vmKb = 0;
-            std::ifstream status("/proc/self/status");
-            for (std::string line; std::getline(status, line);)
-                if (line.rfind("VmSize:", 0) == 0) vmKb = std::stoull(line.substr(7));
-            const rlim_t cap = rlim_t(vmKb + 64 * 1024) * 1024;
-            const rlimit limit{cap, cap};
-            setrlimit(RLIMIT_AS, &limit);
+            testing::limitAddressSpaceToCurrentPlus(size_t(64) << 20);
             try {
                 GunzipBuffer out;
                 size_t size = 0;

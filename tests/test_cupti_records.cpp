@@ -11,9 +11,6 @@
 #include <random>
 #include <tuple>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include "capture/ApiCallFilter.h"
 #include "capture/CuptiConverter.h"
 #include "capture/LiveRecordCounts.h"
@@ -211,24 +208,14 @@ private slots:
         const size_t sizeAt = 8 + 5 + (singleSegment ? 0 : 1) + dictBytes[descriptor & 3];
         const uint32_t claimed = 0x7FFFFFF0;
         for (size_t i = 0; i < 4; ++i) bytes[sizeAt + i] = uint8_t(claimed >> (8 * i));
-        const pid_t child = fork();
-        QVERIFY(child >= 0);
-        if (child == 0) {
-            testing::limitAddressSpaceToCurrentPlus(size_t(256) << 20);
-            try {
-                const RecordFileContents c = readRecordBytes(bytes.data(), bytes.size(), "x");
-                _exit(c.ok() && c.frames == 0 &&
-                              c.problem == "frame 1 at byte 8 is truncated or corrupt"
-                          ? 0
-                          : 1);
-            } catch (const std::bad_alloc&) {
-                _exit(2);
-            }
-        }
-        int status = 0;
-        QCOMPARE(waitpid(child, &status, 0), child);
-        QVERIFY(WIFEXITED(status));
-        QCOMPARE(WEXITSTATUS(status), 0); // 2: it allocated what the header claimed
+        const int code = testing::exitCodeWithAddressSpaceLimit(size_t(256) << 20, [&] {
+            const RecordFileContents c = readRecordBytes(bytes.data(), bytes.size(), "x");
+            return c.ok() && c.frames == 0 &&
+                           c.problem == "frame 1 at byte 8 is truncated or corrupt"
+                       ? 0
+                       : 1;
+        });
+        QCOMPARE(code, 0); // 2: it allocated what the header claimed
     }
 
     void foreignEmptyAndMissingFilesAreRefused() {

@@ -229,19 +229,55 @@ Column<uint32_t> ProfileBuilder::orderEvents(const Progress* progress, bool& can
     const size_t n = start_.size();
     const size_t trackCount = p.tracks_.size();
 
-    // Group by track: a stable counting sort, skipped when events arrive grouped already.
+    // Group by track: a stable counting sort, skipped when events arrive grouped already. The
+    // rows are cut into one part per thread; each part counts its tracks, and, where the rows are
+    // not grouped, places its rows from where the parts before it left each track.
     Column<uint32_t> order(n); // every row is written below
+    const size_t parts =
+        std::max<size_t>(1, std::min(blockCount(n), size_t(threads ? threads : availableCores())));
+    const auto partRows = [n, parts](size_t k) {
+        return std::pair{n * k / parts, n * (k + 1) / parts};
+    };
+    std::vector<std::vector<uint32_t>> partCount(parts);
+    std::vector<uint8_t> partSorted(parts, 1);
+    parallelFor(parts, threads, [&](size_t k) {
+        const auto [b, e] = partRows(k);
+        std::vector<uint32_t> count(trackCount, 0);
+        for (size_t i = b; i < e; ++i) {
+            ++count[track_[i]];
+            if (i > b && track_[i] < track_[i - 1]) partSorted[k] = 0;
+        }
+        partCount[k] = std::move(count);
+    });
+    bool grouped = true;
+    for (size_t k = 0; k < parts; ++k) {
+        const size_t b = partRows(k).first;
+        grouped = grouped && partSorted[k] && (b == 0 || b == n || track_[b - 1] <= track_[b]);
+    }
     std::vector<uint32_t> trackBegin(trackCount + 1, 0);
-    for (uint32_t t : track_) ++trackBegin[t + 1];
+    for (const std::vector<uint32_t>& count : partCount)
+        for (size_t t = 0; t < trackCount; ++t) trackBegin[t + 1] += count[t];
     std::partial_sum(trackBegin.begin(), trackBegin.end(), trackBegin.begin());
-    if (std::is_sorted(track_.begin(), track_.end())) {
+    if (grouped) {
         parallelFor(blockCount(n), threads, [&](size_t k) {
             const auto [b, e] = block(n, k);
             std::iota(order.begin() + ptrdiff_t(b), order.begin() + ptrdiff_t(e), uint32_t(b));
         });
     } else {
-        std::vector<uint32_t> fill(trackBegin.begin(), trackBegin.end() - 1);
-        for (uint32_t i = 0; i < n; ++i) order[fill[track_[i]]++] = i;
+        // Part k's rows of track t go after those of parts 0..k-1.
+        for (size_t t = 0; t < trackCount; ++t) {
+            uint32_t at = trackBegin[t];
+            for (std::vector<uint32_t>& count : partCount) {
+                const uint32_t rows = count[t];
+                count[t] = at;
+                at += rows;
+            }
+        }
+        parallelFor(parts, threads, [&](size_t k) {
+            const auto [b, e] = partRows(k);
+            std::vector<uint32_t>& fill = partCount[k];
+            for (size_t i = b; i < e; ++i) order[fill[track_[i]]++] = uint32_t(i);
+        });
     }
 
     // Tracks are independent: each is sorted and given depths on its own, the largest first so
@@ -723,7 +759,26 @@ void ProfileBuilder::decodeHotStats(unsigned threads) {
             p.groupIds_.shrink();
         },
     };
-    parallelFor(std::size(joins), threads, [&](size_t i) { joins[i](); });
+    // The tables with the most entries start first, so that the threads finish together.
+    const auto entries = [&perTrack](auto member) {
+        size_t total = 0;
+        for (const TrackHot& t : perTrack) total += (t.*member).size();
+        return total;
+    };
+    const size_t work[std::size(joins)] = {
+        entries(&TrackHot::kernels),
+        entries(&TrackHot::correlation),
+        entries(&TrackHot::memcpys),
+        entries(&TrackHot::memory),
+        entries(&TrackHot::tfOps),
+        entries(&TrackHot::hloOps),
+        0, // step ids: runs, few
+    };
+    std::vector<size_t> byWork(std::size(joins));
+    std::iota(byWork.begin(), byWork.end(), size_t(0));
+    std::stable_sort(byWork.begin(), byWork.end(),
+                     [&work](size_t a, size_t b) { return work[a] > work[b]; });
+    parallelFor(byWork.size(), threads, [&](size_t i) { joins[byWork[i]](); });
 }
 
 // Joins host launches to device events by correlation id, within each host. A launch is an

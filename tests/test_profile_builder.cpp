@@ -154,6 +154,52 @@ private slots:
         QCOMPARE(p->start(p->tracks()[2].firstEvent), int64_t(2));
     }
 
+    // 700,002 events dealt to three tracks in turn and then a run of each track's own, or the
+    // same events track after track: the rows arrive ungrouped, or grouped, across the three
+    // blocks of the grouping pass, which cuts them into one part per thread. On every thread count
+    // each track holds exactly its own events, in time order.
+    void interleavedTracksGroupTheSameOnAnyThreadCount() {
+        constexpr uint32_t kDealt = 600000, kRun = 33334;
+        for (const bool dealt : {true, false})
+            for (unsigned threads : {1u, 2u, 3u, 8u}) {
+                ProfileBuilder b;
+                const uint32_t host = b.addHost("h", "");
+                const uint32_t plane = b.addPlane(host, 0, "/host:CPU");
+                const uint32_t m = b.addMetadata(plane, 1, "x", "");
+                uint32_t tracks[3];
+                for (uint32_t t = 0; t < 3; ++t) tracks[t] = b.addTrack(plane, t + 1, "thread");
+                b.setTimeBase(0);
+                // Track t's k-th event starts at 10 * k + t ps and lasts 1 ps.
+                std::vector<int64_t> next(3, 0);
+                const auto add = [&](uint32_t t) {
+                    b.addEvent(tracks[t], 10 * next[t]++ + t, 1, m);
+                };
+                if (dealt) {
+                    for (uint32_t i = 0; i < kDealt; ++i) add(i % 3);
+                    for (uint32_t t = 0; t < 3; ++t)
+                        for (uint32_t i = 0; i < kRun; ++i) add(t);
+                } else {
+                    for (uint32_t t = 0; t < 3; ++t)
+                        for (uint32_t i = 0; i < kDealt / 3 + kRun; ++i) add(t);
+                }
+                auto p = b.finish(nullptr, threads);
+                QVERIFY(p);
+                for (uint32_t t = 0; t < 3; ++t) {
+                    const Track& tr = p->tracks()[tracks[t]];
+                    QCOMPARE(tr.eventCount, kDealt / 3 + kRun);
+                    for (uint32_t k = 0; k < tr.eventCount; ++k)
+                        if (p->start(tr.firstEvent + k) != 10 * int64_t(k) + t)
+                            QFAIL(qPrintable(
+                                QString("track %1 event %2 on %3 threads (%4) starts at %5")
+                                    .arg(t)
+                                    .arg(k)
+                                    .arg(threads)
+                                    .arg(dealt ? "dealt" : "grouped")
+                                    .arg(p->start(tr.firstEvent + k))));
+                }
+            }
+    }
+
     void windowEdges() {
         ProfileBuilder b;
         const uint32_t host = b.addHost("h", "");

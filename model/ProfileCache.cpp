@@ -15,6 +15,7 @@
 #include <thread>
 #include <type_traits>
 
+#include "model/Hash64.h"
 #include "model/MappedFile.h"
 #include "model/ParallelFor.h"
 
@@ -32,8 +33,8 @@ constexpr int kLevel = -5; // a fast level: decompression, not size, decides the
 // to about kWriteWindowPerCore * cores * kChunkBytes.
 constexpr unsigned kWriteWindowPerCore = 2;
 
-// FNV-1a over small texts (key, header, directory); the column data is checked by zstd's own
-// content checksum in every frame.
+// FNV-1a over small texts (key, header, directory); each frame of column data is checked by the
+// XXH64 of its compressed bytes, kept in the directory (Hash64.h).
 uint64_t fnv(const uint8_t* p, size_t n, uint64_t h = 1469598103934665603ull) {
     for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
     return h;
@@ -106,14 +107,44 @@ struct ColumnOut {
     uint32_t elementSize;
 };
 
-// One column as read: where its bytes go once sized.
+constexpr size_t kNoRow = SIZE_MAX;
+
+// What one frame's rows showed the checks that read a whole column (ProfileCache::ScannedRows).
+struct FrameFacts {
+    size_t marked = 0;              // rows marked long
+    size_t firstBad = kNoRow;       // first row out of range
+    size_t firstUnordered = kNoRow; // first row out of order with the row before it, in the frame
+};
+
+// One column as read: where its bytes go once sized, and, for the columns checked row by row,
+// the check of a frame's rows [begin, end), run as soon as the frame is decompressed.
 struct ColumnIn {
+    const void* member = nullptr; // the Profile member it fills
     uint64_t bytes = 0;
     uint32_t elementSize = 0;
     uint32_t firstChunk = 0, chunkCount = 0;
     std::function<uint8_t*(size_t elements)> size; // sizes the destination, returns its data
     uint8_t* data = nullptr;
+    std::function<FrameFacts(size_t begin, size_t end)> scan;
 };
+
+// The first of rows [begin, end) of `v` whose value is `limit` or more, or kNoRow. Runs of 64 rows
+// are tested whole first (vectorised at -O2: the comparison is kept in 32 bits), then searched.
+size_t firstAtLeast(const uint32_t* v, size_t begin, size_t end, uint64_t limit) {
+    if (limit > UINT32_MAX) return kNoRow;
+    const uint32_t least = uint32_t(limit);
+    for (size_t i = begin; i < end; i += 64) {
+        const size_t runEnd = std::min(end, i + 64);
+        if (runEnd - i == 64) {
+            uint32_t over = 0;
+            for (size_t k = 0; k < 64; ++k) over |= v[i + k] >= least ? 1u : 0u;
+            if (over == 0) continue;
+        }
+        for (size_t k = i; k < runEnd; ++k)
+            if (v[k] >= least) return k;
+    }
+    return kNoRow;
+}
 
 struct Chunk {
     uint32_t column = 0;
@@ -121,6 +152,7 @@ struct Chunk {
     uint32_t rawBytes = 0;
     uint64_t dataOffset = 0; // within the data section
     uint32_t compressedBytes = 0;
+    uint64_t checksum = 0; // XXH64 of the compressed bytes
 };
 
 // The parts of a Profile that are not plain columns (they hold std::strings): hosts, planes and
@@ -368,11 +400,11 @@ std::string ProfileCache::write(const CacheKey& key, const Profile& profile) con
     }
     firstChunk.push_back(uint32_t(chunks.size()));
 
-    // The directory's size is known before compression (16 bytes a column, 8 a frame), so the file
+    // The directory's size is known before compression (16 bytes a column and a frame), so the file
     // is written in one pass: room for header, key and directory, then the frames in order as
     // each window of them is compressed on every core; header and directory go into the room at
     // the end. Only one window of compressed frames is held at a time (not the whole entry).
-    const size_t directoryBytes = 4 + 16 * columns.size() + 8 * chunks.size();
+    const size_t directoryBytes = 4 + 16 * columns.size() + 16 * chunks.size();
     const uint64_t prefixBytes = kHeaderBytes + key.text.size() + directoryBytes;
     if (prefixBytes > capBytes_)
         return "the cache entry would take more than the cache's cap of " +
@@ -409,18 +441,21 @@ std::string ProfileCache::write(const CacheKey& key, const Profile& profile) con
                                                                                  ZSTD_freeCCtx);
                 ZSTD_CCtx* cctx = context.get();
                 if (!cctx) throw std::bad_alloc();
+                // No content checksum in the frame: the directory keeps one of the compressed
+                // bytes, half as many to hash when the entry is read.
                 ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, kLevel);
-                ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
-                const Chunk& ch = chunks[first + k];
+                Chunk& ch = chunks[first + k];
                 std::vector<uint8_t>& out = frames[k];
                 out.resize(ZSTD_compressBound(ch.rawBytes));
                 const size_t n =
                     ZSTD_compress2(cctx, out.data(), out.size(),
                                    columns[ch.column].data + ch.rawOffset, ch.rawBytes);
-                if (ZSTD_isError(n))
+                if (ZSTD_isError(n)) {
                     errors[k] = ZSTD_getErrorName(n);
-                else
+                } else {
                     out.resize(n);
+                    ch.checksum = xxh64(out.data(), n);
+                }
             });
         } catch (const std::bad_alloc&) {
             return fail("not enough memory to compress the cache");
@@ -448,6 +483,7 @@ std::string ProfileCache::write(const CacheKey& key, const Profile& profile) con
         for (uint32_t i = firstChunk[c]; i < firstChunk[c + 1]; ++i) {
             putU32(directory, chunks[i].rawBytes);
             putU32(directory, frameBytes[i]);
+            putU64(directory, chunks[i].checksum);
         }
     }
 
@@ -536,6 +572,7 @@ std::unique_ptr<Profile> ProfileCache::load(const CacheKey& key, const Progress*
     const auto want = [&columns](auto& v) {
         using T = typename std::decay_t<decltype(v)>::value_type;
         ColumnIn c;
+        c.member = &v;
         c.elementSize = sizeof(T);
         c.size = [&v](size_t n) {
             sizeColumn(v, n);
@@ -566,6 +603,7 @@ std::unique_ptr<Profile> ProfileCache::load(const CacheKey& key, const Progress*
             ch.rawOffset = raw;
             ch.rawBytes = d.u32();
             ch.compressedBytes = d.u32();
+            ch.checksum = d.u64();
             ch.dataOffset = dataOffset;
             raw += ch.rawBytes;
             dataOffset += ch.compressedBytes;
@@ -577,6 +615,50 @@ std::unique_ptr<Profile> ProfileCache::load(const CacheKey& key, const Progress*
     if (d.p != d.end || dataOffset != dataBytes)
         return ignore("corrupt: the directory does not match the data");
 
+    // The columns checked row by row are checked frame by frame as they are decompressed, while
+    // their rows are in cache; their frames must hold whole rows. Limits come from the directory
+    // (the columns are sized from it).
+    Profile& p = *profile;
+    const auto column = [&columns](const void* member) -> ColumnIn& {
+        return *std::find_if(columns.begin(), columns.end(),
+                             [member](const ColumnIn& c) { return c.member == member; });
+    };
+    const uint64_t events = column(&p.meta_).bytes / sizeof(uint32_t);
+    const uint64_t metadataCount = column(&p.metadata_).bytes / sizeof(EventMetadata);
+    const uint64_t statBytes = column(&p.statBlob_).bytes;
+    column(&p.duration_.narrow_).scan = [&p](size_t b, size_t e) {
+        return FrameFacts{p.duration_.markedRows(b, e)};
+    };
+    column(&p.start_.offset_).scan = [&p](size_t b, size_t e) {
+        return FrameFacts{p.start_.markedRows(b, e)};
+    };
+    column(&p.meta_).scan = [&p, metadataCount](size_t b, size_t e) {
+        return FrameFacts{0, firstAtLeast(p.meta_.data(), b, e, metadataCount)};
+    };
+    column(&p.statBegin_).scan = [&p, statBytes](size_t b, size_t e) {
+        return FrameFacts{0, firstAtLeast(p.statBegin_.data(), b, e, statBytes)};
+    };
+    column(&p.flows_).scan = [&p, events](size_t b, size_t e) {
+        FrameFacts f;
+        for (size_t i = b; i < e; ++i) {
+            const Flow& flow = p.flows_[i];
+            if (f.firstBad == kNoRow && (flow.launch >= events || flow.target >= events))
+                f.firstBad = i;
+            if (f.firstUnordered == kNoRow && i > b && flowByLaunch(flow, p.flows_[i - 1]))
+                f.firstUnordered = i;
+        }
+        return f;
+    };
+    for (uint32_t c = 0; c < columns.size(); ++c) {
+        const ColumnIn& col = columns[c];
+        if (!col.scan) continue;
+        for (uint32_t i = col.firstChunk; i < col.firstChunk + col.chunkCount; ++i)
+            if (chunks[i].rawOffset % col.elementSize != 0 ||
+                chunks[i].rawBytes % col.elementSize != 0)
+                return ignore("corrupt: a frame of column " + std::to_string(c) +
+                              " does not hold whole rows");
+    }
+
     // Size every column (in parallel: first touch of the memory is a large part of the time),
     // then decompress every frame straight into its column.
     std::vector<size_t> order(columns.size());
@@ -584,6 +666,7 @@ std::unique_ptr<Profile> ProfileCache::load(const CacheKey& key, const Progress*
     std::sort(order.begin(), order.end(),
               [&columns](size_t a, size_t b) { return columns[a].bytes > columns[b].bytes; });
     std::vector<std::string> errors(chunks.size());
+    std::vector<FrameFacts> facts(chunks.size());
     std::atomic<size_t> done{0};
     try {
         parallelFor(order.size(), 0, [&](size_t i) {
@@ -601,15 +684,23 @@ std::unique_ptr<Profile> ProfileCache::load(const CacheKey& key, const Progress*
             ZSTD_DCtx* dctx = context.get();
             if (!dctx) throw std::bad_alloc();
             const Chunk& ch = chunks[i];
-            const size_t n =
-                ZSTD_decompressDCtx(dctx, columns[ch.column].data + ch.rawOffset, ch.rawBytes,
-                                    dataAt + ch.dataOffset, ch.compressedBytes);
-            if (ZSTD_isError(n))
-                errors[i] = std::string("corrupt: a frame of column ") + std::to_string(ch.column) +
-                            " does not decompress (" + ZSTD_getErrorName(n) + ")";
-            else if (n != ch.rawBytes)
-                errors[i] = "corrupt: a frame of column " + std::to_string(ch.column) +
-                            " holds the wrong number of bytes";
+            const uint8_t* frame = dataAt + ch.dataOffset;
+            const auto refuse = [&](const std::string& why) {
+                errors[i] = "corrupt: a frame of column " + std::to_string(ch.column) + why;
+            };
+            if (xxh64(frame, ch.compressedBytes) != ch.checksum) {
+                refuse(" does not match its checksum");
+            } else {
+                const size_t n = ZSTD_decompressDCtx(dctx, columns[ch.column].data + ch.rawOffset,
+                                                     ch.rawBytes, frame, ch.compressedBytes);
+                if (ZSTD_isError(n))
+                    refuse(std::string(" does not decompress (") + ZSTD_getErrorName(n) + ")");
+                else if (n != ch.rawBytes)
+                    refuse(" holds the wrong number of bytes");
+                else if (const ColumnIn& col = columns[ch.column]; col.scan)
+                    facts[i] = col.scan(ch.rawOffset / col.elementSize,
+                                        (ch.rawOffset + ch.rawBytes) / col.elementSize);
+            }
             const size_t finished = ++done;
             if (progress && std::this_thread::get_id() == caller)
                 progress->report("Reading the cache", double(finished) / double(chunks.size()));
@@ -627,9 +718,28 @@ std::unique_ptr<Profile> ProfileCache::load(const CacheKey& key, const Progress*
     if (!decodeStructure(structure, profile->hosts_, profile->planes_, profile->startNs_,
                          profile->durationPs_))
         return ignore("corrupt: the host and plane list is malformed");
+    // The frames' findings, column by column; the flows' order is checked across the frames'
+    // edges here.
+    ScannedRows scanned;
+    for (size_t i = 0; i < chunks.size(); ++i) {
+        const void* member = columns[chunks[i].column].member;
+        const FrameFacts& f = facts[i];
+        if (member == &p.duration_.narrow_) scanned.longDurations += f.marked;
+        if (member == &p.start_.offset_) scanned.longStarts += f.marked;
+        if (member == &p.meta_ || member == &p.statBegin_)
+            scanned.firstBadEvent = std::min(scanned.firstBadEvent, f.firstBad);
+        if (member == &p.flows_) {
+            const size_t first = chunks[i].rawOffset / sizeof(Flow);
+            scanned.flowsInRange = scanned.flowsInRange && f.firstBad == kNoRow;
+            // An empty frame may sit at the column's end (first == size): no row to compare.
+            scanned.flowsByLaunch = scanned.flowsByLaunch && f.firstUnordered == kNoRow &&
+                                    (first == 0 || first >= p.flows_.size() ||
+                                     !flowByLaunch(p.flows_[first], p.flows_[first - 1]));
+        }
+    }
     std::string why;
     try {
-        why = checkProfile(*profile, progress);
+        why = checkProfile(*profile, scanned, progress);
     } catch (const std::exception& e) { // bad_alloc, from a check's worker
         return ignore(std::string("cannot check it: ") + e.what());
     }
@@ -642,7 +752,8 @@ std::unique_ptr<Profile> ProfileCache::load(const CacheKey& key, const Progress*
 
 // The structural facts every reader of a Profile relies on (ranges, indices, ordering), so that
 // even a file that passed the checksums by chance cannot make a reader index out of bounds.
-std::string ProfileCache::checkProfile(const Profile& p, const Progress* progress) {
+std::string ProfileCache::checkProfile(const Profile& p, const ScannedRows& scanned,
+                                       const Progress* progress) {
     const StringPool& s = p.strings_;
     const size_t strings = s.offsets_.size() - (s.offsets_.empty() ? 0 : 1);
     if (s.offsets_.empty() || s.offsets_.front() != 0 || s.offsets_.back() != s.bytes_.size() ||
@@ -701,27 +812,23 @@ std::string ProfileCache::checkProfile(const Profile& p, const Progress* progres
             return "event metadata";
     if (p.flows_.size() != p.flowsByTarget_.size()) return "flows";
 
-    // The checks that read every event, side-table entry or flow are independent: they run on
-    // every core after the checks above, the events in slices (within a slice the first event
-    // that fails is reported), and the first failure in this order is the one reported.
+    // The checks that read every side-table entry or flow are independent: they run on every
+    // core after the checks above, and the first failure in this order is the one reported. What
+    // they would read of the narrow durations and starts, the events' metadata and stat offsets
+    // and the flows' order was counted as the frames were read (`scanned`).
     using Check = std::function<std::string()>;
     std::vector<Check> checks;
-    checks.push_back([&p]() -> std::string { // reads every event's duration
-        return p.duration_.consistent() ? "" : "long durations";
+    checks.push_back([&p, &scanned]() -> std::string {
+        return p.duration_.consistent(scanned.longDurations) ? "" : "long durations";
     });
-    checks.push_back([&p]() -> std::string { // reads every start block and offset
-        return p.start_.consistent() ? "" : "start blocks";
+    checks.push_back([&p, &scanned]() -> std::string {
+        return p.start_.consistent(scanned.longStarts) ? "" : "start blocks";
     });
-    constexpr size_t kSlice = size_t(1) << 21;
-    for (size_t from = 0; from < n; from += kSlice)
-        checks.push_back([&p, progress, from, to = std::min(n, from + kSlice)]() -> std::string {
-            if (progress && progress->cancelled()) return {};
-            // The stat lists themselves are read within bounds (StatList.h), not checked here.
-            for (size_t e = from; e < to; ++e)
-                if (p.meta_[e] >= p.metadata_.size() || p.statBegin_[e] >= p.statBlob_.size())
-                    return "event " + std::to_string(e);
-            return {};
-        });
+    // The stat lists themselves are read within bounds (StatList.h), not checked here.
+    checks.push_back([&scanned]() -> std::string {
+        return scanned.firstBadEvent == SIZE_MAX ? ""
+                                                 : "event " + std::to_string(scanned.firstBadEvent);
+    });
     const auto side = [&checks, n](const auto& t, const char* name) {
         checks.push_back([&t, n, name]() -> std::string {
             return t.consistent(n) ? "" : std::string("side table of ") + name;
@@ -742,16 +849,10 @@ std::string ProfileCache::checkProfile(const Profile& p, const Progress* progres
         return {};
     });
     const size_t flowCheck = checks.size();
-    checks.push_back([&p, n]() -> std::string {
+    checks.push_back([&p, &scanned]() -> std::string {
         // Flows run by launch; flowsByTarget_ lists each once, by target (launchesOf searches it).
-        bool inRange = true, byLaunch = true;
-        for (size_t i = 0; i < p.flows_.size(); ++i) {
-            const Flow& f = p.flows_[i];
-            inRange &= f.launch < n && f.target < n;
-            if (i > 0) byLaunch &= !flowByLaunch(f, p.flows_[i - 1]);
-        }
-        if (!inRange) return "flows";
-        if (!byLaunch) return "flow order";
+        if (!scanned.flowsInRange) return "flows";
+        if (!scanned.flowsByLaunch) return "flow order";
         std::vector<uint8_t> listed(p.flows_.size(), 0);
         const Flow* previous = nullptr;
         for (uint32_t f : p.flowsByTarget_) {
@@ -763,10 +864,10 @@ std::string ProfileCache::checkProfile(const Profile& p, const Progress* progres
         }
         return {};
     });
-    // The longest checks start first (the flows', then the two that read whole columns), so
-    // that the threads finish together; failures are still reported in the order above.
-    std::vector<size_t> schedule{flowCheck, 0, 1};
-    for (size_t i = 2; i < checks.size(); ++i)
+    // The longest check starts first (the flows'), so that the threads finish together; failures
+    // are still reported in the order above.
+    std::vector<size_t> schedule{flowCheck};
+    for (size_t i = 0; i < checks.size(); ++i)
         if (i != flowCheck) schedule.push_back(i);
     std::vector<std::string> failures(checks.size());
     parallelFor(schedule.size(), 0, [&](size_t i) {

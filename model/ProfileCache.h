@@ -51,8 +51,9 @@ public:
     // geometry, an empty kernel_details (entries of version 1 lack both). 3: durations in 4
     // bytes with the long ones aside, step ids by runs, the flows' target order as indices, side
     // tables' events in 2 bytes per entry. 4: a correlation table's high halves as runs over its
-    // entries, from entry 0. 5: starts in 4 bytes, by blocks of 128 rows (StartColumn).
-    static constexpr uint32_t kFormatVersion = 5;
+    // entries, from entry 0. 5: starts in 4 bytes, by blocks of 128 rows (StartColumn). 6: each
+    // frame checked by an XXH64 of its compressed bytes in the directory, not by zstd's checksum.
+    static constexpr uint32_t kFormatVersion = 6;
     static constexpr int kSettleSeconds = 2;
     static constexpr uint64_t kDefaultCapBytes = uint64_t(4) << 30; // 4 GiB
     static constexpr const char* kSuffix = ".stc";
@@ -94,9 +95,18 @@ private:
     std::string write(const CacheKey& key, const Profile& profile) const;
     void evict(const std::string& keep) const;
     template <class P, class F> static void forEachColumn(P& profile, F&& f);
+    // What reading the frames found in the columns that are checked row by row, counted frame
+    // by frame while each frame's rows were still in the processor's cache (load()).
+    struct ScannedRows {
+        size_t longDurations = 0, longStarts = 0; // rows marked long in either narrow column
+        size_t firstBadEvent = SIZE_MAX;          // metadata index or stat list offset out of range
+        bool flowsInRange = true;                 // every flow's launch and target is an event
+        bool flowsByLaunch = true;                // the flows run by launch
+    };
     // Empty if the profile is consistent, else the first failure; empty too, and early, once
     // `progress` is cancelled.
-    static std::string checkProfile(const Profile& p, const Progress* progress);
+    static std::string checkProfile(const Profile& p, const ScannedRows& scanned,
+                                    const Progress* progress);
 
     std::string folder_;
     std::string programVersion_;

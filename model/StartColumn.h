@@ -91,12 +91,17 @@ public:
                long_.memoryBytes();
     }
     // The structural facts readers rely on: one block per kBlockRows rows, each with a unit of 1,
-    // 1000 or 1000000 ps, and exactly the kLong rows have a long start.
-    bool consistent() const {
+    // 1000 or 1000000 ps, and exactly the kLong rows have a long start. The second form takes the
+    // number of kLong rows, counted with markedRows (as DurationColumn's).
+    bool consistent() const { return consistent(markedRows(0, size())); }
+    bool consistent(size_t markedLong) const {
         if (blocks_.size() != (offset_.size() + kBlockRows - 1) / kBlockRows) return false;
         for (const Block& b : blocks_)
             if (b.unit != 1 && b.unit != 1000 && b.unit != 1000000) return false;
-        return marksMatch(offset_, kLong, long_);
+        return marksMatch(offset_, kLong, long_, markedLong);
+    }
+    size_t markedRows(size_t begin, size_t end) const {
+        return countMarked(offset_, begin, end, kLong);
     }
 
 private:

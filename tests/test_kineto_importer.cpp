@@ -20,15 +20,7 @@
 #include "tests/fixtures/KinetoTraces.h"
 
 using namespace stepscope;
-using fixtures::eventsOf;
-using fixtures::gunzipFile;
-using fixtures::gzipOf;
-using fixtures::kFixture2021;
-using fixtures::kFixture2022;
-using fixtures::loadText;
-using fixtures::statText;
-using fixtures::trackNamed;
-using fixtures::writeFile;
+using namespace stepscope::fixtures;
 namespace fs = std::filesystem;
 
 namespace {

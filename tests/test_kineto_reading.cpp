@@ -17,14 +17,7 @@
 #include "tests/fixtures/KinetoTraces.h"
 
 using namespace stepscope;
-using fixtures::eventsOf;
-using fixtures::gunzipFile;
-using fixtures::gzipOf;
-using fixtures::kFixture2021;
-using fixtures::kFixture2022;
-using fixtures::loadText;
-using fixtures::statText;
-using fixtures::writeFile;
+using namespace stepscope::fixtures;
 namespace fs = std::filesystem;
 
 namespace {
@@ -126,32 +119,31 @@ private slots:
         const std::string cut =
             "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,"
             "\"ts\":1,\"dur\":1},{\"ph\":\"X\",\"na";
-        LoadResult r = loadText(dir, "cut.json", cut);
-        QVERIFY(!r.ok());
-        QVERIFY2(r.error.find("the JSON ends early at byte " + std::to_string(cut.size()) +
-                              ", inside a string; is the file truncated?") != std::string::npos,
-                 r.error.c_str());
         const std::string cutArray =
             R"J([{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1},{"ph":"X","name":1)J";
-        r = loadText(dir, "cut-array.json", cutArray);
-        QVERIFY(!r.ok());
-        QVERIFY2(r.error.find("the JSON ends early at byte " + std::to_string(cutArray.size()) +
-                              ", inside an unclosed array or object") != std::string::npos,
-                 r.error.c_str());
         const std::string cutAtBrace =
             R"J({"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1})J";
-        r = loadText(dir, "cut-at-brace.json", cutAtBrace);
-        QVERIFY(!r.ok());
-        QVERIFY2(r.error.find("the JSON ends early at byte " + std::to_string(cutAtBrace.size()) +
-                              ", inside an unclosed array or object") != std::string::npos,
-                 r.error.c_str());
         const std::string trailing =
             R"J({"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}]} garbage)J";
-        r = loadText(dir, "trailing.json", trailing);
-        QVERIFY(!r.ok());
-        QVERIFY2(r.error.find("unexpected content after the JSON at byte " +
-                              std::to_string(trailing.size() - 8)) != std::string::npos,
-                 r.error.c_str());
+        const std::string unclosed = ", inside an unclosed array or object";
+        const struct {
+            std::string name, text, want;
+        } cases[] = {
+            {"cut.json", cut,
+             "the JSON ends early at byte " + std::to_string(cut.size()) +
+                 ", inside a string; is the file truncated?"},
+            {"cut-array.json", cutArray,
+             "the JSON ends early at byte " + std::to_string(cutArray.size()) + unclosed},
+            {"cut-at-brace.json", cutAtBrace,
+             "the JSON ends early at byte " + std::to_string(cutAtBrace.size()) + unclosed},
+            {"trailing.json", trailing,
+             "unexpected content after the JSON at byte " + std::to_string(trailing.size() - 8)},
+        };
+        for (const auto& c : cases) {
+            const LoadResult r = loadText(dir, c.name, c.text);
+            QVERIFY2(!r.ok(), c.name.c_str());
+            QVERIFY2(r.error.find(c.want) != std::string::npos, r.error.c_str());
+        }
     }
 
     // A truncated .json.gz has compressed data where the gzip size trailer should be, here

@@ -25,10 +25,9 @@ public:
     size_t memoryBytes() const {
         return narrow_.capacity() * sizeof(uint32_t) + long_.memoryBytes();
     }
-    // The structural fact readers rely on: exactly the kLong rows have a long duration. The
-    // second form takes the number of kLong rows, counted with markedRows (the cache counts them
-    // frame by frame as it reads the column).
-    bool consistent() const { return consistent(markedRows(0, size())); }
+    // The structural fact readers rely on: exactly the kLong rows have a long duration, given
+    // the number of kLong rows, counted with markedRows (the cache counts them frame by frame as
+    // it reads the column).
     bool consistent(size_t markedLong) const {
         return marksMatch(narrow_, kLong, long_, markedLong);
     }

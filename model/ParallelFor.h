@@ -17,6 +17,14 @@ unsigned availableCores();
 // remaining items are skipped and the first exception is rethrown here, on the caller's thread.
 void parallelFor(size_t count, unsigned threads, const std::function<void(size_t)>& fn);
 
+// How many workers parallelFor and parallelForWorkers use for `count` items on `threads`.
+size_t parallelWorkers(size_t count, unsigned threads);
+
+// parallelFor that also tells each item which worker runs it, a number below parallelWorkers():
+// a worker runs its items one after another, so it can keep buffers of its own for them.
+void parallelForWorkers(size_t count, unsigned threads,
+                        const std::function<void(size_t item, size_t worker)>& fn);
+
 // Merges sorted runs [bounds[k], bounds[k + 1]) pairwise, on up to `threads` threads, until one
 // is left.
 template <class It, class Less>

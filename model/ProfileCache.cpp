@@ -1,6 +1,5 @@
 #include "model/ProfileCache.h"
 
-#include <sys/mman.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -82,21 +81,15 @@ struct Reader {
     }
 };
 
-// Sizes a column for `n` elements. Large columns ask for transparent huge pages before they are
-// first touched: that turns about 250 page faults per MiB into one. A Column is left unwritten
-// (the frames decompress into it next), so its pages are first touched by the decompression.
+// Sizes a column for `n` elements. A Column is left unwritten (the frames decompress into it
+// next), so its pages are first touched by the decompression, as huge pages where it is large:
+// its allocator asked for them; a large plain vector (the string pool's, the stats') asks here.
 template <class V> void sizeColumn(V& v, size_t n) {
     using T = typename V::value_type;
     v.clear();
     v.shrink_to_fit();
     v.reserve(n);
-    const size_t bytes = n * sizeof(T);
-    if (bytes >= (size_t(8) << 20)) {
-        constexpr uintptr_t kHuge = uintptr_t(2) << 20;
-        const uintptr_t begin = (reinterpret_cast<uintptr_t>(v.data()) + kHuge - 1) & ~(kHuge - 1);
-        const uintptr_t end = (reinterpret_cast<uintptr_t>(v.data()) + bytes) & ~(kHuge - 1);
-        if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-    }
+    if (n * sizeof(T) >= kHugePageAdviceBytes) adviseHugePages(v.data(), n * sizeof(T));
     v.resize(n);
 }
 

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <sstream>
+#include <thread>
 
 #include "model/Csv.h"
 #include "model/LogDir.h"
@@ -111,6 +112,33 @@ private slots:
             caught = std::string(e.what()) == "item 37";
         }
         QVERIFY(caught);
+    }
+
+    // Every item runs once, on a worker numbered below parallelWorkers(), and no worker runs two
+    // items at once (each marks its number busy while it sleeps on an item): what lets a worker
+    // keep buffers of its own.
+    void parallelForWorkersNamesTheWorker() {
+        QCOMPARE(parallelWorkers(3, 4), size_t(3));
+        QCOMPARE(parallelWorkers(100, 4), size_t(4));
+        QCOMPARE(parallelWorkers(100, 0), std::min<size_t>(100, availableCores()));
+        std::vector<std::atomic<int>> hits(200), busy(4);
+        std::atomic<bool> overlapped{false}, outOfRange{false};
+        parallelForWorkers(hits.size(), 4, [&](size_t i, size_t worker) {
+            if (worker >= busy.size()) {
+                outOfRange = true;
+                return;
+            }
+            if (busy[worker]++ != 0) overlapped = true;
+            std::this_thread::sleep_for(std::chrono::microseconds(50));
+            ++hits[i];
+            --busy[worker];
+        });
+        QVERIFY(!outOfRange);
+        QVERIFY(!overlapped);
+        for (const auto& h : hits) QCOMPARE(h.load(), 1);
+        std::vector<size_t> workerOf;
+        parallelForWorkers(5, 1, [&](size_t, size_t worker) { workerOf.push_back(worker); });
+        QCOMPARE(workerOf, std::vector<size_t>(5, 0));
     }
 
     // Sorted input, a few ascending runs (merged run by run), runs around the limit on merging

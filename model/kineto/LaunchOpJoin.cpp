@@ -66,7 +66,7 @@ void LaunchOpJoin::join(StepTracker& steps, MemoryTracker& memory) {
             // Only ops of other threads can hold these launches: by External id.
             for (const Launch& l : t.launches)
                 if (!l.memory && l.externalId != 0) found(l, nullptr, nullptr);
-            std::vector<Launch>().swap(t.launches);
+            Column<Launch>().swap(t.launches);
             continue;
         }
         std::sort(t.launches.begin(), t.launches.end(),
@@ -96,7 +96,7 @@ void LaunchOpJoin::join(StepTracker& steps, MemoryTracker& memory) {
             }
             found(l, holder, innermost);
         }
-        std::vector<Launch>().swap(t.launches);
+        Column<Launch>().swap(t.launches);
     }
     if (!byId.empty()) {
         // plane << 32 | External id of the ops wanted, and those ops: threads in order, each

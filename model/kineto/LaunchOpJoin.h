@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/Column.h"
 #include "model/StringPool.h"
 
 namespace stepscope::kineto {
@@ -54,20 +55,20 @@ public:
     // The op of the launch with this correlation id (after join), or null.
     const LaunchOp* opOfLaunch(uint64_t correlation) const;
     // Frees the join's result.
-    void clear() { std::vector<LaunchOp>().swap(launchOps_); }
+    void clear() { Column<LaunchOp>().swap(launchOps_); }
 
 private:
     struct Thread {
         uint32_t plane;
-        std::vector<OpSpan> ops;
-        std::vector<Launch> launches;
+        Column<OpSpan> ops;
+        Column<Launch> launches;
     };
     void setOp(const Launch& l, size_t slot, const OpSpan* op, MemoryTracker& memory);
 
     std::vector<Thread> threads_;
     // The op of each launch, by correlation once join is done; the first found for a
     // correlation is kept.
-    std::vector<LaunchOp> launchOps_;
+    Column<LaunchOp> launchOps_;
     mutable size_t launchHint_ = 0; // where opOfLaunch found the last one
 };
 

@@ -64,7 +64,7 @@ void MemoryTracker::finish(ProfileBuilder& b, const HostSliceTracker& hosts, uin
         if (m.hasAddr) b.addEventStat(addrKey, StatType::Uint64, m.addr);
         if (m.op) b.addEventStat(tfOpKey, StatType::Str, m.op);
     }
-    std::vector<Record>().swap(records_);
+    Column<Record>().swap(records_);
 }
 
 } // namespace stepscope::kineto

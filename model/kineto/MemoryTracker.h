@@ -36,7 +36,7 @@ public:
     void finish(ProfileBuilder& b, const HostSliceTracker& hosts, uint32_t tfOpKey);
 
 private:
-    std::vector<Record> records_;
+    Column<Record> records_;
 };
 
 } // namespace stepscope::kineto

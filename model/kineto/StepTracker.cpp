@@ -41,7 +41,7 @@ void StepTracker::extend(const std::vector<TorchRange>& work,
         launches.push_back({l.start, l.end, uint32_t(lo - byCorrelation.begin()),
                             uint32_t(hi - byCorrelation.begin())});
     }
-    std::vector<StepLaunch>().swap(launches_);
+    Column<StepLaunch>().swap(launches_);
     std::vector<TorchRange> ranges;
     for (const Step& s : steps_) ranges.push_back({s.start, s.end});
     const size_t keep = extendStepsToDeviceWork(ranges, std::move(launches), launchWork, work);

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/Column.h"
 #include "model/StringPool.h"
 #include "model/pytorch/DeviceSteps.h"
 
@@ -38,7 +39,7 @@ private:
         uint64_t correlation;
     };
     std::vector<Step> steps_;
-    std::vector<StepLaunch> launches_; // runtime launches, kept for extend
+    Column<StepLaunch> launches_; // runtime launches, kept for extend
 };
 
 } // namespace stepscope::kineto

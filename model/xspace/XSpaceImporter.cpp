@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/HugePages.h"
 #include "model/ParallelFor.h"
 #include "model/StatWriter.h"
 #include "model/xspace/WireReader.h"
@@ -134,10 +135,12 @@ struct LineScan {
 
 // The events of one chunk, decoded on a worker straight into the builder's rows from `firstRow`
 // on (room for `expectedEvents`; aggregated events leave rows unused at the end). Its stat lists
-// go into its own `blob` first: stats name their key by a chunk-local index into `keyIds` (stat
-// metadata ids), Str and Bytes values by a local index into `strings`, Ref values by the stat
-// metadata id itself; the merge maps them to the builder's ids, in file order, so the result does
-// not depend on how many threads decoded.
+// go first into the stat bytes of the worker that decodes it (`blob`, shared by the chunks that
+// worker decodes, one after another: no allocation per chunk, and large enough for huge pages):
+// stats name their key by a chunk-local index into `keyIds` (stat metadata ids), Str and Bytes
+// values by a local index into `strings`, Ref values by the stat metadata id itself; the merge maps
+// them to the builder's ids, in file order, so the result does not depend on how many threads
+// decoded, nor on which decoded what.
 struct Chunk {
     LineScan* line = nullptr;
     Span span{};
@@ -146,7 +149,8 @@ struct Chunk {
     ProfileBuilder::EventRows rows{};
     size_t events = 0; // rows written
 
-    Column<uint8_t> blob{0};     // 0 is the shared empty list
+    Column<uint8_t>* blob = nullptr; // the decoding worker's stat bytes
+    size_t blobAt = 0; // where the chunk's lists begin in them: a 0, the chunk's empty list
     std::vector<int64_t> keyIds; // local key index - 1 -> stat metadata id
     std::vector<std::string_view> strings;
     std::vector<int64_t> unknownRefs; // Ref values whose stat metadata is missing
@@ -214,8 +218,10 @@ void ChunkDecoder::run() {
     const IdMap& metadata = line.tables->metadata;
     const IdMap& statNames = line.tables->statNames;
     const ProfileBuilder::EventRows& out = c_.rows;
-    c_.blob.reserve(size_t(c_.span.end - c_.span.begin) / 2);
-    statcodec::Writer blob(c_.blob);
+    // Rows' stat offsets are from blobAt, so that 0 names the empty list.
+    c_.blobAt = c_.blob->size();
+    c_.blob->push_back(0);
+    statcodec::Writer blob(*c_.blob);
     IdMap unknownMetaOf;
     WireReader r = reader(c_.span);
     uint32_t field, wt;
@@ -307,7 +313,7 @@ void ChunkDecoder::run() {
         out.duration[i] = duration;
         out.meta[i] = meta;
         if (hasStats) {
-            out.statBegin[i] = uint32_t(blobMark);
+            out.statBegin[i] = uint32_t(blobMark - c_.blobAt);
             blob.end();
         } else {
             out.statBegin[i] = 0;
@@ -325,7 +331,7 @@ void ChunkDecoder::tally() {
     size_t fixed = 0;
     for (size_t e = 0; e < c_.events; ++e) {
         if (c_.rows.statBegin[e] == 0) continue;
-        for (const uint8_t* q = c_.blob.data() + c_.rows.statBegin[e]; *q;) {
+        for (const uint8_t* q = c_.blob->data() + c_.blobAt + c_.rows.statBegin[e]; *q;) {
             const uint8_t* entry = q;
             uint32_t key;
             StatType type;
@@ -685,12 +691,25 @@ bool Importer::readEvents() {
         c.rows = b_.eventRows(c.firstRow);
     }
 
-    // Decode.
+    // Decode: each worker keeps the stat lists of the chunks it decodes in bytes of its own,
+    // reserved at half its share of the chunks' bytes and two of the largest chunks (the items
+    // are handed out as workers free up, so shares differ), grown should the lists need more.
+    size_t spanBytes = 0, largestSpan = 0;
+    for (const Chunk& c : chunks) {
+        spanBytes += size_t(c.span.end - c.span.begin);
+        largestSpan = std::max(largestSpan, size_t(c.span.end - c.span.begin));
+    }
+    const size_t workers = parallelWorkers(chunks.size(), threads_);
+    std::vector<Column<uint8_t>> blobs(workers);
+    std::vector<std::vector<size_t>> decodedBy(workers); // chunks, in the order decoded
     std::atomic<size_t> bytesDone{0};
     std::mutex reportMutex;
-    parallelFor(chunks.size(), threads_, [&](size_t i) {
+    parallelForWorkers(chunks.size(), unsigned(workers), [&](size_t i, size_t worker) {
         if (cancelled()) return;
         Chunk& c = chunks[i];
+        c.blob = &blobs[worker];
+        decodedBy[worker].push_back(i);
+        if (c.blob->capacity() == 0) c.blob->reserve((spanBytes / workers + 2 * largestSpan) / 2);
         ChunkDecoder decoder({file_, size_}, c);
         decoder.run();
         if (c.error.empty()) decoder.tally();
@@ -728,8 +747,19 @@ bool Importer::readEvents() {
         statAt[i] = at;
         at += chunks[i].statBytes;
     }
-    parallelFor(chunks.size(), threads_,
-                [&](size_t i) { encode(chunks[i], b_.statBytes(statAt[i]), statAt[i]); });
+    // One task per decoding worker takes its chunks in the order it decoded them, reading its
+    // stat bytes front to back and giving them back to the system as it goes, so that they and
+    // the builder's stat bytes are not both resident in full.
+    parallelFor(workers, unsigned(workers), [&](size_t w) {
+        const std::vector<size_t>& decoded = decodedBy[w];
+        for (size_t k = 0; k < decoded.size(); ++k) {
+            const size_t i = decoded[k];
+            encode(chunks[i], b_.statBytes(statAt[i]), statAt[i]);
+            const size_t read =
+                k + 1 < decoded.size() ? chunks[decoded[k + 1]].blobAt : blobs[w].size();
+            releaseHugePages(blobs[w].data(), read);
+        }
+    });
     for (const Chunk& c : chunks)
         if (!c.error.empty()) return fail(c.error);
     if (aggregated) {
@@ -840,7 +870,7 @@ void Importer::encode(Chunk& c, uint8_t* out, size_t at) {
     bool fits = true;
     for (size_t e = 0; fits && e < c.events; ++e) {
         if (statBegin[e] == 0) continue;
-        const uint8_t* q = c.blob.data() + statBegin[e];
+        const uint8_t* q = c.blob->data() + c.blobAt + statBegin[e];
         statBegin[e] = uint32_t(at + size_t(p - out));
         while (fits && *q) {
             uint32_t key;
@@ -859,7 +889,6 @@ void Importer::encode(Chunk& c, uint8_t* out, size_t at) {
     if (!fits || p != end)
         c.error = "internal error: the stat lists of a chunk of XLine \"" +
                   std::string(c.line->name) + "\" came out another size than counted";
-    Column<uint8_t>().swap(c.blob);
 }
 
 } // namespace

@@ -517,13 +517,14 @@ private slots:
     // round must free each block as it was allocated: the sanitizer build fails on a heap free of
     // a mapping, and unmapping heap memory breaks the heap.
     void largeColumnsAskForHugePages() {
+        constexpr size_t k2MiB = 2 * 1024 * 1024; // the threshold and the alignment, typed out
         Column<uint32_t> large;
-        large.resize(kHugePageAdviceBytes / sizeof(uint32_t));
-        QCOMPARE(reinterpret_cast<uintptr_t>(large.data()) % kHugePageBytes, uintptr_t(0));
+        large.resize(k2MiB / 4);
+        QCOMPARE(reinterpret_cast<uintptr_t>(large.data()) % k2MiB, uintptr_t(0));
         // The advice shows as "hg" among the mapping's flags, where the kernel takes it (a probe
         // of its own: refused without transparent huge pages) and lists the flags (sandboxed
         // kernels may not).
-        const size_t probeBytes = 2 * kHugePageBytes;
+        const size_t probeBytes = 2 * k2MiB;
         void* probe =
             ::mmap(nullptr, probeBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         QVERIFY(probe != MAP_FAILED);
@@ -541,8 +542,8 @@ private slots:
         Column<uint32_t> small(1000);
         for (uint32_t i = 0; i < 1000; ++i) small[i] = i;
         // Across the threshold, both ways.
-        for (uint32_t i = 0; i < kHugePageAdviceBytes / sizeof(uint32_t); ++i) small.push_back(i);
-        QCOMPARE(reinterpret_cast<uintptr_t>(small.data()) % kHugePageBytes, uintptr_t(0));
+        for (uint32_t i = 0; i < k2MiB / 4; ++i) small.push_back(i);
+        QCOMPARE(reinterpret_cast<uintptr_t>(small.data()) % k2MiB, uintptr_t(0));
         QCOMPARE(small[999], 999u);
         small.resize(10);
         small.shrink_to_fit();
@@ -556,15 +557,16 @@ private slots:
     // released for its first 3 MiB, the first 2 MiB read as zeros again and the rest is as
     // written.
     void releaseGivesBackOnlyWholeHugePages() {
-        Column<uint8_t> bytes(2 * kHugePageBytes);
+        constexpr size_t k2MiB = 2 * 1024 * 1024, k3MiB = 3 * 1024 * 1024;
+        Column<uint8_t> bytes(2 * k2MiB);
         std::fill(bytes.begin(), bytes.end(), uint8_t(0xA5));
-        releaseHugePages(bytes.data(), kHugePageBytes + kHugePageBytes / 2);
-        QCOMPARE(std::count(bytes.begin(), bytes.begin() + kHugePageBytes, uint8_t(0)),
-                 std::ptrdiff_t(kHugePageBytes));
-        QCOMPARE(std::count(bytes.begin() + kHugePageBytes, bytes.end(), uint8_t(0xA5)),
-                 std::ptrdiff_t(kHugePageBytes));
+        releaseHugePages(bytes.data(), k3MiB);
+        QCOMPARE(std::count(bytes.begin(), bytes.begin() + k2MiB, uint8_t(0)),
+                 std::ptrdiff_t(k2MiB));
+        QCOMPARE(std::count(bytes.begin() + k2MiB, bytes.end(), uint8_t(0xA5)),
+                 std::ptrdiff_t(k2MiB));
         // Nothing whole inside: nothing given back.
-        releaseHugePages(bytes.data() + kHugePageBytes + 1, kHugePageBytes - 1);
+        releaseHugePages(bytes.data() + k2MiB + 1, k2MiB - 1);
         QCOMPARE(bytes.back(), uint8_t(0xA5));
     }
 

@@ -1,13 +1,15 @@
-// XStats in every layout the protobuf wire format allows: fields in any order, repeated (the last
-// wins), unknown, varints longer than they need be, values that end at the file's last byte. The
-// importer reads the layout protobuf writes without its general field loop; each stat here must
-// read as protobuf's own parser reads it, whichever way it was read, on events and on planes.
+// XStats laid out as protobuf writes them and in the other layouts its parser reads: fields in any
+// order, repeated (the last wins), unknown, varints longer than they need be, values that end at
+// the file's last byte. The importer reads the layout protobuf writes without its general field
+// loop (readPlainStat); each stat here must read as protobuf's own parser reads it, whichever way
+// it was read, on events and on planes, and the plain reading must take what it is meant to take.
 #include <QtTest>
 
 #include <bit>
 #include <cstring>
 
 #include "model/ProfileLoader.h"
+#include "model/xspace/XStatReader.h"
 #include "xplane.pb.h"
 
 using namespace stepscope;
@@ -41,15 +43,21 @@ std::string doubleField(uint32_t field, double d) {
 std::vector<std::string> layouts() {
     const std::string overlongOne("\x81\x00", 2), overlongFive("\x85\x80\x00", 3);
     return {
-        // As protobuf writes them: every type, values of one to ten bytes, a two-byte id.
+        // As protobuf writes them: every type; values, ids and lengths of one to eight bytes.
         intField(1, 1) + intField(4, 5),
-        intField(1, 1) + intField(4, uint64_t(int64_t(-7))),
         intField(1, 2) + intField(3, uint64_t(1) << 45),
+        intField(1, 2) + intField(3, uint64_t(1) << 55),
         intField(1, 2) + doubleField(2, 2.5),
         intField(1, 3) + lenField(5, "hello"),
+        intField(1, 3) + lenField(5, std::string(200, 'x')),
         intField(1, 3) + lenField(6, std::string("\0\1", 2)),
         intField(1, 1) + intField(7, 5),
         intField(1, 300) + intField(4, 1),
+        intField(1, uint64_t(1) << 55) + intField(4, 1),
+        // Also as protobuf writes them, with a varint of nine or ten bytes: a value, an id.
+        intField(1, 2) + intField(3, uint64_t(1) << 60),
+        intField(1, 1) + intField(4, uint64_t(int64_t(-7))),
+        intField(1, uint64_t(int64_t(-1))) + intField(4, 1),
         // Fields in another order, repeated (the last wins), unknown, or after the value.
         intField(4, 9) + intField(1, 2),
         intField(1, 3) + intField(1, 1) + intField(4, 4),
@@ -62,11 +70,19 @@ std::vector<std::string> layouts() {
         // Varints longer than they need be: an id, a value, a length.
         tag(1, 0) + overlongOne + intField(4, 5),
         intField(1, 1) + tag(4, 0) + overlongFive,
-        intField(1, 2) + tag(5, 2) + std::string("\x83\x00" "abc", 5),
+        intField(1, 2) + tag(5, 2) +
+            std::string("\x83\x00"
+                        "abc",
+                        5),
         // No value; nothing at all (id 0, which has no metadata).
         intField(1, 1),
         "",
     };
+}
+
+// The layouts readPlainStat takes: the first ten above, and the three with overlong varints.
+bool plainLayout(size_t i) {
+    return i < 10 || (i >= 21 && i < 24);
 }
 
 // What protobuf reads, in Stepscope's terms: the key's name, the type, and the value as text (a
@@ -136,6 +152,91 @@ template <class Stats> std::vector<Read> loaded(const Profile& p, const Stats& s
 class TestXStatLayouts : public QObject {
     Q_OBJECT
 private slots:
+    // readPlainStat takes the layouts meant for it, reading them as protobuf does, and leaves every
+    // other one to the general reading untouched: `out` as it was, no text numbered. Each stat is
+    // read with 8 bytes of the buffer after it, and with none, where it must still take the
+    // layout of one-byte varints and never take one not meant for it.
+    void plainReadingTakesProtobufsLayoutOnly() {
+        const std::vector<std::string> all = layouts();
+        for (size_t i = 0; i < all.size(); ++i) {
+            for (const size_t after : {size_t(8), size_t(0)}) {
+                const std::string buffer = all[i] + std::string(after, '\xff');
+                const auto* b = reinterpret_cast<const uint8_t*>(buffer.data());
+                const RawStat before{-42, StatType::Bytes, 42};
+                RawStat out = before;
+                std::vector<std::string> texts;
+                const bool taken = readPlainStat(b, b + all[i].size(), b + buffer.size(), out,
+                                                 [&texts](std::string_view text) {
+                                                     texts.emplace_back(text);
+                                                     return uint32_t(texts.size() - 1);
+                                                 });
+                const std::string which =
+                    "layout " + std::to_string(i) + ", " + std::to_string(after) + " bytes after";
+                QVERIFY2(after == 0 ? !taken || plainLayout(i) : taken == plainLayout(i),
+                         which.c_str());
+                if (i == 0) QVERIFY2(taken, which.c_str());
+                if (!taken) {
+                    QVERIFY2(out.metadataId == before.metadataId && out.type == before.type &&
+                                 out.raw == before.raw && texts.empty(),
+                             which.c_str());
+                    continue;
+                }
+                pb::XStat s;
+                QVERIFY(s.ParseFromString(all[i]));
+                QCOMPARE(out.metadataId, s.metadata_id());
+                switch (s.value_case()) {
+                case pb::XStat::kDoubleValue:
+                    QCOMPARE(out.type, StatType::Double);
+                    QCOMPARE(out.raw, std::bit_cast<uint64_t>(s.double_value()));
+                    break;
+                case pb::XStat::kUint64Value:
+                    QCOMPARE(out.type, StatType::Uint64);
+                    QCOMPARE(out.raw, s.uint64_value());
+                    break;
+                case pb::XStat::kInt64Value:
+                    QCOMPARE(out.type, StatType::Int64);
+                    QCOMPARE(int64_t(out.raw), s.int64_value());
+                    break;
+                case pb::XStat::kRefValue:
+                    QCOMPARE(out.type, StatType::Ref);
+                    QCOMPARE(out.raw, s.ref_value());
+                    break;
+                case pb::XStat::kStrValue:
+                case pb::XStat::kBytesValue:
+                    QCOMPARE(out.type, s.has_str_value() ? StatType::Str : StatType::Bytes);
+                    QCOMPARE(texts.size(), size_t(1));
+                    QCOMPARE(out.raw, uint64_t(0));
+                    QCOMPARE(texts[0], s.has_str_value() ? s.str_value() : s.bytes_value());
+                    break;
+                case pb::XStat::VALUE_NOT_SET:
+                    QFAIL(("a stat with no value taken, " + which).c_str());
+                }
+            }
+        }
+    }
+
+    // A stat that cannot be read fails naming the field and the offset from the file's start (two
+    // bytes before the stat here), whichever reading declined it first.
+    void badStatsNameTheFieldAndTheOffset() {
+        const std::pair<std::string, std::string> bad[] = {
+            {tag(1, 0), "at byte 3: truncated varint in XStat.metadata_id"},
+            {intField(1, 1) + tag(4, 1) + std::string(8, '\0'),
+             "at byte 5: XStat value has wire type 1, expected 0"},
+            {intField(1, 1) + tag(5, 2) + varint(5) + "ab",
+             "at byte 6: length 5 of XStat string value runs past the end of its message "
+             "(truncated or corrupt)"},
+        };
+        for (const auto& [stat, message] : bad) {
+            const std::string file = std::string(2, '\0') + stat;
+            const auto* b = reinterpret_cast<const uint8_t*>(file.data());
+            std::string error;
+            RawStat out;
+            QVERIFY(!readStat(b + 2, b + file.size(), std::span(b, file.size()), &error, out,
+                              [](std::string_view) { return uint32_t(0); }));
+            QCOMPARE(error, message);
+        }
+    }
+
     // One event per layout and one with all of them, on a line whose last stat ends at the file's
     // last byte; the plane carries every layout too.
     void everyLayoutReadsAsProtobufReadsIt() {
@@ -162,7 +263,7 @@ private slots:
             every += lenField(4, s);
         }
         lists.push_back(every);
-        lists.push_back(lenField(4, intField(1, 1) + intField(4, 300))); // ends the file
+        lists.push_back(lenField(4, intField(1, 1) + intField(4, 5))); // ends the file
         std::string line = lineHead.SerializeAsString();
         for (size_t i = 0; i < lists.size(); ++i) {
             pb::XEvent e;
@@ -175,17 +276,16 @@ private slots:
         for (const std::string& s : all) plane += lenField(6, s);
         plane += lenField(3, line);
         const std::string bytes = lenField(1, plane);
-        QCOMPARE(bytes.substr(bytes.size() - 3), intField(4, 300)); // the file's last bytes
+        QCOMPARE(bytes.substr(bytes.size() - 2), intField(4, 5)); // the file's last bytes
 
         pb::XSpace space;
         QVERIFY(space.ParseFromString(bytes));
         const pb::XPlane& parsed = space.planes(0);
         QCOMPARE(size_t(parsed.lines(0).events_size()), lists.size());
 
-        for (const unsigned threads : {1u, 2u}) {
+        {
             const LoadResult r = loadXSpaceBytes(
-                std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()), "layouts",
-                nullptr, threads);
+                std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()), "layouts");
             QVERIFY2(r.ok(), r.error.c_str());
             const Profile& p = *r.profile;
             QCOMPARE(loaded(p, p.planeStats(p.planes()[0])), expected(parsed, parsed.stats()));

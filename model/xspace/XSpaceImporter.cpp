@@ -13,6 +13,7 @@
 #include "model/ParallelFor.h"
 #include "model/StatWriter.h"
 #include "model/xspace/WireReader.h"
+#include "model/xspace/XStatReader.h"
 
 namespace stepscope {
 
@@ -51,107 +52,6 @@ struct Span {
     const uint8_t* begin;
     const uint8_t* end;
 };
-
-// One XStat as read from the wire, before its key is resolved.
-struct RawStat {
-    int64_t metadataId = 0;
-    StatType type = StatType::Int64;
-    uint64_t raw = 0;
-};
-
-// XStat { metadata_id = 1; oneof value { double = 2; uint64 = 3; int64 = 4; str = 5;
-// bytes = 6; ref_value = 7 } }. A ref_value names an XStatMetadata whose name is the string.
-// The stat as protobuf writes it, and as nearly every stat of a profile is: metadata_id, then one
-// value, each once. Stats are most of an XSpace's fields (eight an event in the synthetic
-// profiles), so they are read here with no WireReader and no loop over fields. Returns false, with
-// `out` untouched and nothing given to textId, where the bytes are anything else: fields in
-// another order, repeated or unknown, or varints that varintAt leaves to the byte-by-byte reading.
-template <class TextId>
-bool readPlainStat(const uint8_t* p, const uint8_t* end, const uint8_t* bufferEnd, RawStat& out,
-                   TextId&& textId) {
-    constexpr uint8_t kMetadataId = 1 << 3 | WireReader::Varint,
-                      kDouble = 2 << 3 | WireReader::Fixed64, kUint64 = 3 << 3 | WireReader::Varint,
-                      kInt64 = 4 << 3 | WireReader::Varint, kStr = 5 << 3 | WireReader::Len,
-                      kBytes = 6 << 3 | WireReader::Len, kRef = 7 << 3 | WireReader::Varint;
-    uint64_t id, v;
-    if (p == end || *p++ != kMetadataId || !WireReader::varintAt(p, end, bufferEnd, id) || p == end)
-        return false;
-    const uint8_t tag = *p++;
-    switch (tag) {
-    case kDouble:
-        if (end - p != 8) return false;
-        std::memcpy(&v, p, 8);
-        out = {int64_t(id), StatType::Double, v};
-        return true;
-    case kUint64:
-    case kInt64:
-    case kRef:
-        if (!WireReader::varintAt(p, end, bufferEnd, v) || p != end) return false;
-        out = {int64_t(id),
-               tag == kUint64  ? StatType::Uint64
-               : tag == kInt64 ? StatType::Int64
-                               : StatType::Ref,
-               v};
-        return true;
-    case kStr:
-    case kBytes:
-        if (!WireReader::varintAt(p, end, bufferEnd, v) || v != uint64_t(end - p)) return false;
-        out = {int64_t(id), tag == kStr ? StatType::Str : StatType::Bytes,
-               uint64_t(textId(std::string_view(reinterpret_cast<const char*>(p), size_t(v))))};
-        return true;
-    default:
-        return false;
-    }
-}
-
-// The one decoder of event, metadata and plane stats, of any field order and with every check: each
-// Str or Bytes value, as it is read, becomes the number `textId` gives it. `s` is the stat's bytes
-// within `file`; a failure is written to `error`.
-template <class TextId>
-bool readStat(Span s, std::span<const uint8_t> file, std::string* error, RawStat& out,
-              TextId&& textId) {
-    if (readPlainStat(s.begin, s.end, file.data() + file.size(), out, textId)) return true;
-    WireReader r(s.begin, s.end, file, error);
-    uint32_t field, wt;
-    while (r.next(field, wt)) {
-        uint64_t v = 0;
-        std::string_view text;
-        switch (field) {
-        case 1:
-            if (!r.expect(wt, WireReader::Varint, "XStat.metadata_id") ||
-                !r.varint(v, "XStat.metadata_id"))
-                return false;
-            out.metadataId = int64_t(v);
-            break;
-        case 2:
-            if (!r.expect(wt, WireReader::Fixed64, "XStat.double_value") ||
-                !r.fixed64(v, "XStat.double_value"))
-                return false;
-            out.type = StatType::Double;
-            out.raw = v;
-            break;
-        case 3:
-        case 4:
-        case 7:
-            if (!r.expect(wt, WireReader::Varint, "XStat value") || !r.varint(v, "XStat value"))
-                return false;
-            out.type = field == 3 ? StatType::Uint64 : field == 4 ? StatType::Int64 : StatType::Ref;
-            out.raw = v;
-            break;
-        case 5:
-        case 6:
-            if (!r.expect(wt, WireReader::Len, "XStat string value") ||
-                !r.string(text, "XStat string value"))
-                return false;
-            out.type = field == 5 ? StatType::Str : StatType::Bytes;
-            out.raw = textId(text);
-            break;
-        default:
-            if (!r.skip(wt, "XStat")) return false;
-        }
-    }
-    return !r.failed();
-}
 
 // Events are decoded in tasks of this many events of one line, so that one large line keeps
 // every core busy as well as many small ones do.
@@ -294,7 +194,7 @@ void ChunkDecoder::run() {
                     !ev.bytes(sb, se, "XEvent.stats"))
                     return;
                 RawStat s;
-                if (!readStat({sb, se}, file_, &c_.error, s,
+                if (!readStat(sb, se, file_, &c_.error, s,
                               [this](std::string_view text) { return localString(text); }))
                     return;
                 if (s.type == StatType::Ref && statNames.get(int64_t(s.raw)) == kNoIndex &&
@@ -646,7 +546,7 @@ bool Importer::eventMetadata(Span span, PlaneTables& t) {
 // A metadata or plane stat (few of them): decoded and resolved at once, on the reading thread.
 bool Importer::stat(Span span, PlaneTables& t, StatValue& out) {
     RawStat raw;
-    if (!readStat(span, {file_, size_}, &error_, raw,
+    if (!readStat(span.begin, span.end, {file_, size_}, &error_, raw,
                   [this](std::string_view text) { return b_.intern(text); }))
         return false;
     out.type = raw.type;

@@ -2,8 +2,8 @@
 
 namespace stepscope {
 
-// Byte by byte: varints within 8 bytes of the buffer's end, of 9 or 10 bytes, or running past
-// the range (which fails here).
+// Byte by byte, what varintAt declines: varints of several bytes within 8 bytes of the buffer's
+// end, of 9 or 10 bytes, and those that run past the range or past 10 bytes, which fail here.
 bool WireReader::varintSlow(uint64_t& out, const char* what) {
     uint64_t v = 0;
     for (int shift = 0; shift < 70; shift += 7) {

@@ -60,8 +60,9 @@ public:
     // buffer (ending at bufferEnd) holds 8 bytes from p, up to 8 bytes read at once. Most longer
     // varints here are times in ps and ids, of 2-7 bytes: one load finds the last byte (the first
     // with its high bit clear) and the 7-bit groups are packed together with no branch on the
-    // length. Returns false, with p and out untouched, for anything else: a varint near the
-    // buffer's end, of 9 or 10 bytes, or running past `end`, for the byte-by-byte reading.
+    // length. Returns false, with p and out untouched, for anything else, left to the byte-by-byte
+    // reading: a varint of several bytes within 8 of the buffer's end, one of 9 or more bytes, or
+    // one running past `end`.
     static bool varintAt(const uint8_t*& p, const uint8_t* end, const uint8_t* bufferEnd,
                          uint64_t& out) {
         if (p < end && *p < 0x80) {

@@ -86,9 +86,9 @@ bool plainLayout(size_t i) {
 }
 
 // What protobuf reads, in Stepscope's terms: the key's name, the type, and the value as text (a
-// number in decimal, a double's bits, the text of a string or of the stat a ref names). A stat
-// with no value is read as the int64 0, the value protobuf's getters give; one with no metadata
-// is named as the importer names it for the user.
+// number in decimal, a double's bits, the text of a string or, once loaded, of the stat a ref
+// names). A stat with no value is read as the int64 0, the value protobuf's getters give; one with
+// no metadata is named as the importer names it for the user.
 struct Read {
     std::string key;
     StatType type;
@@ -96,39 +96,39 @@ struct Read {
     bool operator==(const Read&) const = default;
 };
 
+// A stat's value as protobuf reads it: its type, and the value as text, a ref as the number it
+// holds. No value reads as the int64 0.
+std::pair<StatType, std::string> protobufValue(const pb::XStat& s) {
+    switch (s.value_case()) {
+    case pb::XStat::kDoubleValue:
+        return {StatType::Double, std::to_string(std::bit_cast<uint64_t>(s.double_value()))};
+    case pb::XStat::kUint64Value:
+        return {StatType::Uint64, std::to_string(s.uint64_value())};
+    case pb::XStat::kInt64Value:
+        return {StatType::Int64, std::to_string(s.int64_value())};
+    case pb::XStat::kStrValue:
+        return {StatType::Str, s.str_value()};
+    case pb::XStat::kBytesValue:
+        return {StatType::Bytes, s.bytes_value()};
+    case pb::XStat::kRefValue:
+        return {StatType::Ref, std::to_string(s.ref_value())};
+    case pb::XStat::VALUE_NOT_SET:
+        break;
+    }
+    return {StatType::Int64, "0"};
+}
+
 std::vector<Read> expected(const pb::XPlane& plane,
                            const google::protobuf::RepeatedPtrField<pb::XStat>& stats) {
     std::vector<Read> out;
     for (const pb::XStat& s : stats) {
         const auto meta = plane.stat_metadata().find(s.metadata_id());
-        Read r{meta != plane.stat_metadata().end()
-                   ? meta->second.name()
-                   : "(unknown stat " + std::to_string(s.metadata_id()) + ")",
-               StatType::Int64, "0"};
-        switch (s.value_case()) {
-        case pb::XStat::kDoubleValue:
-            r = {r.key, StatType::Double,
-                 std::to_string(std::bit_cast<uint64_t>(s.double_value()))};
-            break;
-        case pb::XStat::kUint64Value:
-            r = {r.key, StatType::Uint64, std::to_string(s.uint64_value())};
-            break;
-        case pb::XStat::kInt64Value:
-            r = {r.key, StatType::Int64, std::to_string(s.int64_value())};
-            break;
-        case pb::XStat::kStrValue:
-            r = {r.key, StatType::Str, s.str_value()};
-            break;
-        case pb::XStat::kBytesValue:
-            r = {r.key, StatType::Bytes, s.bytes_value()};
-            break;
-        case pb::XStat::kRefValue:
-            r = {r.key, StatType::Ref, plane.stat_metadata().at(int64_t(s.ref_value())).name()};
-            break;
-        case pb::XStat::VALUE_NOT_SET:
-            break;
-        }
-        out.push_back(r);
+        auto [type, value] = protobufValue(s);
+        if (type == StatType::Ref) value = plane.stat_metadata().at(int64_t(s.ref_value())).name();
+        out.push_back({meta != plane.stat_metadata().end()
+                           ? meta->second.name()
+                           : "(unknown stat " + std::to_string(s.metadata_id()) + ")",
+                       type, value});
     }
     return out;
 }
@@ -183,34 +183,17 @@ private slots:
                 }
                 pb::XStat s;
                 QVERIFY(s.ParseFromString(all[i]));
+                QVERIFY2(s.value_case() != pb::XStat::VALUE_NOT_SET, which.c_str());
                 QCOMPARE(out.metadataId, s.metadata_id());
-                switch (s.value_case()) {
-                case pb::XStat::kDoubleValue:
-                    QCOMPARE(out.type, StatType::Double);
-                    QCOMPARE(out.raw, std::bit_cast<uint64_t>(s.double_value()));
-                    break;
-                case pb::XStat::kUint64Value:
-                    QCOMPARE(out.type, StatType::Uint64);
-                    QCOMPARE(out.raw, s.uint64_value());
-                    break;
-                case pb::XStat::kInt64Value:
-                    QCOMPARE(out.type, StatType::Int64);
-                    QCOMPARE(int64_t(out.raw), s.int64_value());
-                    break;
-                case pb::XStat::kRefValue:
-                    QCOMPARE(out.type, StatType::Ref);
-                    QCOMPARE(out.raw, s.ref_value());
-                    break;
-                case pb::XStat::kStrValue:
-                case pb::XStat::kBytesValue:
-                    QCOMPARE(out.type, s.has_str_value() ? StatType::Str : StatType::Bytes);
-                    QCOMPARE(texts.size(), size_t(1));
-                    QCOMPARE(out.raw, uint64_t(0));
-                    QCOMPARE(texts[0], s.has_str_value() ? s.str_value() : s.bytes_value());
-                    break;
-                case pb::XStat::VALUE_NOT_SET:
-                    QFAIL(("a stat with no value taken, " + which).c_str());
-                }
+                const bool text = out.type == StatType::Str || out.type == StatType::Bytes;
+                // A text is numbered once, as the first (0); other values are out.raw itself.
+                QCOMPARE(texts.size(), size_t(text ? 1 : 0));
+                if (text) QCOMPARE(out.raw, uint64_t(0));
+                const std::string value = text ? texts[0]
+                                          : out.type == StatType::Int64
+                                              ? std::to_string(int64_t(out.raw))
+                                              : std::to_string(out.raw);
+                QCOMPARE(std::pair(out.type, value), protobufValue(s));
             }
         }
     }
@@ -283,22 +266,18 @@ private slots:
         const pb::XPlane& parsed = space.planes(0);
         QCOMPARE(size_t(parsed.lines(0).events_size()), lists.size());
 
-        {
-            const LoadResult r = loadXSpaceBytes(
-                std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()), "layouts");
-            QVERIFY2(r.ok(), r.error.c_str());
-            const Profile& p = *r.profile;
-            QCOMPARE(loaded(p, p.planeStats(p.planes()[0])), expected(parsed, parsed.stats()));
-            const Track& t = p.tracks()[0];
-            QCOMPARE(size_t(t.eventCount), lists.size());
-            for (size_t i = 0; i < lists.size(); ++i) {
-                const EventIndex e = t.firstEvent + EventIndex(i);
-                QCOMPARE(p.start(e), int64_t(i) * 1000);
-                const std::vector<Read> want =
-                    expected(parsed, parsed.lines(0).events(int(i)).stats());
-                QVERIFY2(loaded(p, p.eventStats(e)) == want,
-                         ("event " + std::to_string(i)).c_str());
-            }
+        const LoadResult r = loadXSpaceBytes(
+            std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()), "layouts");
+        QVERIFY2(r.ok(), r.error.c_str());
+        const Profile& p = *r.profile;
+        QCOMPARE(loaded(p, p.planeStats(p.planes()[0])), expected(parsed, parsed.stats()));
+        const Track& t = p.tracks()[0];
+        QCOMPARE(size_t(t.eventCount), lists.size());
+        for (size_t i = 0; i < lists.size(); ++i) {
+            const EventIndex e = t.firstEvent + EventIndex(i);
+            QCOMPARE(p.start(e), int64_t(i) * 1000);
+            const std::vector<Read> want = expected(parsed, parsed.lines(0).events(int(i)).stats());
+            QVERIFY2(loaded(p, p.eventStats(e)) == want, ("event " + std::to_string(i)).c_str());
         }
     }
 };

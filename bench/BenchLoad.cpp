@@ -2,7 +2,6 @@
 // protobuf's generic parser on the same bytes and beside the load on one thread, measured in the
 // same run. One JSON line per size and thread count.
 
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +17,7 @@
 
 #include "bench/BenchRepeat.h"
 #include "bench/Benches.h"
+#include "bench/StageTimes.h"
 #include "bench/TempDir.h"
 #include "model/CountText.h"
 #include "model/ParallelFor.h"
@@ -52,14 +52,6 @@ int64_t residentBytes() {
     int64_t size = 0, resident = 0;
     if (!(statm >> size >> resident)) return 0;
     return resident * int64_t(::sysconf(_SC_PAGESIZE));
-}
-
-// CPU time of this process so far, every thread, user and system.
-double cpuSeconds() {
-    rusage u{};
-    ::getrusage(RUSAGE_SELF, &u);
-    return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-           double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
 }
 
 // The 1-minute load average: on a shared machine, how much else wanted the cores.
@@ -112,6 +104,7 @@ int benchFile(const HostFile& file, uint64_t requested, const std::vector<uint64
         unsigned threads = 1;
         double loadSeconds = std::numeric_limits<double>::infinity();
         double cpuSeconds = 0; // of the fastest run, all threads
+        std::string stages;    // of the fastest run (StageTimes::json)
         uint64_t events = 0;
         ProfileMemory memory;
         int64_t rssGrowth = 0;
@@ -123,11 +116,15 @@ int benchFile(const HostFile& file, uint64_t requested, const std::vector<uint64
         Measured m;
         m.threads = unsigned(threads);
         for (int i = 0; i < repeats; ++i) {
-            const double cpu0 = cpuSeconds();
+            const double cpu0 = processCpuSeconds();
             const auto t0 = std::chrono::steady_clock::now();
-            LoadResult r = loadHosts({file}, nullptr, m.threads);
-            const double t = seconds(std::chrono::steady_clock::now() - t0);
-            const double cpu = cpuSeconds() - cpu0;
+            StageTimes stages(t0, cpu0);
+            LoadResult r = loadHosts({file}, &stages.progress(), m.threads);
+            const auto t1 = std::chrono::steady_clock::now();
+            const double cpu1 = processCpuSeconds();
+            stages.finish(t1, cpu1);
+            const double t = seconds(t1 - t0);
+            const double cpu = cpu1 - cpu0;
             if (!r.ok()) {
                 std::fprintf(stderr, "stepscope-cli bench load: %s\n", r.error.c_str());
                 return 1;
@@ -139,6 +136,7 @@ int benchFile(const HostFile& file, uint64_t requested, const std::vector<uint64
             if (t < m.loadSeconds) {
                 m.loadSeconds = t;
                 m.cpuSeconds = cpu;
+                m.stages = stages.json();
             }
             m.events = r.profile->eventCount();
             m.memory = r.profile->memoryUsage();
@@ -164,7 +162,8 @@ int benchFile(const HostFile& file, uint64_t requested, const std::vector<uint64
                     "\"events_per_second\":%.0f,\"baseline_threads\":%u,\"speedup\":%.3f,"
                     "\"bytes_per_event\":%.1f,\"rss_bytes_per_event\":%.1f,"
                     "\"memory_bytes_per_event\":{\"event_columns\":%.2f,\"event_stats\":%.2f,"
-                    "\"hot_stats\":%.2f,\"flows\":%.2f,\"strings\":%.2f,\"structure\":%.2f},",
+                    "\"hot_stats\":%.2f,\"flows\":%.2f,\"strings\":%.2f,\"structure\":%.2f},"
+                    "\"stages\":%s,",
                     static_cast<unsigned long long>(m.events),
                     requested ? std::to_string(requested).c_str() : "null", fileBytes, m.threads,
                     availableCores(), loadAverage(), repeats, m.loadSeconds, m.cpuSeconds,
@@ -172,7 +171,7 @@ int benchFile(const HostFile& file, uint64_t requested, const std::vector<uint64
                     measured.front().loadSeconds / m.loadSeconds, bpe(m.memory.total()),
                     double(m.rssGrowth) * perEvent, bpe(m.memory.eventColumns),
                     bpe(m.memory.eventStats), bpe(m.memory.hotStats), bpe(m.memory.flows),
-                    bpe(m.memory.strings), bpe(m.memory.structure));
+                    bpe(m.memory.strings), bpe(m.memory.structure), m.stages.c_str());
         if (protobufBest)
             std::printf("\"protobuf_parse_seconds\":%.4f,\"ratio_vs_protobuf\":%.3f}\n",
                         *protobufBest, m.loadSeconds / *protobufBest);

@@ -228,6 +228,7 @@ Column<uint32_t> ProfileBuilder::orderEvents(const Progress* progress, bool& can
     Profile& p = *profile_;
     const size_t n = start_.size();
     const size_t trackCount = p.tracks_.size();
+    if (progress) progress->report("Sorting events", 0);
 
     // Group by track: a stable counting sort, skipped when events arrive grouped already. The
     // rows are cut into one part per thread; each part counts its tracks, and, where the rows are
@@ -243,10 +244,12 @@ Column<uint32_t> ProfileBuilder::orderEvents(const Progress* progress, bool& can
     parallelFor(parts, threads, [&](size_t k) {
         const auto [b, e] = partRows(k);
         std::vector<uint32_t> count(trackCount, 0);
+        bool sorted = true; // a local: the parts' flags share a cache line
         for (size_t i = b; i < e; ++i) {
             ++count[track_[i]];
-            if (i > b && track_[i] < track_[i - 1]) partSorted[k] = 0;
+            if (i > b && track_[i] < track_[i - 1]) sorted = false;
         }
+        partSorted[k] = sorted;
         partCount[k] = std::move(count);
     });
     bool grouped = true;
@@ -376,10 +379,14 @@ std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress, unsign
     if (cancelled) return nullptr;
     if (progress) progress->report("Building columns", 0);
 
+    // Each block's flag is set once, from a local: the flags share a cache line, and a store per
+    // row from both threads would pass that line back and forth between their cores.
     std::vector<uint8_t> moved(blockCount(n), 0);
     parallelFor(moved.size(), threads, [&](size_t k) {
         const auto [b, e] = block(n, k);
-        for (size_t i = b; i < e && !moved[k]; ++i) moved[k] = order[i] != i;
+        bool any = false;
+        for (size_t i = b; i < e && !any; ++i) any = order[i] != i;
+        moved[k] = any;
     });
     const bool reordered = std::find(moved.begin(), moved.end(), 1) != moved.end();
 
@@ -407,20 +414,22 @@ std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress, unsign
         int64_t maxEnd = std::numeric_limits<int64_t>::min();
         size_t overflowAt = SIZE_MAX;
     };
+    // Kept in a local while the block is scanned, for the same reason as the flags above.
     std::vector<Extent> extents(blockCount(n));
     parallelFor(extents.size(), threads, [&](size_t k) {
         const auto [b, e] = block(n, k);
-        Extent& x = extents[k];
+        Extent x;
         for (size_t i = b; i < e; ++i) {
             int64_t end;
             if (__builtin_add_overflow(start_[i], duration_[i], &end)) {
                 x.overflowAt = i;
-                return;
+                break;
             }
             x.minStart = std::min(x.minStart, start_[i]);
             x.maxEnd = std::max(x.maxEnd, end);
             if (!reordered) narrow(k, i, duration_[i]);
         }
+        extents[k] = x;
     });
     int64_t minStart = 0, maxEnd = 0;
     for (size_t k = 0; k < extents.size(); ++k) {

@@ -233,7 +233,7 @@ constexpr size_t kLongestReadEntryBytes = 10 + 10;
 // outside (a cache file that passed its checksums yet is malformed) can never make a reader index
 // past the key table, the string pool or the stat bytes: such a list reads as its entries up to
 // the first malformed one. This replaces parsing every list when a cache entry is opened
-// (docs/cache.md; its cost and this one's: docs/performance.md).
+// (docs/cache.md; its cost and this one's: docs/load-speed.md).
 class StatList {
 public:
     struct End {};
@@ -241,7 +241,7 @@ public:
     public:
         // Everything on the way to readEntryWithin is always inlined: GCC otherwise keeps the
         // constructor and operator++ out of line in the loops that look for one stat, which made
-        // the overview 5-12% slower (docs/performance.md).
+        // the overview 5-12% slower (docs/load-speed.md).
         [[gnu::always_inline]] Iterator(const uint8_t* p, const statcodec::ListBounds& bounds,
                                         const StringId* keys)
             : p_(p)

@@ -8,6 +8,7 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <sstream>
 
@@ -290,6 +291,43 @@ private slots:
         QVERIFY(!all.out.contains("in stepscope-bench"));
         for (const char* name : {"  load ", "  timeline ", "  memory ", "  capture "})
             QVERIFY2(all.out.contains(name), name);
+    }
+
+    // `bench load` times each stage of the fastest load of each thread count: the stages the
+    // loader reports, in the order it runs them, which together make up the whole load.
+    void benchLoadTimesEachStage() {
+        const Run r = cli({"bench", "load", "--events-list", "30000", "--threads-list", "1,2"});
+        QCOMPARE(r.exitCode, 0);
+        const QList<QByteArray> lines = r.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), qsizetype(2));
+        const QStringList expected = {"Opening worker0",
+                                      "Reading lines",
+                                      "Reading events",
+                                      "Building columns",
+                                      "Sorting events",
+                                      "Building columns",
+                                      "Decoding stats",
+                                      "Joining launches to kernels",
+                                      "Done"};
+        for (const QByteArray& line : lines) {
+            const QJsonObject run = QJsonDocument::fromJson(line).object();
+            QVERIFY2(!run.isEmpty(), line.constData());
+            QStringList names;
+            double total = 0;
+            for (const QJsonValue& v : run.value("stages").toArray()) {
+                const QJsonObject stage = v.toObject();
+                names << stage.value("stage").toString();
+                QVERIFY(stage.value("seconds").toDouble(-1) >= 0);
+                QVERIFY(stage.value("cpu_seconds").toDouble(-1) >= 0);
+                total += stage.value("seconds").toDouble();
+            }
+            QCOMPARE(names, expected);
+            // The stages split the load's time exactly; each is printed to 0.1 ms, as is the
+            // load's.
+            const double load = run.value("load_seconds").toDouble();
+            QVERIFY2(std::abs(total - load) <= 0.001,
+                     qPrintable(QString("stages %1 s, load %2 s").arg(total).arg(load)));
+        }
     }
 
 private:

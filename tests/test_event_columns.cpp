@@ -512,7 +512,7 @@ private slots:
     }
 
     // A column of 2 MiB or more is a mapping of its own that starts on a huge page boundary and
-    // asks for huge pages before anything touches it (docs/performance.md, "Huge pages for large
+    // asks for huge pages before anything touches it (docs/load-speed.md, "Huge pages for large
     // columns"); a smaller one comes from the heap. Growing, shrinking and freeing either way
     // round must free each block as it was allocated: the sanitizer build fails on a heap free of
     // a mapping, and unmapping heap memory breaks the heap.

@@ -653,6 +653,7 @@ bool Importer::readEvents() {
     std::vector<std::vector<size_t>> decodedBy(workers); // chunks, in the order decoded
     std::atomic<size_t> bytesDone{0};
     std::mutex reportMutex;
+    if (progress_) progress_->report("Reading events", 0);
     parallelForWorkers(chunks.size(), unsigned(workers), [&](size_t i, size_t worker) {
         if (cancelled()) return;
         Chunk& c = chunks[i];

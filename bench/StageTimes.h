@@ -18,12 +18,6 @@ namespace stepscope::bench {
 // wall is how many cores a stage kept busy.
 class StageTimes {
 public:
-    struct Stage {
-        std::string name;
-        double seconds = 0;
-        double cpuSeconds = 0;
-    };
-
     // The work starts at `start`, with the process at `startCpu` seconds of CPU.
     StageTimes(std::chrono::steady_clock::time_point start, double startCpu);
     StageTimes(const StageTimes&) = delete;
@@ -33,12 +27,17 @@ public:
     // The work ended at `end`, with the process at `endCpu`: ends the stage open then. Reports
     // after it are ignored.
     void finish(std::chrono::steady_clock::time_point end, double endCpu);
-    // The stages in the order they began; complete once finish() has run.
-    const std::vector<Stage>& stages() const { return stages_; }
-    // The stages as a JSON array of {"stage", "seconds", "cpu_seconds"}.
+    // The stages in the order they began, as a JSON array of {"stage", "seconds", "cpu_seconds"};
+    // complete once finish() has run.
     std::string json() const;
 
 private:
+    struct Stage {
+        std::string name;
+        double seconds = 0;
+        double cpuSeconds = 0;
+    };
+
     void report(std::string_view stage);
     void close(std::chrono::steady_clock::time_point now, double cpu);
 

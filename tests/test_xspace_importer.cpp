@@ -572,8 +572,9 @@ private slots:
         const auto fullSize = std::filesystem::file_size(path);
         QVERIFY(fullSize > 1'000'000);
         bool truncated = false;
-        Progress progress([&](std::string_view stage, double) {
-            if (truncated || stage != "Reading events") return;
+        // Cut once a chunk is decoded, with others under way (not at the stage's start).
+        Progress progress([&](std::string_view stage, double fraction) {
+            if (truncated || stage != "Reading events" || fraction == 0) return;
             truncated = true;
             std::filesystem::resize_file(path, 4096); // the profiler starts rewriting it
         });

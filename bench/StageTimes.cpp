@@ -1,7 +1,5 @@
 #include "bench/StageTimes.h"
 
-#include <cstdio>
-
 #include "bench/BenchRepeat.h"
 #include "model/Json.h"
 
@@ -37,14 +35,16 @@ void StageTimes::finish(std::chrono::steady_clock::time_point end, double endCpu
 }
 
 std::string StageTimes::json() const {
-    std::string out = "[";
-    for (const Stage& s : stages_) {
-        char numbers[96];
-        std::snprintf(numbers, sizeof numbers, "\",\"seconds\":%.4f,\"cpu_seconds\":%.4f}",
-                      s.seconds, s.cpuSeconds);
-        out += (out.size() > 1 ? ",{\"stage\":\"" : "{\"stage\":\"") + jsonEscape(s.name) + numbers;
-    }
-    return out + "]";
+    JsonWriter out;
+    out.beginArray();
+    for (const Stage& s : stages_)
+        out.beginObject()
+            .field("stage", s.name)
+            .field("seconds", s.seconds)
+            .field("cpu_seconds", s.cpuSeconds)
+            .endObject();
+    out.endArray();
+    return out.take();
 }
 
 } // namespace stepscope::bench

@@ -324,9 +324,9 @@ private slots:
                 if (names.back() == "Reading events") decode = stage.value("seconds").toDouble();
             }
             QCOMPARE(names, expected);
-            // The stages split the load's wall and CPU time exactly; each figure is printed to
-            // 0.1 ms. Decoding 30K events takes over a millisecond: a stage that never closed
-            // would leave it at 0 and give its time to the last.
+            // The stages split the load's wall and CPU time exactly (they are printed in full,
+            // the load's figures to 0.1 ms). Decoding 30K events takes over a millisecond: a stage
+            // that never closed would leave it at 0 and give its time to the last.
             const double load = run.value("load_seconds").toDouble();
             const double cpu = run.value("cpu_seconds").toDouble();
             QVERIFY2(std::abs(total - load) <= 0.001,

@@ -16,6 +16,7 @@
 
 #include "bench/BenchRepeat.h"
 #include "bench/Benches.h"
+#include "bench/HugePageReport.h"
 #include "bench/TempDir.h"
 #include "model/CountText.h"
 #include "model/ProfileLoader.h"
@@ -260,12 +261,13 @@ int benchOne(uint64_t requested) {
                 "\"bytes_per_event\":%.1f,\"rss_bytes_per_event\":%.1f,"
                 "\"simdjson_parse_seconds\":%.4f,\"ratio_vs_simdjson\":%.3f,"
                 "\"load_cpu_seconds\":%.4f,\"events_per_cpu_second\":%.0f,"
-                "\"simdjson_parse_cpu_seconds\":%.4f,\"cpu_ratio_vs_simdjson\":%.3f}\n",
+                "\"simdjson_parse_cpu_seconds\":%.4f,\"cpu_ratio_vs_simdjson\":%.3f,"
+                "\"huge_pages\":%s}\n",
                 (unsigned long long)jsonEvents, (unsigned long long)modelEvents, json.size(),
                 loadBest, double(jsonEvents) / loadBest, double(json.size()) / 1e6 / loadBest,
                 double(profileBytes) * perEvent, double(rssGrowth) * perEvent, parseBest,
                 loadBest / parseBest, loadCpuBest, double(jsonEvents) / loadCpuBest, parseCpuBest,
-                loadCpuBest / parseCpuBest);
+                loadCpuBest / parseCpuBest, hugePageReport().c_str());
     std::fflush(stdout);
     return 0;
 }

@@ -17,6 +17,7 @@
 
 #include "bench/BenchRepeat.h"
 #include "bench/Benches.h"
+#include "bench/HugePageReport.h"
 #include "bench/StageTimes.h"
 #include "bench/TempDir.h"
 #include "model/CountText.h"
@@ -163,7 +164,7 @@ int benchFile(const HostFile& file, uint64_t requested, const std::vector<uint64
                     "\"bytes_per_event\":%.1f,\"rss_bytes_per_event\":%.1f,"
                     "\"memory_bytes_per_event\":{\"event_columns\":%.2f,\"event_stats\":%.2f,"
                     "\"hot_stats\":%.2f,\"flows\":%.2f,\"strings\":%.2f,\"structure\":%.2f},"
-                    "\"stages\":%s,",
+                    "\"stages\":%s,\"huge_pages\":%s,",
                     static_cast<unsigned long long>(m.events),
                     requested ? std::to_string(requested).c_str() : "null", fileBytes, m.threads,
                     availableCores(), loadAverage(), repeats, m.loadSeconds, m.cpuSeconds,
@@ -171,7 +172,8 @@ int benchFile(const HostFile& file, uint64_t requested, const std::vector<uint64
                     measured.front().loadSeconds / m.loadSeconds, bpe(m.memory.total()),
                     double(m.rssGrowth) * perEvent, bpe(m.memory.eventColumns),
                     bpe(m.memory.eventStats), bpe(m.memory.hotStats), bpe(m.memory.flows),
-                    bpe(m.memory.strings), bpe(m.memory.structure), m.stages.c_str());
+                    bpe(m.memory.strings), bpe(m.memory.structure), m.stages.c_str(),
+                    hugePageReport().c_str());
         if (protobufBest)
             std::printf("\"protobuf_parse_seconds\":%.4f,\"ratio_vs_protobuf\":%.3f}\n",
                         *protobufBest, m.loadSeconds / *protobufBest);

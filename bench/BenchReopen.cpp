@@ -9,6 +9,7 @@
 
 #include "bench/BenchRepeat.h"
 #include "bench/Benches.h"
+#include "bench/HugePageReport.h"
 #include "bench/TempDir.h"
 #include "model/CountText.h"
 #include "model/ProfileCache.h"
@@ -95,12 +96,13 @@ int benchOne(uint64_t requested, int gpus) {
     std::printf("{\"bench\":\"reopen\",\"events\":%llu,\"requested_events\":%llu,"
                 "\"source_bytes\":%llu,\"cache_bytes\":%llu,\"load_seconds\":%.4f,"
                 "\"reopen_seconds\":%.4f,\"speedup\":%.2f,\"load_cpu_seconds\":%.4f,"
-                "\"reopen_cpu_seconds\":%.4f,\"cpu_speedup\":%.2f,\"cache_write_seconds\":%.4f}\n",
+                "\"reopen_cpu_seconds\":%.4f,\"cpu_speedup\":%.2f,\"cache_write_seconds\":%.4f,"
+                "\"huge_pages\":%s}\n",
                 static_cast<unsigned long long>(events), static_cast<unsigned long long>(requested),
                 static_cast<unsigned long long>(sizeError ? 0 : sourceBytes),
                 static_cast<unsigned long long>(cacheBytes), loadBest, reopenBest,
                 loadBest / reopenBest, loadCpuBest, reopenCpuBest, loadCpuBest / reopenCpuBest,
-                writeSeconds);
+                writeSeconds, hugePageReport().c_str());
     std::fflush(stdout);
     return 0;
 }

@@ -15,9 +15,10 @@ namespace stepscope {
 // of rows twice (once with zeros, once with data) doubles the memory traffic of a load, and the
 // zeros are what first touches the pages. Constructing with a value behaves as usual.
 //
-// Large columns get a mapping of their own that starts on a huge page boundary and asks for huge
-// pages before anything touches it (mapHugePageBytes), so that all of a column but its last
-// partial huge page is mapped 2 MiB at a fault; smaller ones come from the heap. It wraps
+// Large columns get a mapping of their own that starts on a huge page boundary and carries the
+// page size advice of advisePageSize before anything touches it (mapHugePageBytes), so that where
+// huge pages are asked for, all of a column but its last partial huge page is mapped 2 MiB at a
+// fault; smaller ones come from the heap. It wraps
 // std::allocator rather than deriving from it, so that no allocation member it does not
 // override (C++23's allocate_at_least) can bypass the size test that deallocate repeats.
 template <class T> class DefaultInitAllocator {

@@ -1,7 +1,12 @@
 #include "model/HugePages.h"
 
+#include <charconv>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <new>
+#include <string>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -22,6 +27,14 @@ namespace {
 
 constexpr uintptr_t kHuge = kHugePageBytes;
 
+#if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
+constexpr bool kPageSizeAdvice = true;
+constexpr int kHugeAdvice = MADV_HUGEPAGE, kSmallAdvice = MADV_NOHUGEPAGE;
+#else
+constexpr bool kPageSizeAdvice = false; // no transparent huge pages to ask for
+constexpr int kHugeAdvice = 0, kSmallAdvice = 0;
+#endif
+
 uintptr_t roundUpToPage(uintptr_t bytes) {
     static const auto page = uintptr_t(::sysconf(_SC_PAGESIZE));
     return (bytes + page - 1) / page * page;
@@ -35,15 +48,38 @@ void adviseWholeHugePages(const void* p, size_t bytes, int advice) {
     if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, advice);
 }
 
+HugePageChoice chooseHugePages() {
+    if (!kPageSizeAdvice) return {};
+    if (const char* set = std::getenv("STEPSCOPE_HUGE_PAGES")) {
+        if (std::strcmp(set, "1") == 0 || std::strcmp(set, "0") == 0)
+            return {set[0] == '1', HugePageSource::Environment};
+    }
+    std::string order;
+    std::ifstream("/sys/module/page_reporting/parameters/page_reporting_order") >> order;
+    if (pageReportingActive(order)) return {false, HugePageSource::PageReporting};
+    return {true, HugePageSource::Default};
+}
+
 } // namespace
 
-void adviseHugePages(const void* p, size_t bytes) {
-#ifdef MADV_HUGEPAGE
-    adviseWholeHugePages(p, bytes, MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)bytes;
-#endif
+bool pageReportingActive(std::string_view text) {
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
+    if (text.empty()) return false;
+    int order = -1;
+    const char* last = text.data() + text.size();
+    const auto [end, error] = std::from_chars(text.data(), last, order);
+    return error == std::errc() && end == last && order >= 0 && order <= 10;
+}
+
+const HugePageChoice& hugePageChoice() {
+    static const HugePageChoice choice = chooseHugePages();
+    return choice;
+}
+
+void advisePageSize(const void* p, size_t bytes) {
+    const HugePageChoice& c = hugePageChoice();
+    if (c.source != HugePageSource::None)
+        adviseWholeHugePages(p, bytes, c.use ? kHugeAdvice : kSmallAdvice);
 }
 
 void releaseHugePages(const void* p, size_t bytes) {
@@ -65,7 +101,7 @@ void* mapHugePageBytes(size_t bytes) {
     if (at + length > begin + keep)
         ::munmap(reinterpret_cast<void*>(begin + keep), at + length - (begin + keep));
     auto* p = reinterpret_cast<void*>(begin);
-    adviseHugePages(p, bytes);
+    advisePageSize(p, bytes);
 #ifdef STEPSCOPE_ASAN
     // The sanitizer knows no redzone for a mapping: mark the rest of its last page, so that a
     // write past the end is reported there as it would be on the heap (past the page, it faults).

@@ -82,14 +82,15 @@ struct Reader {
 };
 
 // Sizes a column for `n` elements. A Column is left unwritten (the frames decompress into it
-// next), so its pages are first touched by the decompression, as huge pages where it is large:
-// its allocator asked for them; a large plain vector (the string pool's, the stats') asks here.
+// next), so its pages are first touched by the decompression, in the page size advisePageSize
+// chose where it is large: its allocator advised them; a large plain vector (the string pool's,
+// the stats') is advised here.
 template <class V> void sizeColumn(V& v, size_t n) {
     using T = typename V::value_type;
     v.clear();
     v.shrink_to_fit();
     v.reserve(n);
-    if (n * sizeof(T) >= kHugePageAdviceBytes) adviseHugePages(v.data(), n * sizeof(T));
+    if (n * sizeof(T) >= kHugePageAdviceBytes) advisePageSize(v.data(), n * sizeof(T));
     v.resize(n);
 }
 

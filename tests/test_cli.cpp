@@ -7,6 +7,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QScopeGuard>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -334,6 +335,40 @@ private slots:
             QVERIFY2(std::abs(totalCpu - cpu) <= 0.001,
                      qPrintable(QString("stages %1 s of CPU, load %2 s").arg(totalCpu).arg(cpu)));
             QVERIFY2(decode > 0, line.constData());
+        }
+    }
+
+    // The load benches print the huge page choice (model/HugePages.h): STEPSCOPE_HUGE_PAGES=1 or
+    // =0 decides, another value is ignored, and without one a process asks for 4 KiB pages
+    // exactly where the kernel reports free pages (its page_reporting_order reads 0 to 10).
+    void benchesReportTheHugePageChoice() {
+        QFile order("/sys/module/page_reporting/parameters/page_reporting_order");
+        bool isNumber = false;
+        const int reported =
+            order.open(QIODevice::ReadOnly) ? order.readAll().trimmed().toInt(&isNumber) : -1;
+        const bool reporting = isNumber && reported >= 0 && reported <= 10;
+        const QString machine = reporting ? "page_reporting" : "default";
+        const struct {
+            const char* env; // nullptr: unset
+            bool use;
+            QString by;
+        } cases[] = {{"1", true, "STEPSCOPE_HUGE_PAGES"},
+                     {"0", false, "STEPSCOPE_HUGE_PAGES"},
+                     {"yes", !reporting, machine},
+                     {nullptr, !reporting, machine}};
+        const auto restore = qScopeGuard([] { qunsetenv("STEPSCOPE_HUGE_PAGES"); });
+        for (const auto& c : cases) {
+            if (c.env)
+                qputenv("STEPSCOPE_HUGE_PAGES", c.env);
+            else
+                qunsetenv("STEPSCOPE_HUGE_PAGES");
+            const Run r = cli({"bench", "reopen", "--events-list", "20000"});
+            QCOMPARE(r.exitCode, 0);
+            const QJsonObject pages =
+                QJsonDocument::fromJson(r.out.trimmed()).object().value("huge_pages").toObject();
+            QVERIFY2(!pages.isEmpty(), r.out.constData());
+            QCOMPARE(pages.value("use").toBool(!c.use), c.use);
+            QCOMPARE(pages.value("chosen_by").toString(), c.by);
         }
     }
 

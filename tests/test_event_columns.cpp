@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "model/HugePages.h"
 #include "model/ProfileBuilder.h"
 #include "model/ProfileCache.h"
 #include "model/ProfileLoader.h"
@@ -512,18 +513,19 @@ private slots:
     }
 
     // A column of 2 MiB or more is a mapping of its own that starts on a huge page boundary and
-    // asks for huge pages before anything touches it (docs/load-speed.md, "Huge pages for large
-    // columns"); a smaller one comes from the heap. Growing, shrinking and freeing either way
-    // round must free each block as it was allocated: the sanitizer build fails on a heap free of
-    // a mapping, and unmapping heap memory breaks the heap.
-    void largeColumnsAskForHugePages() {
+    // carries this process's page size advice before anything touches it (docs/load-speed.md,
+    // "Huge pages for large columns" and its twelfth part); a smaller one comes from the heap.
+    // Growing, shrinking and freeing either way round must free each block as it was allocated:
+    // the sanitizer build fails on a heap free of a mapping, and unmapping heap memory breaks the
+    // heap.
+    void largeColumnsCarryThePageSizeAdvice() {
         constexpr size_t k2MiB = 2 * 1024 * 1024; // the threshold and the alignment, typed out
         Column<uint32_t> large;
         large.resize(k2MiB / 4);
         QCOMPARE(reinterpret_cast<uintptr_t>(large.data()) % k2MiB, uintptr_t(0));
-        // The advice shows as "hg" among the mapping's flags, where the kernel takes it (a probe
-        // of its own: refused without transparent huge pages) and lists the flags (sandboxed
-        // kernels may not).
+        // The advice shows among the mapping's flags, "hg" for huge pages and "nh" for none,
+        // where the kernel takes it (a probe of its own: refused without transparent huge pages)
+        // and lists the flags (sandboxed kernels may not).
         const size_t probeBytes = 2 * k2MiB;
         void* probe =
             ::mmap(nullptr, probeBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -532,11 +534,14 @@ private slots:
         const bool listed = vmFlagsAt(probe).find(" hg") != std::string::npos;
         ::munmap(probe, probeBytes);
         const std::string flags = vmFlagsAt(large.data());
-        if (advisable && listed)
-            QVERIFY2(flags.find(" hg") != std::string::npos, flags.c_str());
-        else
+        if (advisable && listed) {
+            const bool huge = hugePageChoice().use;
+            QCOMPARE(flags.find(" hg") != std::string::npos, huge);
+            QCOMPARE(flags.find(" nh") != std::string::npos, !huge);
+        } else {
             qInfo("not checked: this kernel %s",
                   advisable ? "does not list mapping flags" : "has no transparent huge pages");
+        }
         large[0] = 1;
         large.back() = 2;
         Column<uint32_t> small(1000);
@@ -551,6 +556,16 @@ private slots:
         large.resize(1);
         large.shrink_to_fit();
         QCOMPARE(large[0], 1u);
+    }
+
+    // The kernel's page_reporting_order, as its parameter file reads: 0 to 10 once a driver
+    // reports free pages, -1 before (11 in older kernels); anything else is not a reading.
+    void pageReportingIsReadFromItsOrder() {
+        for (const char* active : {"9\n", "9", "0\n", "10\n"})
+            QVERIFY2(pageReportingActive(active), active);
+        for (const char* inactive :
+             {"-1\n", "11\n", "4294967295\n", "", "\n", "9x\n", " 9\n", "99999999999\n"})
+            QVERIFY2(!pageReportingActive(inactive), inactive);
     }
 
     // releaseHugePages gives back only the whole 2 MiB pages inside the range: of a 4 MiB column

@@ -18,9 +18,9 @@ namespace stepscope {
 // Large columns get a mapping of their own that starts on a huge page boundary and carries the
 // page size advice of advisePageSize before anything touches it (mapHugePageBytes), so that where
 // huge pages are asked for, all of a column but its last partial huge page is mapped 2 MiB at a
-// fault; smaller ones come from the heap. It wraps
-// std::allocator rather than deriving from it, so that no allocation member it does not
-// override (C++23's allocate_at_least) can bypass the size test that deallocate repeats.
+// fault; smaller ones come from the heap. It wraps std::allocator rather than deriving from it,
+// so that no allocation member it does not override (C++23's allocate_at_least) can bypass the
+// size test that deallocate repeats.
 template <class T> class DefaultInitAllocator {
 public:
     using value_type = T;

@@ -53,4 +53,15 @@ public:
 // other types are default-constructed, as in any vector).
 template <class T> using Column = std::vector<T, DefaultInitAllocator<T>>;
 
+// Whether a vector of this type takes `bytes` of rows as a mapping of its own: a Column that
+// large does (DefaultInitAllocator), from a 2 MiB boundary to the end of the page that holds its
+// last byte (mapHugePageBytes). Such a range may be replaced by another private mapping of the
+// same size (ProfileCache maps cache file pages there): its deallocation unmaps whatever is
+// mapped there.
+template <class V> constexpr bool takesOwnMapping(size_t bytes) {
+    using T = typename V::value_type;
+    return std::is_same_v<typename V::allocator_type, DefaultInitAllocator<T>> &&
+           bytes >= kHugePageAdviceBytes;
+}
+
 } // namespace stepscope

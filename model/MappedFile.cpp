@@ -117,11 +117,15 @@ MappedFile::MappedFile(const std::string& path) {
             }
         }
     }
-    ::close(fd);
+    if (data_)
+        fd_ = fd;
+    else
+        ::close(fd);
 }
 
 MappedFile::~MappedFile() {
     if (!data_) return;
+    ::close(fd_);
     ::munmap(const_cast<uint8_t*>(data_), size_);
     GuardSlot& slot = g_slots[slot_];
     slot.end.store(0, std::memory_order_release);

@@ -31,11 +31,15 @@ public:
     // Bytes past the end of a mapping of `size` bytes that may still be read: the rest of its
     // last page, which the kernel fills with zeros (0 when the size is a whole number of pages).
     static size_t readableAfterEnd(size_t size);
+    // The file's descriptor, open (read-only) while the mapping lives, so that its pages can be
+    // mapped elsewhere too (ProfileCache); -1 when nothing is mapped.
+    int descriptor() const { return fd_; }
 
 private:
     const uint8_t* data_ = nullptr;
     size_t size_ = 0;
     int slot_ = -1; // guard slot, -1 when unguarded (nothing mapped)
+    int fd_ = -1;
     std::string error_;
 };
 

@@ -1,5 +1,6 @@
 #include "model/ProfileCache.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -28,12 +29,17 @@ constexpr char kMagic[8] = {'S', 'T', 'E', 'P', 'S', 'C', 'C', 'H'};
 constexpr size_t kHeaderBytes = 48;
 constexpr size_t kChunkBytes = size_t(4) << 20; // raw bytes per zstd frame
 constexpr int kLevel = -5; // a fast level: decompression, not size, decides the reopen time
+// A frame of a column that is read into a mapping of its own (takesOwnMapping) is stored as it is,
+// not compressed, unless zstd at least halves it; such a frame starts at a multiple of this many
+// bytes of the file (the largest page size of x86-64 and arm64 kernels), after zero bytes, so
+// that its pages can be mapped into the column instead of decompressed there.
+constexpr uint64_t kStoredAlignment = uint64_t(64) << 10;
 // Frames compressed at once per core while writing: bounds the compressed bytes held in memory
 // to about kWriteWindowPerCore * cores * kChunkBytes.
 constexpr unsigned kWriteWindowPerCore = 2;
 
 // FNV-1a over small texts (key, header, directory); each frame of column data is checked by the
-// XXH64 of its compressed bytes, kept in the directory (Hash64.h).
+// XXH64 of the bytes kept (compressed or not), in the directory (Hash64.h).
 uint64_t fnv(const uint8_t* p, size_t n, uint64_t h = 1469598103934665603ull) {
     for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
     return h;
@@ -94,12 +100,25 @@ template <class V> void sizeColumn(V& v, size_t n) {
     v.resize(n);
 }
 
-// One column as written: its bytes and element size.
+// One column as written: its bytes and element size, and whether it is read into a mapping of
+// its own (its frames may be stored as they are).
 struct ColumnOut {
     const uint8_t* data;
     size_t bytes;
     uint32_t elementSize;
+    bool ownMapping;
 };
+
+// How a frame is kept in the data section (the directory says, per frame).
+enum class Storage : uint32_t {
+    Zstd = 0,   // a zstd frame
+    Stored = 1, // the column's bytes as they are, at a multiple of kStoredAlignment of the file
+};
+
+// The zero bytes a frame stored as it is follows, at `fileOffset` of the file.
+uint64_t paddingBefore(uint64_t fileOffset) {
+    return (kStoredAlignment - fileOffset % kStoredAlignment) % kStoredAlignment;
+}
 
 constexpr size_t kNoRow = SIZE_MAX;
 
@@ -117,8 +136,11 @@ struct ColumnIn {
     uint64_t bytes = 0;
     uint32_t elementSize = 0;
     uint32_t firstChunk = 0, chunkCount = 0;
-    std::function<uint8_t*(size_t elements)> size; // sizes the destination, returns its data
+    // Sizes the destination, returns its data and whether that starts a mapping of its own
+    // (takesOwnMapping).
+    std::function<uint8_t*(size_t elements, bool& ownMapping)> size;
     uint8_t* data = nullptr;
+    bool ownMapping = false;
     std::function<FrameFacts(size_t begin, size_t end)> scan;
 };
 
@@ -144,9 +166,11 @@ struct Chunk {
     uint32_t column = 0;
     uint64_t rawOffset = 0; // within the column
     uint32_t rawBytes = 0;
-    uint64_t dataOffset = 0; // within the data section
-    uint32_t compressedBytes = 0;
-    uint64_t checksum = 0; // XXH64 of the compressed bytes
+    uint64_t dataOffset = 0;      // within the data section
+    uint32_t compressedBytes = 0; // as kept: rawBytes where stored as it is
+    Storage storage = Storage::Zstd;
+    uint32_t padding = 0;  // zero bytes before it (a frame stored as it is)
+    uint64_t checksum = 0; // XXH64 of the bytes kept
 };
 
 // The parts of a Profile that are not plain columns (they hold std::strings): hosts, planes and
@@ -236,6 +260,34 @@ bool decodeStructure(const std::vector<uint8_t>& bytes, std::vector<Host>& hosts
         planes.push_back(std::move(p));
     }
     return !r.bad && r.p == r.end;
+}
+
+bool allZero(const uint8_t* p, size_t n) {
+    return std::all_of(p, p + n, [](uint8_t b) { return b == 0; });
+}
+
+// Puts a frame stored as it is (`frame`, inside `file`'s mapping) at `to`. Where `to` lies in a
+// mapping of the column's own, both on page boundaries, the file's pages are mapped there
+// (private: a write copies the page, the file never changes): nothing is copied or zeroed, and
+// the page cache's pages are shared. Otherwise, or if that mapping fails, the bytes are copied.
+// Cache files are never rewritten in place (they are replaced by a rename), so the pages keep
+// their bytes while the profile lives, even after the entry is evicted.
+void placeStoredFrame(const MappedFile& file, const uint8_t* frame, uint8_t* to, size_t bytes,
+                      bool ownMapping) {
+    static const auto page = uintptr_t(::sysconf(_SC_PAGESIZE));
+    const uint64_t at = uint64_t(frame - file.bytes().data());
+    const size_t length = (bytes + page - 1) / page * page;
+    if (ownMapping && file.descriptor() >= 0 && reinterpret_cast<uintptr_t>(to) % page == 0 &&
+        at % page == 0) {
+        if (::mmap(to, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, file.descriptor(),
+                   off_t(at)) != MAP_FAILED)
+            return;
+        // The range may have been unmapped by the failed call: fresh memory goes back first.
+        if (::mmap(to, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+                   0) == MAP_FAILED)
+            throw std::bad_alloc();
+    }
+    std::memcpy(to, frame, bytes);
 }
 
 std::string hex(uint64_t v) {
@@ -377,10 +429,14 @@ std::string ProfileCache::write(const CacheKey& key, const Profile& profile) con
         encodeStructure(profile.hosts_, profile.planes_, profile.startNs_, profile.durationPs_);
     std::vector<ColumnOut> columns;
     const auto add = [&columns](const auto& v) {
-        using T = typename std::decay_t<decltype(v)>::value_type;
+        using V = std::decay_t<decltype(v)>;
+        using T = typename V::value_type;
         static_assert(std::is_trivially_copyable_v<T>);
-        columns.push_back({reinterpret_cast<const uint8_t*>(v.data()), v.size() * sizeof(T),
-                           uint32_t(sizeof(T))});
+        const size_t bytes = v.size() * sizeof(T);
+        // A column is read back sized to its rows, so it takes a mapping of its own then if a
+        // vector of its type that size does.
+        columns.push_back({reinterpret_cast<const uint8_t*>(v.data()), bytes, uint32_t(sizeof(T)),
+                           takesOwnMapping<V>(bytes)});
     };
     add(structure);
     forEachColumn(profile, add);
@@ -394,11 +450,11 @@ std::string ProfileCache::write(const CacheKey& key, const Profile& profile) con
     }
     firstChunk.push_back(uint32_t(chunks.size()));
 
-    // The directory's size is known before compression (16 bytes a column and a frame), so the file
+    // The directory's size is known before compression (16 bytes a column, 20 a frame), so the file
     // is written in one pass: room for header, key and directory, then the frames in order as
     // each window of them is compressed on every core; header and directory go into the room at
     // the end. Only one window of compressed frames is held at a time (not the whole entry).
-    const size_t directoryBytes = 4 + 16 * columns.size() + 16 * chunks.size();
+    const size_t directoryBytes = 4 + 16 * columns.size() + 20 * chunks.size();
     const uint64_t prefixBytes = kHeaderBytes + key.text.size() + directoryBytes;
     if (prefixBytes > capBytes_)
         return "the cache entry would take more than the cache's cap of " +
@@ -444,8 +500,13 @@ std::string ProfileCache::write(const CacheKey& key, const Profile& profile) con
                 const size_t n =
                     ZSTD_compress2(cctx, out.data(), out.size(),
                                    columns[ch.column].data + ch.rawOffset, ch.rawBytes);
+                const uint8_t* raw = columns[ch.column].data + ch.rawOffset;
                 if (ZSTD_isError(n)) {
                     errors[k] = ZSTD_getErrorName(n);
+                } else if (columns[ch.column].ownMapping && n > ch.rawBytes / 2) {
+                    out.clear();
+                    ch.storage = Storage::Stored;
+                    ch.checksum = xxh64(raw, ch.rawBytes);
                 } else {
                     out.resize(n);
                     ch.checksum = xxh64(out.data(), n);
@@ -458,12 +519,19 @@ std::string ProfileCache::write(const CacheKey& key, const Profile& profile) con
         }
         for (size_t k = 0; k < count; ++k) {
             if (!errors[k].empty()) return fail("cannot compress the cache: " + errors[k]);
-            frameBytes[first + k] = uint32_t(frames[k].size());
-            dataBytes += frames[k].size();
+            const Chunk& ch = chunks[first + k];
+            const bool stored = ch.storage == Storage::Stored;
+            const uint8_t* bytes =
+                stored ? columns[ch.column].data + ch.rawOffset : frames[k].data();
+            const size_t size = stored ? ch.rawBytes : frames[k].size();
+            const std::vector<uint8_t> zeros(stored ? paddingBefore(prefixBytes + dataBytes) : 0);
+            frameBytes[first + k] = uint32_t(size);
+            dataBytes += zeros.size() + size;
             if (prefixBytes + dataBytes > capBytes_)
                 return fail("the cache entry would take more than the cache's cap of " +
                             std::to_string(capBytes_) + " bytes");
-            if (std::fwrite(frames[k].data(), 1, frames[k].size(), f) != frames[k].size())
+            if (std::fwrite(zeros.data(), 1, zeros.size(), f) != zeros.size() ||
+                std::fwrite(bytes, 1, size, f) != size)
                 return fail("cannot write " + temp + ": " + std::strerror(errno));
         }
     }
@@ -477,6 +545,7 @@ std::string ProfileCache::write(const CacheKey& key, const Profile& profile) con
         for (uint32_t i = firstChunk[c]; i < firstChunk[c + 1]; ++i) {
             putU32(directory, chunks[i].rawBytes);
             putU32(directory, frameBytes[i]);
+            putU32(directory, uint32_t(chunks[i].storage));
             putU64(directory, chunks[i].checksum);
         }
     }
@@ -564,12 +633,15 @@ std::unique_ptr<Profile> ProfileCache::load(const CacheKey& key, const Progress*
     std::vector<uint8_t> structure;
     std::vector<ColumnIn> columns;
     const auto want = [&columns](auto& v) {
-        using T = typename std::decay_t<decltype(v)>::value_type;
+        using V = std::decay_t<decltype(v)>;
+        using T = typename V::value_type;
         ColumnIn c;
         c.member = &v;
         c.elementSize = sizeof(T);
-        c.size = [&v](size_t n) {
+        c.size = [&v](size_t n, bool& ownMapping) {
             sizeColumn(v, n);
+            // Sized from empty, the vector's capacity is its size: all of its mapping is rows.
+            ownMapping = v.capacity() == n && takesOwnMapping<V>(n * sizeof(T));
             return reinterpret_cast<uint8_t*>(v.data());
         };
         columns.push_back(std::move(c));
@@ -591,18 +663,29 @@ std::unique_ptr<Profile> ProfileCache::load(const CacheKey& key, const Progress*
             col.chunkCount > directoryBytes)
             return ignore("corrupt: column " + std::to_string(c) + " is malformed");
         uint64_t raw = 0;
+        bool kept = true; // every frame a known storage, a stored one as long as its column part
         for (uint32_t i = 0; i < col.chunkCount && !d.bad; ++i) {
             Chunk ch;
             ch.column = c;
             ch.rawOffset = raw;
             ch.rawBytes = d.u32();
             ch.compressedBytes = d.u32();
+            const uint32_t storage = d.u32();
             ch.checksum = d.u64();
+            ch.storage = Storage(storage);
+            if (ch.storage == Storage::Stored) {
+                kept = kept && ch.compressedBytes == ch.rawBytes;
+                ch.padding = uint32_t(paddingBefore(uint64_t(dataAt - bytes.data()) + dataOffset));
+                dataOffset += ch.padding;
+            } else {
+                kept = kept && ch.storage == Storage::Zstd;
+            }
             ch.dataOffset = dataOffset;
             raw += ch.rawBytes;
             dataOffset += ch.compressedBytes;
             chunks.push_back(ch);
         }
+        if (!kept) return ignore("corrupt: column " + std::to_string(c) + " is malformed");
         if (d.bad || raw != col.bytes || dataOffset > dataBytes)
             return ignore("corrupt: column " + std::to_string(c) + "'s frames do not add up");
     }
@@ -665,7 +748,7 @@ std::unique_ptr<Profile> ProfileCache::load(const CacheKey& key, const Progress*
     try {
         parallelFor(order.size(), 0, [&](size_t i) {
             ColumnIn& col = columns[order[i]];
-            col.data = col.size(col.bytes / col.elementSize);
+            col.data = col.size(col.bytes / col.elementSize, col.ownMapping);
         });
         const std::thread::id caller = std::this_thread::get_id();
         parallelFor(chunks.size(), 0, [&](size_t i) {
@@ -682,8 +765,16 @@ std::unique_ptr<Profile> ProfileCache::load(const CacheKey& key, const Progress*
             const auto refuse = [&](const std::string& why) {
                 errors[i] = "corrupt: a frame of column " + std::to_string(ch.column) + why;
             };
-            if (xxh64(frame, ch.compressedBytes) != ch.checksum) {
+            if (ch.padding && !allZero(frame - ch.padding, ch.padding)) {
+                refuse(" follows bytes that are not zeros");
+            } else if (xxh64(frame, ch.compressedBytes) != ch.checksum) {
                 refuse(" does not match its checksum");
+            } else if (ch.storage == Storage::Stored) {
+                const ColumnIn& col = columns[ch.column];
+                placeStoredFrame(file, frame, col.data + ch.rawOffset, ch.rawBytes, col.ownMapping);
+                if (col.scan)
+                    facts[i] = col.scan(ch.rawOffset / col.elementSize,
+                                        (ch.rawOffset + ch.rawBytes) / col.elementSize);
             } else {
                 const size_t n = ZSTD_decompressDCtx(dctx, columns[ch.column].data + ch.rawOffset,
                                                      ch.rawBytes, frame, ch.compressedBytes);
@@ -746,133 +837,6 @@ std::unique_ptr<Profile> ProfileCache::load(const CacheKey& key, const Progress*
 
 // The structural facts every reader of a Profile relies on (ranges, indices, ordering), so that
 // even a file that passed the checksums by chance cannot make a reader index out of bounds.
-std::string ProfileCache::checkProfile(const Profile& p, const ScannedRows& scanned,
-                                       const Progress* progress) {
-    const StringPool& s = p.strings_;
-    const size_t strings = s.offsets_.size() - (s.offsets_.empty() ? 0 : 1);
-    if (s.offsets_.empty() || s.offsets_.front() != 0 || s.offsets_.back() != s.bytes_.size() ||
-        !std::is_sorted(s.offsets_.begin(), s.offsets_.end()))
-        return "string offsets";
-    if (s.hashes_.size() != strings || s.slots_.size() < 2 * strings ||
-        (s.slots_.size() & (s.slots_.size() - 1)) != 0)
-        return "string table";
-    for (uint32_t slot : s.slots_)
-        if (slot > strings) return "string slots";
-    const auto str = [strings](StringId id) { return id < strings; };
-
-    const size_t n = p.start_.size();
-    if (p.duration_.size() != n || p.meta_.size() != n || p.statBegin_.size() != n)
-        return "event column lengths";
-    if (!p.groupIds_.consistent(n)) return "step id runs";
-    if (p.statBlob_.empty() || p.statBlob_.back() != 0) return "stat lists";
-    if (p.statKeys_.empty() || !std::all_of(p.statKeys_.begin(), p.statKeys_.end(), str))
-        return "stat keys";
-    for (const StatValue& v : p.stats_)
-        if (!str(v.key) || uint8_t(v.type) > uint8_t(StatType::Ref) ||
-            (v.isText() && !str(v.asString())))
-            return "stats";
-    const auto statRange = [&p](uint32_t b, uint32_t e) { return b <= e && e <= p.stats_.size(); };
-    for (const Plane& pl : p.planes_)
-        if (!str(pl.name) || pl.host >= p.hosts_.size() ||
-            uint64_t(pl.firstTrack) + pl.trackCount > p.tracks_.size() ||
-            !statRange(pl.statBegin, pl.statEnd))
-            return "planes";
-    if (p.trackStarts_.size() != p.tracks_.size()) return "track starts";
-    for (size_t t = 0; t < p.tracks_.size(); ++t) {
-        const Track& tr = p.tracks_[t];
-        if (tr.plane >= p.planes_.size() || !str(tr.name) || !str(tr.displayName) ||
-            uint64_t(tr.firstEvent) + tr.eventCount > n || p.trackStarts_[t] > n ||
-            uint64_t(tr.firstDepth) + tr.depthCount + 1 > p.depthOffsets_.size())
-            return "track " + std::to_string(t);
-    }
-    for (uint32_t d : p.depthOffsets_)
-        if (d > n) return "depth offsets";
-    // Tracks tile the events in order (trackOf searches their starts), and each track's depth
-    // offsets run from its first event to its end without going back (eventsAt's ranges).
-    EventIndex next = 0;
-    for (size_t t = 0; t < p.tracks_.size(); ++t) {
-        const Track& tr = p.tracks_[t];
-        if (tr.firstEvent != next || p.trackStarts_[t] != tr.firstEvent) return "track order";
-        next = tr.firstEvent + tr.eventCount;
-        const auto first = p.depthOffsets_.begin() + tr.firstDepth;
-        if (tr.depthCount > 0 && (*first != tr.firstEvent || first[tr.depthCount] != next ||
-                                  !std::is_sorted(first, first + tr.depthCount + 1)))
-            return "depth offsets of track " + std::to_string(t);
-    }
-    if (next != n) return "track order";
-    for (const EventMetadata& m : p.metadata_)
-        if (!str(m.name) || !str(m.displayName) || m.plane >= p.planes_.size() ||
-            !statRange(m.statBegin, m.statEnd))
-            return "event metadata";
-    if (p.flows_.size() != p.flowsByTarget_.size()) return "flows";
-
-    // The checks that read every side-table entry or flow are independent: they run on every
-    // core after the checks above, and the first failure in this order is the one reported. What
-    // they would read of the narrow durations and starts, the events' metadata and stat offsets
-    // and the flows' order was counted as the frames were read (`scanned`).
-    using Check = std::function<std::string()>;
-    std::vector<Check> checks;
-    checks.push_back([&p, &scanned]() -> std::string {
-        return p.duration_.consistent(scanned.longDurations) ? "" : "long durations";
-    });
-    checks.push_back([&p, &scanned]() -> std::string {
-        return p.start_.consistent(scanned.longStarts) ? "" : "start blocks";
-    });
-    // The stat lists themselves are read within bounds (StatList.h), not checked here.
-    checks.push_back([&scanned]() -> std::string {
-        return scanned.firstBadEvent == SIZE_MAX ? ""
-                                                 : "event " + std::to_string(scanned.firstBadEvent);
-    });
-    const auto side = [&checks, n](const auto& t, const char* name) {
-        checks.push_back([&t, n, name]() -> std::string {
-            return t.consistent(n) ? "" : std::string("side table of ") + name;
-        });
-    };
-    side(p.correlation_, "correlation ids");
-    side(p.kernels_, "kernels");
-    side(p.memcpys_, "memcpys");
-    side(p.memory_, "allocator events");
-    side(p.tfOps_, "framework ops");
-    side(p.hloOps_, "HLO ops");
-    checks.push_back([&p, str]() -> std::string {
-        for (uint32_t k : p.kernels_.values_)
-            if (k >= p.kernelDetails_.size()) return "kernel details";
-        for (const auto* t : {&p.memory_, &p.tfOps_, &p.hloOps_})
-            if (!std::all_of(t->values_.begin(), t->values_.end(), str))
-                return "side table strings";
-        return {};
-    });
-    const size_t flowCheck = checks.size();
-    checks.push_back([&p, &scanned]() -> std::string {
-        // Flows run by launch; flowsByTarget_ lists each once, by target (launchesOf searches it).
-        if (!scanned.flowsInRange) return "flows";
-        if (!scanned.flowsByLaunch) return "flow order";
-        std::vector<uint8_t> listed(p.flows_.size(), 0);
-        const Flow* previous = nullptr;
-        for (uint32_t f : p.flowsByTarget_) {
-            if (f >= p.flows_.size() || listed[f]) return "flow order";
-            listed[f] = 1;
-            const Flow& flow = p.flows_[f];
-            if (previous && flowByTarget(flow, *previous)) return "flow order";
-            previous = &flow;
-        }
-        return {};
-    });
-    // The longest check starts first (the flows'), so that the threads finish together; failures
-    // are still reported in the order above.
-    std::vector<size_t> schedule{flowCheck};
-    for (size_t i = 0; i < checks.size(); ++i)
-        if (i != flowCheck) schedule.push_back(i);
-    std::vector<std::string> failures(checks.size());
-    parallelFor(schedule.size(), 0, [&](size_t i) {
-        const size_t k = schedule[i];
-        failures[k] = checks[k]();
-    });
-    for (std::string& why : failures)
-        if (!why.empty()) return std::move(why);
-    return {};
-}
-
 void ProfileCache::evict(const std::string& keep) const {
     struct Entry {
         fs::path path;

@@ -28,15 +28,17 @@ struct CacheKey {
     bool ok() const { return error.empty() && !text.empty(); }
 };
 
-// A folder of zstd-compressed columnar snapshots of loaded profiles, so that reopening a large
-// profile costs little more than reading its columns back.
+// A folder of columnar snapshots of loaded profiles, so that reopening a large profile costs
+// little more than reading its columns back.
 //
 // One file per set of host files (named by a hash of their paths): a 48-byte header (magic,
 // format version, section sizes, a checksum of header, key and directory), the key text, the
 // column directory, then every column of the Profile (events, stats, strings, side tables,
-// flows, ...) split into independently compressed zstd frames that carry zstd's content
-// checksum. Reading validates all of it and the profile's internal consistency; a file that is
-// truncated, corrupt, of another format version or for sources that changed since is ignored
+// flows, ...) split into frames of 4 MiB, each an independent zstd frame or, for the large
+// columns zstd does not halve, the bytes as they are on a 64 KiB boundary of the file, which
+// reading maps into the column (copy on write) instead of copying; the directory keeps each
+// frame's XXH64. Reading validates all of it and the profile's internal consistency; a file that
+// is truncated, corrupt, of another format version or for sources that changed since is ignored
 // with a log line, and the next store() replaces it. Frames are compressed and decompressed on
 // every core. The folder is kept under a size cap by removing the least recently used entries.
 //
@@ -53,7 +55,9 @@ public:
     // tables' events in 2 bytes per entry. 4: a correlation table's high halves as runs over its
     // entries, from entry 0. 5: starts in 4 bytes, by blocks of 128 rows (StartColumn). 6: each
     // frame checked by an XXH64 of its compressed bytes in the directory, not by zstd's checksum.
-    static constexpr uint32_t kFormatVersion = 6;
+    // 7: frames of the large columns that zstd does not halve are stored as they are, page
+    // aligned, and mapped into the columns when read; each frame says how it is kept.
+    static constexpr uint32_t kFormatVersion = 7;
     static constexpr int kSettleSeconds = 2;
     static constexpr uint64_t kDefaultCapBytes = uint64_t(4) << 30; // 4 GiB
     static constexpr const char* kSuffix = ".stc";

@@ -268,10 +268,11 @@ bool allZero(const uint8_t* p, size_t n) {
 
 // Puts a frame stored as it is (`frame`, inside `file`'s mapping) at `to`. Where `to` lies in a
 // mapping of the column's own, both on page boundaries, the file's pages are mapped there
-// (private: a write copies the page, the file never changes): nothing is copied or zeroed, and
-// the page cache's pages are shared. Otherwise, or if that mapping fails, the bytes are copied.
-// Cache files are never rewritten in place (they are replaced by a rename), so the pages keep
-// their bytes while the profile lives, even after the entry is evicted.
+// (private: a write copies the page): nothing is copied or zeroed, and the page cache's pages are
+// shared. The directory's check made the frame end on a page boundary or at the column's end, so
+// its last page holds no other frame's rows. Otherwise, or if that mapping fails, the bytes are
+// copied. Cache files are never rewritten in place (they are replaced by a rename), so the pages
+// keep their bytes while the profile lives, even after the entry is evicted.
 void placeStoredFrame(const MappedFile& file, const uint8_t* frame, uint8_t* to, size_t bytes,
                       bool ownMapping) {
     static const auto page = uintptr_t(::sysconf(_SC_PAGESIZE));
@@ -663,7 +664,10 @@ std::unique_ptr<Profile> ProfileCache::load(const CacheKey& key, const Progress*
             col.chunkCount > directoryBytes)
             return ignore("corrupt: column " + std::to_string(c) + " is malformed");
         uint64_t raw = 0;
-        bool kept = true; // every frame a known storage, a stored one as long as its column part
+        // Every frame kept in a known way. A stored one is as long as its part of the column,
+        // not empty, and starts on a boundary of kStoredAlignment in the column too, and ends on
+        // one or at the column's end: the pages mapped for it then hold no other frame's rows.
+        bool kept = true;
         for (uint32_t i = 0; i < col.chunkCount && !d.bad; ++i) {
             Chunk ch;
             ch.column = c;
@@ -674,7 +678,9 @@ std::unique_ptr<Profile> ProfileCache::load(const CacheKey& key, const Progress*
             ch.checksum = d.u64();
             ch.storage = Storage(storage);
             if (ch.storage == Storage::Stored) {
-                kept = kept && ch.compressedBytes == ch.rawBytes;
+                kept = kept && ch.compressedBytes == ch.rawBytes && ch.rawBytes > 0 &&
+                       raw % kStoredAlignment == 0 &&
+                       (ch.rawBytes % kStoredAlignment == 0 || raw + ch.rawBytes == col.bytes);
                 ch.padding = uint32_t(paddingBefore(uint64_t(dataAt - bytes.data()) + dataOffset));
                 dataOffset += ch.padding;
             } else {
@@ -835,8 +841,6 @@ std::unique_ptr<Profile> ProfileCache::load(const CacheKey& key, const Progress*
     return profile;
 }
 
-// The structural facts every reader of a Profile relies on (ranges, indices, ordering), so that
-// even a file that passed the checksums by chance cannot make a reader index out of bounds.
 void ProfileCache::evict(const std::string& keep) const {
     struct Entry {
         fs::path path;

@@ -278,8 +278,9 @@ void placeStoredFrame(const MappedFile& file, const uint8_t* frame, uint8_t* to,
     static const auto page = uintptr_t(::sysconf(_SC_PAGESIZE));
     const uint64_t at = uint64_t(frame - file.bytes().data());
     const size_t length = (bytes + page - 1) / page * page;
-    if (ownMapping && file.descriptor() >= 0 && reinterpret_cast<uintptr_t>(to) % page == 0 &&
-        at % page == 0) {
+    // Pages larger than kStoredAlignment could reach past the frame's end: those copy.
+    if (ownMapping && file.descriptor() >= 0 && page <= kStoredAlignment &&
+        reinterpret_cast<uintptr_t>(to) % page == 0 && at % page == 0) {
         if (::mmap(to, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, file.descriptor(),
                    off_t(at)) != MAP_FAILED)
             return;

@@ -34,9 +34,9 @@ struct CacheKey {
 // One file per set of host files (named by a hash of their paths): a 48-byte header (magic,
 // format version, section sizes, a checksum of header, key and directory), the key text, the
 // column directory, then every column of the Profile (events, stats, strings, side tables,
-// flows, ...) split into frames of 4 MiB, each an independent zstd frame or, for the large
-// columns zstd does not halve, the bytes as they are on a 64 KiB boundary of the file, which
-// reading maps into the column (copy on write) instead of copying; the directory keeps each
+// flows, ...) split into frames of 4 MiB, each an independent zstd frame or, for the Columns of
+// 2 MiB and up that zstd does not halve, the bytes as they are on a 64 KiB boundary of the file,
+// which reading maps into the column (copy on write) instead of copying; the directory keeps each
 // frame's XXH64. Reading validates all of it and the profile's internal consistency; a file that
 // is truncated, corrupt, of another format version or for sources that changed since is ignored
 // with a log line, and the next store() replaces it. Frames are compressed and decompressed on

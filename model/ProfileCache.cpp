@@ -499,10 +499,8 @@ std::string ProfileCache::write(const CacheKey& key, const Profile& profile) con
                 Chunk& ch = chunks[first + k];
                 std::vector<uint8_t>& out = frames[k];
                 out.resize(ZSTD_compressBound(ch.rawBytes));
-                const size_t n =
-                    ZSTD_compress2(cctx, out.data(), out.size(),
-                                   columns[ch.column].data + ch.rawOffset, ch.rawBytes);
                 const uint8_t* raw = columns[ch.column].data + ch.rawOffset;
+                const size_t n = ZSTD_compress2(cctx, out.data(), out.size(), raw, ch.rawBytes);
                 if (ZSTD_isError(n)) {
                     errors[k] = ZSTD_getErrorName(n);
                 } else if (columns[ch.column].ownMapping && n > ch.rawBytes / 2) {

@@ -137,7 +137,8 @@ ProfileMemory Profile::memoryUsage() const {
     ProfileMemory m;
     m.eventColumns = start_.memoryBytes() + duration_.memoryBytes() + vec(meta_) + vec(statBegin_) +
                      vec(depthOffsets_) + vec(trackStarts_);
-    m.eventStats = vec(statBlob_) + vec(statKeys_) + vec(stats_);
+    m.eventStats =
+        vec(statBlob_) + vec(statKeys_) + vec(shapeBegin_) + vec(shapeTags_) + vec(stats_);
     m.hotStats = groupIds_.memoryBytes() + vec(kernelDetails_) + correlation_.memoryBytes() +
                  kernels_.memoryBytes() + memcpys_.memoryBytes() + memory_.memoryBytes() +
                  tfOps_.memoryBytes() + hloOps_.memoryBytes();

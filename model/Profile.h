@@ -153,7 +153,7 @@ struct EventRange {
 // Where a profile's memory goes, in bytes (allocated capacity).
 struct ProfileMemory {
     size_t eventColumns = 0; // start, duration, metadata, stat offset; depth and track offsets
-    size_t eventStats = 0;   // encoded event stat lists, stat keys, metadata and plane stats
+    size_t eventStats = 0;   // stat lists, their shapes and keys; metadata, plane stats
     size_t hotStats = 0;     // step ids, correlation ids, kernels, memcpys, ops, memory events
     size_t flows = 0;        // launch -> device joins, and their order by target
     size_t strings = 0;      // the string pool
@@ -213,7 +213,8 @@ public:
     // metadataStats(metadataOf(e)).
     StatList eventStats(EventIndex e) const {
         return {statBlob_.data() + statBegin_[e],
-                {statBlob_.data() + statBlob_.size(), statKeys_.size(), strings_.size()},
+                {statBlob_.data() + statBlob_.size(), strings_.size(), shapeBegin_.data(),
+                 shapeBegin_.size() - 1, shapeTags_.data()},
                 statKeys_.data()};
     }
     std::span<const StatValue> metadataStats(uint32_t meta) const {
@@ -277,7 +278,11 @@ private:
     Column<uint32_t> statBegin_;     // offset of each event's list in statBlob_
     Column<uint8_t> statBlob_;       // see StatList.h
     std::vector<StringId> statKeys_; // stat key index -> stat name
-    std::vector<StatValue> stats_;   // metadata and plane stats (few), fixed width
+    // The shapes of the stat lists (StatList.h): shape s is shapeTags_[shapeBegin_[s],
+    // shapeBegin_[s + 1]); shape 0 is the empty list.
+    std::vector<uint32_t> shapeBegin_{0, 0};
+    std::vector<uint32_t> shapeTags_;
+    std::vector<StatValue> stats_; // metadata and plane stats (few), fixed width
     std::vector<uint32_t> depthOffsets_;
     std::vector<EventIndex> trackStarts_; // firstEvent of each track, for trackOf()
 

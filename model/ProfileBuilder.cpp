@@ -169,11 +169,24 @@ size_t ProfileBuilder::appendStatBytes(size_t bytes) {
     return first;
 }
 
+void ProfileBuilder::encodePendingStats() {
+    pendingTags_.clear();
+    for (const statcodec::Entry& s : pending_)
+        pendingTags_.push_back(statcodec::tagOf(s.keyIndex, s.type));
+    const uint32_t shape = shapes_.intern(pendingTags_);
+    statBegin_.back() = blobOffset();
+    // Written in room made for the longest list, then given back: a Column grows without
+    // zero-filling, geometrically.
+    const size_t at = statBlob_.size();
+    statBlob_.resize(at + 5 + pending_.size() * statcodec::kMaxValueBytes);
+    uint8_t* p = statcodec::putVarint(statBlob_.data() + at, shape);
+    for (const statcodec::Entry& s : pending_) p = statcodec::putValue(p, s.type, s.raw);
+    statBlob_.resize(size_t(p - statBlob_.data()));
+    pending_.clear();
+}
+
 void ProfileBuilder::dropLastEvent() {
-    if (listOpen_) {
-        statBlob_.resize(statBegin_.back());
-        listOpen_ = false;
-    }
+    pending_.clear();
     track_.pop_back();
     start_.pop_back();
     duration_.pop_back();
@@ -512,6 +525,7 @@ std::unique_ptr<Profile> ProfileBuilder::finish(const Progress* progress, unsign
     statBlob_.shrink_to_fit();
     p.statBlob_ = std::move(statBlob_);
     p.statKeys_ = std::move(statKeys_);
+    shapes_.release(p.shapeBegin_, p.shapeTags_);
     Column<uint32_t>().swap(order);
     Column<uint32_t>().swap(track_);
 
@@ -609,6 +623,13 @@ void ProfileBuilder::decodeHotStats(unsigned threads) {
     std::vector<Key> keyOfIndex(p.statKeys_.size(), None);
     for (size_t i = 1; i < p.statKeys_.size(); ++i) keyOfIndex[i] = classify(p.statKeys_[i]);
 
+    // Of each list shape, how many of its values to read: up to its last hot stat.
+    std::vector<uint32_t> hotLength(p.shapeBegin_.size() - 1, 0);
+    for (size_t shape = 0; shape < hotLength.size(); ++shape)
+        for (uint32_t i = p.shapeBegin_[shape]; i < p.shapeBegin_[shape + 1]; ++i)
+            if (keyOfIndex[statcodec::keyOfTag(p.shapeTags_[i])] != None)
+                hotLength[shape] = i + 1 - p.shapeBegin_[shape];
+
     const StringId allocName = pool.find("MemoryAllocation");
     const StringId deallocName = pool.find("MemoryDeallocation");
     std::vector<uint8_t> isMemory(p.metadata_.size(), 0);
@@ -685,18 +706,16 @@ void ProfileBuilder::decodeHotStats(unsigned threads) {
         for (EventIndex e = track.firstEvent; e < track.firstEvent + track.eventCount; ++e) {
             const uint32_t m = p.meta_[e];
             Hot h = metaHot[m];
-            // The stat list is read in place (see StatList.h) and only hot keys are decoded.
-            for (const uint8_t* q = p.statBlob_.data() + p.statBegin_[e]; *q;) {
-                uint32_t keyIndex;
+            // The stat list is read in place (see StatList.h), up to its last hot stat.
+            const uint8_t* q = p.statBlob_.data() + p.statBegin_[e];
+            const uint32_t shape = uint32_t(statcodec::getVarint(q));
+            const uint32_t* tag = p.shapeTags_.data() + p.shapeBegin_[shape];
+            for (const uint32_t* const last = tag + hotLength[shape]; tag != last; ++tag) {
                 StatValue s;
-                StatType type;
-                uint64_t raw;
-                statcodec::readEntry(q, keyIndex, type, raw);
-                const Key key = keyOfIndex[keyIndex];
-                if (key == None) continue;
-                s.type = type;
-                s.raw = raw;
-                apply(key, s, h);
+                s.type = statcodec::typeOfTag(*tag);
+                s.raw = statcodec::readValue(q, s.type);
+                const Key key = keyOfIndex[statcodec::keyOfTag(*tag)];
+                if (key != None) apply(key, s, h);
             }
             out.groups.append(e,
                               h.group >= INT32_MIN && h.group <= INT32_MAX ? int32_t(h.group) : -1);

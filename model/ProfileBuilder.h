@@ -10,6 +10,7 @@
 
 #include "model/Profile.h"
 #include "model/Progress.h"
+#include "model/StatShapes.h"
 
 namespace stepscope {
 
@@ -74,22 +75,14 @@ public:
     uint32_t statKey(StringId name);
     StringId statKeyName(uint32_t keyIndex) const { return statKeys_[keyIndex]; }
     // Adds a stat to the event added last. The first form is the fast path for importers that
-    // resolved the key once per stat name.
+    // resolved the key once per stat name. The event's list is encoded when the next event is
+    // added (its shape is known then).
     void addEventStat(uint32_t keyIndex, StatType type, uint64_t raw) {
-        if (!listOpen_) {
-            statBegin_.back() = blobOffset();
-            listOpen_ = true;
-        }
-        statcodec::append(statBlob_, keyIndex, type, raw);
+        pending_.push_back({raw, keyIndex, type});
     }
     // Adds n stats to the event added last in one step (importers with several per event).
     void addEventStats(const statcodec::Entry* stats, size_t n) {
-        if (n == 0) return;
-        if (!listOpen_) {
-            statBegin_.back() = blobOffset();
-            listOpen_ = true;
-        }
-        statcodec::appendAll(statBlob_, stats, n);
+        pending_.insert(pending_.end(), stats, stats + n);
     }
     void addEventStat(const StatValue& stat) {
         addEventStat(statKey(stat.key), stat.type, stat.raw);
@@ -106,6 +99,10 @@ public:
             statBlob_.reserve(std::max(need, statBlob_.capacity() * 2));
     }
     size_t eventCount() const { return start_.size(); }
+
+    // The number of a stat list's shape (StatList.h), from its tags in order; for importers that
+    // encode lists themselves.
+    uint32_t statShape(std::span<const uint32_t> tags) { return shapes_.intern(tags); }
 
     // The bulk path of importers that decode on several threads. appendEvents() adds `events`
     // rows, left unwritten, and returns the first; eventRows() points at a row of every column,
@@ -156,12 +153,11 @@ private:
     void groupTracksByPlane();
     Column<uint32_t> orderEvents(const Progress* progress, bool& cancelled, unsigned threads);
     void decodeHotStats(unsigned threads);
+    // Encodes the stats added to the event added last, if any.
     void closeStatList() {
-        if (listOpen_) {
-            statBlob_.push_back(0);
-            listOpen_ = false;
-        }
+        if (!pending_.empty()) encodePendingStats();
     }
+    void encodePendingStats();
     uint32_t blobOffset();
     void joinFlows(unsigned threads);
     void bindFlowPoints(int64_t shift);
@@ -184,8 +180,10 @@ private:
     Column<uint32_t> meta_;
     Column<uint32_t> statBegin_;
     Column<uint8_t> statBlob_{0}; // offset 0: the empty list shared by stat-less events
-    bool listOpen_ = false;
-    std::vector<StringId> statKeys_{0}; // index 0 is never used: no entry tag may be 0
+    StatShapes shapes_;
+    std::vector<statcodec::Entry> pending_; // the stats of the event added last
+    std::vector<uint32_t> pendingTags_;     // their tags, while they are encoded
+    std::vector<StringId> statKeys_{0};     // index 0 is never used: no entry tag may be 0
     std::unordered_map<StringId, uint32_t> statKeyIndex_;
     std::string error_;
     std::vector<PendingStat> planeStats_;

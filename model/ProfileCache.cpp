@@ -318,7 +318,7 @@ std::string firstDifference(const std::string& want, const std::string& have) {
 // SideTable must be added here (the size checks below fail until it is) and kFormatVersion
 // raised.
 template <class P, class F> void ProfileCache::forEachColumn(P& p, F&& f) {
-    static_assert(sizeof(Profile) == 1192, "Profile changed: add its new members to the cache");
+    static_assert(sizeof(Profile) == 1240, "Profile changed: add its new members to the cache");
     static_assert(sizeof(DurationColumn) == 96 && sizeof(StartColumn) == 120 &&
                       sizeof(RunColumn<int32_t>) == 48 && sizeof(CorrelationIds) == 120,
                   "a column changed: update the cache");
@@ -371,6 +371,8 @@ template <class P, class F> void ProfileCache::forEachColumn(P& p, F&& f) {
     f(p.hloOps_.values_);
     f(p.flows_);
     f(p.flowsByTarget_);
+    f(p.shapeBegin_);
+    f(p.shapeTags_);
 }
 
 ProfileCache::ProfileCache(std::string folder, std::string programVersion, uint64_t capBytes,

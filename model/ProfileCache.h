@@ -56,8 +56,9 @@ public:
     // entries, from entry 0. 5: starts in 4 bytes, by blocks of 128 rows (StartColumn). 6: each
     // frame checked by an XXH64 of its compressed bytes in the directory, not by zstd's checksum.
     // 7: frames of the large columns that zstd does not halve are stored as they are, page
-    // aligned, and mapped into the columns when read; each frame says how it is kept.
-    static constexpr uint32_t kFormatVersion = 7;
+    // aligned, and mapped into the columns when read; each frame says how it is kept. 8: event
+    // stat lists name their shape, a sequence of keys and types kept once (StatList.h).
+    static constexpr uint32_t kFormatVersion = 8;
     static constexpr int kSettleSeconds = 2;
     static constexpr uint64_t kDefaultCapBytes = uint64_t(4) << 30; // 4 GiB
     static constexpr const char* kSuffix = ".stc";

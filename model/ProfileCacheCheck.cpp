@@ -30,9 +30,20 @@ std::string ProfileCache::checkProfile(const Profile& p, const ScannedRows& scan
     if (p.duration_.size() != n || p.meta_.size() != n || p.statBegin_.size() != n)
         return "event column lengths";
     if (!p.groupIds_.consistent(n)) return "step id runs";
-    if (p.statBlob_.empty() || p.statBlob_.back() != 0) return "stat lists";
+    // Offset 0 holds the empty list that events without stats share.
+    if (p.statBlob_.empty() || p.statBlob_[0] != 0) return "stat lists";
     if (p.statKeys_.empty() || !std::all_of(p.statKeys_.begin(), p.statKeys_.end(), str))
         return "stat keys";
+    // Shapes tile their tags in order, shape 0 has none, and each tag names a key of the key
+    // table and a StatType: a list's values are then read within bounds (StatList.h).
+    const std::vector<uint32_t>& shapes = p.shapeBegin_;
+    if (shapes.size() < 2 || shapes[0] != 0 || shapes[1] != 0 ||
+        shapes.back() != p.shapeTags_.size() || !std::is_sorted(shapes.begin(), shapes.end()))
+        return "stat list shapes";
+    for (uint32_t tag : p.shapeTags_)
+        if (statcodec::keyOfTag(tag) == 0 || statcodec::keyOfTag(tag) >= p.statKeys_.size() ||
+            uint8_t(statcodec::typeOfTag(tag)) > uint8_t(StatType::Ref))
+            return "stat list shapes";
     for (const StatValue& v : p.stats_)
         if (!str(v.key) || uint8_t(v.type) > uint8_t(StatType::Ref) ||
             (v.isText() && !str(v.asString())))

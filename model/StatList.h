@@ -11,14 +11,17 @@
 namespace stepscope {
 
 // Event stats are the largest part of a profile (real TF host planes carry about six per event),
-// so each event's stats are stored as one compact list in a shared byte column:
-//   entry  = varint(keyIndex << 3 | type), value
+// so each event's stats are stored as one compact list in a shared byte column. Events of one kind
+// carry the same stats in the same order (a memory allocation its 14 allocator fields, a launch
+// its correlation and step ids), so a list names that sequence of keys and types, its shape, once:
+//   list   = varint(shape) value*
 //   value  = Int64: zigzag varint; Uint64: varint; Double: 8 bytes little-endian;
 //            Str, Bytes, Ref: varint StringId
-//   list   = entry* 0
-// keyIndex (>= 1) indexes the profile's stat key table, whose entries are the interned stat
-// names, so no entry tag is ever 0 and 0 ends the list. Typical entries take 2-4 bytes instead of
-// the 13 of a fixed-width row. Every event without stats shares one terminator byte.
+// Shape s is the tags [shapeBegin[s], shapeBegin[s + 1]) of the profile's shape table, each tag
+// keyIndex << 3 | type, in the order the values follow; keyIndex (>= 1) indexes the profile's stat
+// key table, whose entries are the interned stat names. Shape 0 has no tags: every event without
+// stats shares the one byte 0 at the start of the column. A memory allocation's list takes its 14
+// values and one byte, where a tag before each value took 14 bytes more (docs/load-speed.md).
 namespace statcodec {
 
 // Writes v as a varint at p (at most 10 bytes; protobuf's encoding); returns the end.
@@ -47,10 +50,9 @@ inline uint64_t getVarint(const uint8_t*& p) {
     }
 }
 
-// Writes one entry at p (at most kMaxEntryBytes); returns the end.
-constexpr size_t kMaxEntryBytes = 20;
-inline uint8_t* putEntry(uint8_t* p, uint32_t keyIndex, StatType type, uint64_t raw) {
-    p = putVarint(p, (uint64_t(keyIndex) << 3) | uint64_t(type));
+// A value as a list holds it (at most kMaxValueBytes); returns the end.
+constexpr size_t kMaxValueBytes = 10;
+inline uint8_t* putValue(uint8_t* p, StatType type, uint64_t raw) {
     switch (type) {
     case StatType::Int64: {
         const int64_t s = int64_t(raw);
@@ -64,59 +66,62 @@ inline uint8_t* putEntry(uint8_t* p, uint32_t keyIndex, StatType type, uint64_t 
     }
 }
 
-// The entry is written in place, in room made for the longest one and then given back: a Column
-// grows without zero-filling (and geometrically), so this costs no copy through a local buffer
-// and no range insert.
-inline void append(Column<uint8_t>& out, uint32_t keyIndex, StatType type, uint64_t raw) {
-    const size_t at = out.size();
-    out.resize(at + kMaxEntryBytes);
-    out.resize(size_t(putEntry(out.data() + at, keyIndex, type, raw) - out.data()));
+// Reads a value that this program wrote (trusted) and advances p past it.
+inline uint64_t readValue(const uint8_t*& p, StatType type) {
+    uint64_t raw;
+    switch (type) {
+    case StatType::Int64: {
+        const uint64_t z = getVarint(p);
+        return (z >> 1) ^ (~(z & 1) + 1);
+    }
+    case StatType::Double:
+        std::memcpy(&raw, p, 8);
+        p += 8;
+        return raw;
+    default:
+        return getVarint(p);
+    }
 }
 
-// A stat to encode: what append() takes, for appending several at once.
+// A tag of the shape table: the key's index and the value's type.
+inline uint32_t tagOf(uint32_t keyIndex, StatType type) {
+    return (keyIndex << 3) | uint32_t(type);
+}
+inline uint32_t keyOfTag(uint32_t tag) {
+    return tag >> 3;
+}
+inline StatType typeOfTag(uint32_t tag) {
+    return StatType(tag & 7);
+}
+
+// A stat to encode: its key's index, its type and its 8 bytes.
 struct Entry {
     uint64_t raw;
     uint32_t keyIndex;
     StatType type;
 };
 
-inline void appendAll(Column<uint8_t>& out, const Entry* entries, size_t n) {
-    uint8_t buffer[16 * kMaxEntryBytes];
-    uint8_t* p = buffer;
-    for (size_t i = 0; i < n; ++i) {
-        if (p > buffer + sizeof buffer - kMaxEntryBytes) {
-            out.insert(out.end(), buffer, p);
-            p = buffer;
-        }
-        p = putEntry(p, entries[i].keyIndex, entries[i].type, entries[i].raw);
-    }
-    out.insert(out.end(), buffer, p);
+// An importer's own stat lists, written before their shape is known (XSpace chunks, Kineto
+// streams), are entries, each its tag as a varint then its value; an XSpace chunk ends each list
+// with a 0, a Kineto stream keeps a count:
+//   list = (varint(tag) value)* 0
+// Writes one entry at p (at most kMaxEntryBytes); returns the end.
+constexpr size_t kMaxEntryBytes = 5 + kMaxValueBytes;
+inline uint8_t* putEntry(uint8_t* p, uint32_t keyIndex, StatType type, uint64_t raw) {
+    return putValue(putVarint(p, tagOf(keyIndex, type)), type, raw);
 }
 
 // Reads one entry at p (which must not be at the list's terminating 0) and advances p past it.
-// For lists this process wrote: the builders re-reading what they encoded.
 inline void readEntry(const uint8_t*& p, uint32_t& keyIndex, StatType& type, uint64_t& raw) {
-    const uint64_t tag = getVarint(p);
-    keyIndex = uint32_t(tag >> 3);
-    type = StatType(tag & 7);
-    switch (type) {
-    case StatType::Int64: {
-        const uint64_t z = getVarint(p);
-        raw = (z >> 1) ^ (~(z & 1) + 1);
-        break;
-    }
-    case StatType::Double:
-        std::memcpy(&raw, p, 8);
-        p += 8;
-        break;
-    default:
-        raw = getVarint(p);
-    }
+    const uint32_t tag = uint32_t(getVarint(p));
+    keyIndex = keyOfTag(tag);
+    type = typeOfTag(tag);
+    raw = readValue(p, type);
 }
 
 // Reads a varint that must end before `end` and fit 64 bits; false if it does not.
 inline bool getVarintWithin(const uint8_t*& p, const uint8_t* end, uint64_t& v) {
-    if (p < end && *p < 0x80) [[likely]] { // most tags and values are one byte
+    if (p < end && *p < 0x80) [[likely]] { // most shapes and values are one byte
         v = *p++;
         return true;
     }
@@ -149,104 +154,75 @@ inline bool getVarint10(const uint8_t*& p, uint64_t& v) {
     }
 }
 
-// The bounds a list read from a loaded profile is held to: its bytes end at `end`, key indices
-// are in [1, keys), text values are string ids below `strings`.
+// The bounds a list read from a loaded profile is held to: its bytes end at `end`, its shape is
+// one of `shapes` in the shape table, its text values are string ids below `strings`. The shape
+// table's tags were checked when the profile was made or opened (valid types, key indices within
+// the key table).
 struct ListBounds {
     const uint8_t* end;
-    size_t keys;
     size_t strings;
+    const uint32_t* shapeBegin; // shapes + 1 offsets into tags
+    size_t shapes;
+    const uint32_t* tags;
 };
 
-// Whether a tag and the value it announces name a key in [1, keys), a StatType and, for text, a
-// string below `strings`. The value of a Double is not looked at.
-inline bool entryWithin(uint64_t tag, uint64_t value, const ListBounds& bounds) {
-    const uint64_t key = tag >> 3;
-    const unsigned type = unsigned(tag & 7);
-    if (key == 0 || key >= bounds.keys) return false;
-    // Str, Bytes and Ref follow the numeric types; 6 and 7 are no type.
-    return type < unsigned(StatType::Str) ||
-           (type <= unsigned(StatType::Ref) && value < bounds.strings);
-}
-
-// An entry read within bounds: `next` is where the next one begins, nullptr where there was none
-// to read (the list's end, or a malformed entry).
-struct EntryRead {
-    const uint8_t* next = nullptr;
-    Entry entry;
-};
-
-// Finishes an entry whose tag and value (v, or raw for a Double) were read and that ends at `next`:
-// checks them against `bounds` (entryWithin).
-[[gnu::always_inline]] inline EntryRead takeEntry(const uint8_t* next, uint64_t tag, uint64_t v,
-                                                  uint64_t raw, const ListBounds& bounds) {
-    if (!entryWithin(tag, v, bounds)) return {};
-    const StatType type = StatType(tag & 7);
-    if (type == StatType::Int64)
-        raw = (v >> 1) ^ (~(v & 1) + 1);
-    else if (type != StatType::Double)
-        raw = v;
-    return {next, {raw, uint32_t(tag >> 3), type}};
-}
-
-// The most bytes readEntryWithin reads without checking each against the end: a tag and a value of
-// 10 bytes each (any varint, as written or not), more than putEntry ever writes.
-constexpr size_t kLongestReadEntryBytes = 10 + 10;
-
-// readEntryWithin for an entry that starts less than kLongestReadEntryBytes before bounds.end. (Out
-// of line and by value, so that the common path keeps its pointer in a register.)
-[[gnu::noinline]] inline EntryRead readEntryNearEnd(const uint8_t* p, const ListBounds& bounds) {
-    uint64_t tag, v = 0, raw = 0;
-    if (p >= bounds.end || *p == 0 || !getVarintWithin(p, bounds.end, tag)) return {};
-    if ((tag & 7) == uint64_t(StatType::Double)) {
-        if (bounds.end - p < 8) return {};
+// Reads a value of `type` at p, as readValue does, if it is one this program could have written
+// within `bounds`: a varint that ends before bounds.end and fits 64 bits (8 bytes for a Double),
+// and for text a string id below bounds.strings. Returns where the next value begins, or nullptr.
+[[gnu::always_inline]] inline const uint8_t*
+readValueWithin(const uint8_t* p, StatType type, const ListBounds& bounds, uint64_t& raw) {
+    if (type == StatType::Double) {
+        if (bounds.end - p < 8) return nullptr;
         std::memcpy(&raw, p, 8);
-        p += 8;
+        return p + 8;
+    }
+    uint64_t v;
+    // Every byte getVarint10 reads lies before bounds.end: only the varint's length needs checking.
+    if (size_t(bounds.end - p) >= kMaxValueBytes) [[likely]] {
+        if (!getVarint10(p, v)) return nullptr;
     } else if (!getVarintWithin(p, bounds.end, v)) {
-        return {};
+        return nullptr;
     }
-    return takeEntry(p, tag, v, raw, bounds);
-}
-
-// Reads the entry at p, as readEntry does, if it is one this program could have written within
-// `bounds`: a tag and a value that end before bounds.end and fit 64 bits, and entryWithin.
-[[gnu::always_inline]] inline EntryRead readEntryWithin(const uint8_t* p,
-                                                        const ListBounds& bounds) {
-    if (size_t(bounds.end - p) < kLongestReadEntryBytes) [[unlikely]]
-        return readEntryNearEnd(p, bounds);
-    // Every byte this reads lies before bounds.end: only the varints' lengths need checking.
-    uint64_t tag, v = 0, raw = 0;
-    if (*p == 0 || !getVarint10(p, tag)) return {};
-    if ((tag & 7) == uint64_t(StatType::Double)) {
-        std::memcpy(&raw, p, 8);
-        p += 8;
-    } else if (!getVarint10(p, v)) {
-        return {};
+    if (type == StatType::Int64) {
+        raw = (v >> 1) ^ (~(v & 1) + 1);
+    } else {
+        if (type != StatType::Uint64 && v >= bounds.strings) return nullptr;
+        raw = v;
     }
-    return takeEntry(p, tag, v, raw, bounds);
+    return p;
 }
 
 } // namespace statcodec
 
 // The stats of one event, decoded on iteration. Use as a range:
 //   for (const StatValue& s : profile.eventStats(e)) ...
-// Every entry is read within the profile's bounds (readEntryWithin), so a list that came from
+// Every value is read within the profile's bounds (readValueWithin), so a list that came from
 // outside (a cache file that passed its checksums yet is malformed) can never make a reader index
-// past the key table, the string pool or the stat bytes: such a list reads as its entries up to
-// the first malformed one. This replaces parsing every list when a cache entry is opened
-// (docs/cache.md; its cost and this one's: docs/load-speed.md).
+// past the shape table, the key table, the string pool or the stat bytes: such a list reads as its
+// values up to the first malformed one, and a list whose shape is not in the table reads as empty.
+// This replaces parsing every list when a cache entry is opened (docs/cache.md; its cost and this
+// one's: docs/load-speed.md).
 class StatList {
 public:
     struct End {};
     class Iterator {
     public:
-        // Everything on the way to readEntryWithin is always inlined: GCC otherwise keeps the
+        // Everything on the way to readValueWithin is always inlined: GCC otherwise keeps the
         // constructor and operator++ out of line in the loops that look for one stat, which made
         // the overview 5-12% slower (docs/load-speed.md).
         [[gnu::always_inline]] Iterator(const uint8_t* p, const statcodec::ListBounds& bounds,
                                         const StringId* keys)
-            : p_(p)
-            , bounds_(bounds)
+            : bounds_(bounds)
             , keys_(keys) {
+            uint64_t shape;
+            const bool known = p < bounds.end && *p < 0x80 // most shapes are one byte
+                                   ? (shape = *p++, true)
+                                   : statcodec::getVarintWithin(p, bounds.end, shape);
+            if (known && shape < bounds.shapes) {
+                p_ = p;
+                tag_ = bounds.tags + bounds.shapeBegin[shape];
+                tagEnd_ = bounds.tags + bounds.shapeBegin[shape + 1];
+            }
             read();
         }
         const StatValue& operator*() const { return current_; }
@@ -260,14 +236,22 @@ public:
 
     private:
         [[gnu::always_inline]] void read() {
-            const statcodec::EntryRead r = statcodec::readEntryWithin(p_, bounds_);
-            p_ = r.next; // nullptr at the end, or at the first malformed entry
+            if (tag_ == tagEnd_) {
+                p_ = nullptr;
+                return;
+            }
+            const uint32_t tag = *tag_++;
+            const StatType type = statcodec::typeOfTag(tag);
+            uint64_t raw;
+            p_ = statcodec::readValueWithin(p_, type, bounds_, raw); // nullptr where malformed
             if (!p_) return;
-            current_.key = keys_[r.entry.keyIndex];
-            current_.type = r.entry.type;
-            current_.raw = r.entry.raw;
+            current_.key = keys_[statcodec::keyOfTag(tag)];
+            current_.type = type;
+            current_.raw = raw;
         }
-        const uint8_t* p_;
+        const uint8_t* p_ = nullptr;
+        const uint32_t* tag_ = nullptr;
+        const uint32_t* tagEnd_ = nullptr;
         statcodec::ListBounds bounds_;
         const StringId* keys_;
         StatValue current_;

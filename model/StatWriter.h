@@ -8,7 +8,8 @@
 
 namespace stepscope::statcodec {
 
-// Writes stat lists at the end of a byte column through a cursor. While it writes, the column is
+// Writes entry lists (StatList.h: an importer's own lists, before their shape is known) at the
+// end of a byte column through a cursor. While it writes, the column is
 // kept sized to its capacity (uninitialised, see Column) and grown by doubling when an entry
 // might not fit; its destructor cuts the column to what was written. An entry then costs one
 // compare besides its encoding, not two resizes of the vector.

@@ -8,12 +8,14 @@
 #include <QTemporaryDir>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <memory>
 
 #include <zstd.h>
 
 #include "model/Hash64.h"
+#include "model/ProfileBuilder.h"
 #include "model/ProfileCache.h"
 #include "model/ProfileLoader.h"
 #include "tests/fixtures/CacheEntryFile.h"
@@ -228,6 +230,17 @@ private slots:
         QCOMPARE(entry.columns[kKernelLowColumn].elementSize, uint32_t(sizeof(uint16_t)));
         QCOMPARE(entry.columns[kKernelLowColumn].bytes, uint64_t(2 * kernels));
 
+        // The synthetic profile's stat lists have several shapes, each of one tag or more; the
+        // middle tag of the shape table is edited.
+        const uint32_t keys = uint32_t(entry.columns[kStatKeysColumn].bytes / sizeof(StringId));
+        const std::vector<uint32_t> shapeBegin =
+            columnValues<uint32_t>(entry.columns[kShapeBeginColumn]);
+        QVERIFY(shapeBegin.size() > 4 && shapeBegin[2] < shapeBegin[3]);
+        const auto editedTag = [&entry](auto edit) {
+            return edited<uint32_t>(entry, kShapeTagsColumn,
+                                    [&edit](std::vector<uint32_t>& v) { edit(v[v.size() / 2]); });
+        };
+
         const size_t e = n / 2 + 1;
         const auto badMeta = [e, metadataCount](std::vector<uint32_t>& v) { v[e] = metadataCount; };
         const struct {
@@ -279,6 +292,23 @@ private slots:
             {edited<Flow>(edited<uint32_t>(entry, kMetaColumn, badMeta), kFlowsColumn,
                           [n](std::vector<Flow>& v) { v.back().target = uint32_t(n); }),
              "event " + std::to_string(e)},
+            // The stat bytes must begin with the empty list that events without stats share.
+            {edited<uint8_t>(entry, kStatBlobColumn, [](std::vector<uint8_t>& v) { v[0] = 1; }),
+             "stat lists"},
+            // A shape's tag naming a key past the key table, key 0, or type 6 or 7 (no StatType);
+            // shape 0 with a tag; shapes that go back; a last shape that ends short of the tags.
+            {editedTag([keys](uint32_t& t) { t = keys << 3 | (t & 7); }), "stat list shapes"},
+            {editedTag([](uint32_t& t) { t &= 7; }), "stat list shapes"},
+            {editedTag([](uint32_t& t) { t = (t & ~7u) | 6; }), "stat list shapes"},
+            {editedTag([](uint32_t& t) { t |= 7; }), "stat list shapes"},
+            {edited<uint32_t>(entry, kShapeBeginColumn, [](std::vector<uint32_t>& v) { v[1] = 1; }),
+             "stat list shapes"},
+            {edited<uint32_t>(entry, kShapeBeginColumn,
+                              [](std::vector<uint32_t>& v) { std::swap(v[2], v[3]); }),
+             "stat list shapes"},
+            {edited<uint32_t>(entry, kShapeBeginColumn,
+                              [](std::vector<uint32_t>& v) { v.back() -= 1; }),
+             "stat list shapes"},
         };
         for (const auto& c : cases) {
             expectRefused(cache, key, log, c.entry, c.why);
@@ -400,13 +430,74 @@ private slots:
         QVERIFY2(s.log.last() == want, ("logged '" + s.log.last() + "'").c_str());
     }
 
-    // Event 7's stat list replaced by one written here by hand (placed after the others, so the
-    // stat bytes still end with 0). The cache does not parse every list when it opens an entry;
-    // the lists are read within bounds instead (StatList.h): a list that reads past its key table,
-    // names a string the pool does not have, has a type no stat has, or runs off the end of the
-    // bytes reads as its entries before the first malformed one, and the entry still opens.
-    // Well-formed lists, up to the last key and string, are read as written.
-    void malformedStatListsReadUpToTheirFirstBadEntry() {
+    // Stat lists are written as StatList.h describes, here worked out by hand: each list its
+    // shape's number and then its values, shapes numbered in the order first seen, the empty list
+    // at byte 0 for the event without stats. Read back from the entry, they are the stats added.
+    void statListsAreWrittenByShape() {
+        ProfileBuilder b;
+        const uint32_t plane = b.addPlane(b.addHost("h", "h.xplane.pb"), 1, "/host:CPU");
+        const uint32_t track = b.addTrack(plane, 1, "thread");
+        const uint32_t meta = b.addMetadata(plane, 1, "op", {});
+        const uint32_t a = b.statKey(b.intern("a")), k = b.statKey(b.intern("b"));
+        QCOMPARE(a, uint32_t(1));
+        QCOMPARE(k, uint32_t(2));
+        const StringId x = b.intern("x");
+        QVERIFY(x < 0x80);
+        const double half = 1.5;
+        b.addEvent(track, 0, 5, meta);
+        b.addEventStat(a, StatType::Int64, uint64_t(int64_t(-2)));
+        b.addEventStat(k, StatType::Str, x);
+        b.addEvent(track, 10, 5, meta);
+        b.addEvent(track, 20, 5, meta);
+        b.addEventStat(a, StatType::Int64, 300);
+        b.addEventStat(k, StatType::Str, x);
+        b.addEvent(track, 30, 5, meta);
+        b.addEventStat(k, StatType::Str, x);
+        b.addEventStat(a, StatType::Double, std::bit_cast<uint64_t>(half));
+        const std::unique_ptr<Profile> built = b.finish();
+        QVERIFY(built);
+
+        LogLines log;
+        ProfileCache cache(root_ + "/c-shapes", "test", ProfileCache::kDefaultCapBytes, log.sink());
+        const CacheKey key = cache.keyOf(hosts_);
+        QCOMPARE(cache.store(key, *built), std::string());
+        CacheEntry entry;
+        parseEntry(readBytes(cache.entryPath(key)), entry);
+        if (QTest::currentTestFailed()) return;
+        // zigzag(-2) = 3; zigzag(300) = 600 = 0x258, as a varint 0xD8 0x04; 1.5 is 0x3FF8 << 48.
+        const uint8_t x8 = uint8_t(x);
+        const std::vector<uint8_t> blob{0,  1, 3, x8, 1, 0xD8, 0x04, x8,   2,
+                                        x8, 0, 0, 0,  0, 0,    0,    0xF8, 0x3F};
+        QCOMPARE(columnValues<uint8_t>(entry.columns[kStatBlobColumn]), blob);
+        QCOMPARE(columnValues<uint32_t>(entry.columns[kStatBeginColumn]),
+                 (std::vector<uint32_t>{1, 0, 4, 8}));
+        QCOMPARE(columnValues<uint32_t>(entry.columns[kShapeBeginColumn]),
+                 (std::vector<uint32_t>{0, 0, 2, 4}));
+        // Tags: key << 3 | type, with Int64 0, Double 2, Str 3.
+        QCOMPARE(columnValues<uint32_t>(entry.columns[kShapeTagsColumn]),
+                 (std::vector<uint32_t>{8, 19, 19, 10}));
+
+        const std::unique_ptr<Profile> read = cache.load(key);
+        QVERIFY(read);
+        compareProfiles(*built, *read);
+        std::vector<StatValue> last;
+        for (const StatValue& v : read->eventStats(3)) last.push_back(v);
+        QCOMPARE(last.size(), size_t(2));
+        QCOMPARE(read->str(last[0].key), std::string_view("b"));
+        QCOMPARE(last[0].asString(), x);
+        QCOMPARE(read->str(last[1].key), std::string_view("a"));
+        QCOMPARE(last[1].asDouble(), 1.5);
+        QVERIFY(read->eventStats(1).empty());
+        QCOMPARE(read->findStat(2, "a")->asInt(), int64_t(300));
+    }
+
+    // Event 7's stat list replaced by one written here by hand, placed after the others, of a
+    // shape added here to the end of the shape table. The cache does not parse every list when it
+    // opens an entry; the lists are read within bounds instead (StatList.h): a list whose shape is
+    // not in the table reads as empty, one that names a string the pool does not have or runs off
+    // the end of the bytes reads as its values before the first malformed one, and the entry still
+    // opens. Well-formed lists, up to the last key and string, are read as written.
+    void malformedStatListsReadUpToTheirFirstBadValue() {
         StoredEntry stored(root_ + "/c-statlists", hosts_);
         stored.store();
         if (QTest::currentTestFailed()) return;
@@ -418,7 +509,21 @@ private slots:
         QVERIFY(keys > 2 && strings > 2);
         QCOMPARE(entry.columns[kStatKeysColumn].elementSize, uint32_t(sizeof(StringId)));
         const uint64_t blobBytes = entry.columns[kStatBlobColumn].bytes;
+        const std::vector<uint32_t> shapeBegin =
+            columnValues<uint32_t>(entry.columns[kShapeBeginColumn]);
+        const uint32_t shapes = uint32_t(shapeBegin.size() - 1);
 
+        // The shapes added, numbered from `shapes` on; a tag is keyIndex << 3 | type.
+        const auto tag = [](uint32_t key, StatType type) { return key << 3 | uint32_t(type); };
+        const std::vector<std::vector<uint32_t>> added = {
+            {tag(1, StatType::Str)},
+            {tag(2, StatType::Ref)},
+            {tag(1, StatType::Double)},
+            {tag(1, StatType::Uint64)},
+            {tag(1, StatType::Int64), tag(keys - 1, StatType::Int64)},
+            {tag(1, StatType::Int64), tag(1, StatType::Str)},
+            {tag(keys - 1, StatType::Int64), tag(1, StatType::Str)},
+        };
         const auto varint = [](uint64_t v) {
             std::vector<uint8_t> out;
             for (; v >= 0x80; v >>= 7) out.push_back(uint8_t(v) | 0x80);
@@ -430,15 +535,18 @@ private slots:
             for (const auto& part : parts) out.insert(out.end(), part.begin(), part.end());
             return out;
         };
-        const auto tag = [&](uint64_t key, unsigned type) { return varint(key << 3 | type); };
         const auto withList = [&](const std::vector<uint8_t>& bytes) {
-            return edited<uint32_t>(
-                edited<uint8_t>(entry, kStatBlobColumn,
-                                [&bytes](std::vector<uint8_t>& v) {
-                                    v.insert(v.end(), bytes.begin(), bytes.end());
-                                }),
-                kStatBeginColumn,
-                [blobBytes](std::vector<uint32_t>& v) { v[7] = uint32_t(blobBytes); });
+            CacheEntry out = edited<uint8_t>(entry, kStatBlobColumn, [&](std::vector<uint8_t>& v) {
+                v.insert(v.end(), bytes.begin(), bytes.end());
+            });
+            out = edited<uint32_t>(out, kStatBeginColumn,
+                                   [&](std::vector<uint32_t>& v) { v[7] = uint32_t(blobBytes); });
+            out = edited<uint32_t>(out, kShapeTagsColumn, [&](std::vector<uint32_t>& v) {
+                for (const auto& shape : added) v.insert(v.end(), shape.begin(), shape.end());
+            });
+            return edited<uint32_t>(out, kShapeBeginColumn, [&](std::vector<uint32_t>& v) {
+                for (const auto& shape : added) v.push_back(v.back() + uint32_t(shape.size()));
+            });
         };
         const auto statsOf7 = [&](const std::vector<uint8_t>& bytes) {
             writeBytes(stored.cache.entryPath(stored.key), assembleEntry(withList(bytes)));
@@ -453,10 +561,7 @@ private slots:
             }
             return std::optional<std::vector<StatValue>>(std::move(stats));
         };
-        const unsigned int64 = unsigned(StatType::Int64), uint64 = unsigned(StatType::Uint64),
-                       dbl = unsigned(StatType::Double), str = unsigned(StatType::Str),
-                       ref = unsigned(StatType::Ref);
-        const std::vector<uint8_t> end{0};
+        const auto shape = [&](uint32_t k) { return varint(shapes + k); };
         struct Case {
             std::vector<uint8_t> bytes;
             size_t entriesRead;
@@ -464,20 +569,19 @@ private slots:
             bool cutByTheEnd = false;
         };
         const Case cases[] = {
-            {list({tag(keys, int64), {2}, end}), 0},                  // key index past the table
-            {list({tag(0, str), {1}, end}), 0},                       // key index 0
-            {list({tag(1, 6), {2}, end}), 0},                         // type 6
-            {list({tag(1, 7), {2}, end}), 0},                         // type 7
-            {list({tag(1, str), varint(strings), end}), 0},           // a string the pool lacks
-            {list({tag(2, ref), varint(uint64_t(1) << 40), end}), 0}, // and far past it
-            {list({tag(1, dbl), {0, 0, 0}}), 0, 0, true},             // 8 bytes wanted, 3 left
-            {list({tag(1, uint64), std::vector<uint8_t>(10, 0x80), {1}, end}), 0}, // 11 bytes
-            {list({tag(1, int64), {0x80, 0x80, 0}}), 1, 0, true}, // no terminator after the value
-            {list({tag(1, int64), {2}, tag(keys + 5, int64), {2}, end}), 1, 1}, // the second one
+            {varint(shapes + added.size()), 0},                         // a shape past the table
+            {varint(uint64_t(1) << 40), 0},                             // and far past it
+            {list({std::vector<uint8_t>(10, 0x80), {1}}), 0},           // a shape of 11 bytes
+            {list({shape(0), varint(strings)}), 0},                     // a string the pool lacks
+            {list({shape(1), varint(uint64_t(1) << 40)}), 0},           // and far past it
+            {list({shape(2), {0, 0, 0}}), 0, 0, true},                  // 8 bytes wanted, 3 left
+            {list({shape(3), std::vector<uint8_t>(10, 0x80), {1}}), 0}, // a value of 11 bytes
+            {list({shape(4), {0x80, 0x80, 0}}), 1, 0, true},            // no second value
+            {list({shape(5), {2}, varint(strings)}), 1, 1},             // the second one
         };
-        // Each list at the very end of the stat bytes (read checking every byte against the end)
-        // and, but for the two cut by the end, followed by 32 zero bytes (read checking only the
-        // lengths of its varints).
+        // Each list at the very end of the stat bytes and, but for the two cut by the end,
+        // followed by 32 zero bytes. (A varint with fewer than 10 bytes ahead is read checking
+        // every byte against the end, one with more checking only its length.)
         for (const Case& c : cases)
             for (size_t padding : {size_t(0), size_t(32)}) {
                 if (padding && c.cutByTheEnd) continue;
@@ -494,8 +598,7 @@ private slots:
             }
 
         // The last key and the last string: read back as written (zigzag 3 is -2).
-        const auto stats =
-            statsOf7(list({tag(keys - 1, int64), {3}, tag(1, str), varint(strings - 1), end}));
+        const auto stats = statsOf7(list({shape(6), {3}, varint(strings - 1)}));
         QVERIFY(stats);
         QCOMPARE(stats->size(), size_t(2));
         QCOMPARE((*stats)[0].key, keyNames[keys - 1]);

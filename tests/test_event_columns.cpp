@@ -17,6 +17,7 @@
 #include "model/ProfileBuilder.h"
 #include "model/ProfileCache.h"
 #include "model/ProfileLoader.h"
+#include "model/StatShapes.h"
 #include "tests/fixtures/CompareProfiles.h"
 #include "tests/fixtures/SettledSyntheticHost.h"
 
@@ -430,79 +431,129 @@ private slots:
         QVERIFY(!statcodec::getVarint10(p, v));
     }
 
-    // A stat list read within its bounds (StatList) stops at its first malformed entry, whether
-    // the entry lies far from the end of the stat bytes (where the reader checks only the lengths
-    // of its varints) or in their last 20 bytes (where it checks every byte against the end).
-    void statListsStopAtTheirFirstMalformedEntry() {
+    // A stat list read within its bounds (StatList) reads as empty when its shape is not in the
+    // table, and stops at its first malformed value, whether the value lies far from the end of
+    // the stat bytes or ends them. A varint with 10 bytes or more ahead is read checking only its
+    // length; one within the last 9 bytes, every byte against the end (the cuts and the longest
+    // list below).
+    void statListsStopAtTheirFirstMalformedValue() {
         const StringId keys[] = {0, 100, 101, 102}; // key indices 1-3 are valid
         const size_t strings = 50;
-        const auto tag = [](uint32_t key, StatType type) {
-            return uint8_t(key << 3 | uint8_t(type));
+        const auto tag = [](uint32_t key, StatType type) { return key << 3 | uint32_t(type); };
+        // Shape 1 is the good list's: key 1 an Int64, key 3 a Str; shapes 2-4 add a value of key
+        // 2, a Ref, a Uint64 and a Double; shape 5 is key 1 alone.
+        std::vector<uint32_t> tags, begin{0, 0};
+        const auto addShape = [&](std::initializer_list<uint32_t> t) {
+            tags.insert(tags.end(), t);
+            begin.push_back(uint32_t(tags.size()));
         };
-        const uint8_t good[] = {tag(1, StatType::Int64), 3, tag(3, StatType::Str), 49};
+        const uint32_t int64 = tag(1, StatType::Int64), str = tag(3, StatType::Str);
+        addShape({int64, str});
+        for (StatType third : {StatType::Ref, StatType::Uint64, StatType::Double})
+            addShape({int64, str, tag(2, third)});
+        addShape({int64});
+        const size_t shapes = begin.size() - 1;
+        QCOMPARE(shapes, size_t(6));
+        const auto listOf = [&](const std::vector<uint8_t>& bytes) {
+            return StatList(
+                bytes.data(),
+                {bytes.data() + bytes.size(), strings, begin.data(), shapes, tags.data()}, keys);
+        };
+        const auto readAll = [&](const std::vector<uint8_t>& bytes) {
+            std::vector<StatValue> read;
+            for (const StatValue& v : listOf(bytes)) read.push_back(v);
+            return read;
+        };
+        // Shape 1's list as written (zigzag 3 is -2), and the same shape's first two values.
+        const std::vector<uint8_t> goodList{1, 3, 49};
+        {
+            const std::vector<StatValue> read = readAll(goodList);
+            QCOMPARE(read.size(), size_t(2));
+        }
         struct Case {
-            std::vector<uint8_t> bad; // follows `good`
+            std::vector<uint8_t> list;
             const char* what;
         };
         const Case cases[] = {
-            {{tag(4, StatType::Int64), 1, 0}, "key index past the table"},
-            {{tag(0, StatType::Str), 1, 0}, "key index 0"},
-            {{uint8_t(1 << 3 | 6), 1, 0}, "type 6"},
-            {{uint8_t(1 << 3 | 7), 1, 0}, "type 7"},
-            {{tag(2, StatType::Ref), 50, 0}, "a string past the pool"},
-            {{tag(2, StatType::Uint64), 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
-              1, 0},
+            {{2, 3, 49, 50}, "a string past the pool"},
+            {{3, 3, 49, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 1},
              "an 11-byte value"},
-            {{tag(2, StatType::Uint64), 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x02,
-              0},
+            {{3, 3, 49, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x02},
              "a value past 64 bits"},
         };
         for (const Case& c : cases)
             for (bool nearEnd : {false, true}) {
-                std::vector<uint8_t> bytes(good, good + sizeof good);
-                bytes.insert(bytes.end(), c.bad.begin(), c.bad.end());
+                std::vector<uint8_t> bytes = c.list;
                 if (!nearEnd) bytes.resize(bytes.size() + 64, 0);
-                const StatList list(bytes.data(),
-                                    {bytes.data() + bytes.size(), std::size(keys), strings}, keys);
-                std::vector<StatValue> read;
-                for (const StatValue& v : list) read.push_back(v);
+                const std::vector<StatValue> read = readAll(bytes);
                 QVERIFY2(read.size() == 2, c.what);
                 QCOMPARE(read[0].key, StringId(100));
                 QCOMPARE(read[0].asInt(), int64_t(-2));
                 QCOMPARE(read[1].key, StringId(102));
                 QCOMPARE(read[1].asString(), StringId(49));
             }
-        // Entries cut by the end of the bytes (each vector holds exactly its bytes, so a read past
-        // the end is one past the allocation): a Double, a tag whose continuation byte is the last
-        // byte, a value cut the same way, and a list without its terminator.
-        const std::vector<uint8_t> tails[] = {
-            {tag(2, StatType::Double), 0, 0, 0}, {0x88}, {tag(2, StatType::Uint64), 0x80}, {}};
-        for (const std::vector<uint8_t>& tail : tails) {
-            std::vector<uint8_t> cut(good, good + sizeof good);
-            cut.insert(cut.end(), tail.begin(), tail.end());
-            QCOMPARE(StatList(cut.data(), {cut.data() + cut.size(), std::size(keys), strings}, keys)
-                         .size(),
-                     size_t(2));
-        }
-        // The longest entry a reader takes (a 10-byte tag for key 1, Int64, and a 10-byte value,
-        // 2^63 zigzag-encoded) starting k bytes before the end: read where it fits (k >= 20, the
+        // Shapes the table does not have: 6, far past it, and a shape of 11 bytes.
+        for (const std::vector<uint8_t>& bad :
+             {std::vector<uint8_t>{6, 3, 49}, std::vector<uint8_t>{0x80, 0x80, 0x80, 0x80, 0x80, 1},
+              std::vector<uint8_t>{0x81, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0}})
+            for (bool nearEnd : {false, true}) {
+                std::vector<uint8_t> bytes = bad;
+                if (!nearEnd) bytes.resize(bytes.size() + 64, 0);
+                QVERIFY(listOf(bytes).empty());
+            }
+        // Values cut by the end of the bytes (each vector holds exactly its bytes, so a read past
+        // the end is one past the allocation): a Double, a value whose continuation byte is the
+        // last byte, and a value missing.
+        const std::vector<uint8_t> cuts[] = {{4, 3, 49, 0, 0, 0}, {3, 3, 49, 0x80}, {2, 3, 49}};
+        for (const std::vector<uint8_t>& cut : cuts) QCOMPARE(listOf(cut).size(), size_t(2));
+        // The longest list a reader takes of shape 5 (its shape in 10 bytes, and a 10-byte value,
+        // 2^62 zigzag-encoded) ending k bytes from its start: read where it fits (k >= 20, the
         // rest zeros), refused where it does not, on either side of the check that decides
-        // whether every byte is compared with the end.
-        const uint8_t longest[] = {0x88, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00,
+        // whether every byte of the value is compared with the end.
+        const uint8_t longest[] = {0x85, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00,
                                    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01};
         for (size_t k = 1; k <= 25; ++k) {
             std::vector<uint8_t> bytes(longest, longest + std::min(k, sizeof longest));
             bytes.resize(k, 0);
-            const StatList list(bytes.data(),
-                                {bytes.data() + bytes.size(), std::size(keys), strings}, keys);
-            std::vector<StatValue> read;
-            for (const StatValue& v : list) read.push_back(v);
+            const std::vector<StatValue> read = readAll(bytes);
             QCOMPARE(read.size(), size_t(k >= sizeof longest ? 1 : 0));
             if (!read.empty()) {
                 QCOMPARE(read[0].key, StringId(100));
                 QCOMPARE(read[0].asInt(), int64_t(1) << 62);
             }
         }
+    }
+
+    // Stat list shapes are numbered in the order first seen, 0 being the empty one: a list of the
+    // same tags in the same order has the same number, found again after others (by the table,
+    // not only the shape last seen), and the same tags in another order, or one tag more, another.
+    void statShapesAreInterned() {
+        StatShapes shapes;
+        const std::vector<uint32_t> a{9, 17}, b{17, 9}, c{9, 17, 25}, d{9};
+        QCOMPARE(shapes.intern({}), uint32_t(0));
+        QCOMPARE(shapes.intern(a), uint32_t(1));
+        QCOMPARE(shapes.intern(a), uint32_t(1));
+        QCOMPARE(shapes.intern(b), uint32_t(2));
+        QCOMPARE(shapes.intern(c), uint32_t(3));
+        QCOMPARE(shapes.intern(d), uint32_t(4));
+        for (int round = 0; round < 2; ++round) {
+            QCOMPARE(shapes.intern(c), uint32_t(3));
+            QCOMPARE(shapes.intern(a), uint32_t(1));
+            QCOMPARE(shapes.intern(d), uint32_t(4));
+            QCOMPARE(shapes.intern(b), uint32_t(2));
+        }
+        // Enough shapes that many share a slot of the recent ones.
+        for (uint32_t i = 0; i < 1000; ++i) QCOMPARE(shapes.intern({{i, i + 1}}), 5 + i);
+        for (uint32_t i = 0; i < 1000; ++i) QCOMPARE(shapes.intern({{i, i + 1}}), 5 + i);
+        QCOMPARE(shapes.size(), size_t(1005));
+        std::vector<uint32_t> begin, tags;
+        shapes.release(begin, tags);
+        QCOMPARE(begin.size(), size_t(1006));
+        QCOMPARE(begin[0], uint32_t(0));
+        QCOMPARE(begin[1], uint32_t(0));
+        QCOMPARE(std::vector<uint32_t>(tags.begin() + begin[3], tags.begin() + begin[4]), c);
+        QCOMPARE(begin.back(), uint32_t(tags.size()));
+        QCOMPARE(tags.size(), size_t(2 + 2 + 3 + 1 + 2000));
     }
 
     void sideTableAppendedOutOfOrderIsInconsistent() {

@@ -52,7 +52,7 @@ public:
         return true;
     }
 
-    bool varint(uint64_t& out, const char* what) {
+    [[gnu::always_inline]] bool varint(uint64_t& out, const char* what) {
         return varintAt(p_, end_, fileEnd_, out) || varintSlow(out, what);
     }
 
@@ -62,9 +62,10 @@ public:
     // with its high bit clear) and the 7-bit groups are packed together with no branch on the
     // length. Returns false, with p and out untouched, for anything else, left to the byte-by-byte
     // reading: a varint of several bytes within 8 of the buffer's end, one of 9 or more bytes, or
-    // one running past `end`.
-    static bool varintAt(const uint8_t*& p, const uint8_t* end, const uint8_t* bufferEnd,
-                         uint64_t& out) {
+    // one running past `end`. Always inlined: GCC otherwise keeps it out of line in the event
+    // loop once XSpaceImporter.cpp grows past its inlining budget (docs/load-speed.md).
+    [[gnu::always_inline]] static bool varintAt(const uint8_t*& p, const uint8_t* end,
+                                                const uint8_t* bufferEnd, uint64_t& out) {
         if (p < end && *p < 0x80) {
             out = *p++;
             return true;
@@ -91,8 +92,9 @@ public:
         return true;
     }
 
-    // A length-delimited field: returns its byte range.
-    bool bytes(const uint8_t*& begin, const uint8_t*& stop, const char* what) {
+    // A length-delimited field: returns its byte range. (Always inlined, as varintAt.)
+    [[gnu::always_inline]] bool bytes(const uint8_t*& begin, const uint8_t*& stop,
+                                      const char* what) {
         uint64_t len;
         if (!varint(len, what)) return false;
         if (len > static_cast<uint64_t>(end_ - p_)) return lengthPastEnd(len, what);
@@ -101,7 +103,7 @@ public:
         stop = p_;
         return true;
     }
-    bool string(std::string_view& out, const char* what) {
+    [[gnu::always_inline]] bool string(std::string_view& out, const char* what) {
         const uint8_t *b = nullptr, *e = nullptr;
         if (!bytes(b, e, what)) return false;
         out = std::string_view(reinterpret_cast<const char*>(b), size_t(e - b));

@@ -1,6 +1,7 @@
 #include "model/xspace/XSpaceImporter.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <deque>
@@ -11,6 +12,7 @@
 
 #include "model/HugePages.h"
 #include "model/ParallelFor.h"
+#include "model/StatShapes.h"
 #include "model/StatWriter.h"
 #include "model/xspace/WireReader.h"
 #include "model/xspace/XStatReader.h"
@@ -109,14 +111,18 @@ struct Chunk {
     std::string error;
 
     // Counted once the chunk is decoded (ChunkDecoder::tally), so that the merge knows the size
-    // of its lists in the builder's ids before they are written.
-    std::vector<uint32_t> keyUses;        // entries per local key index - 1
+    // of its lists in the builder's ids before they are written. A list's shape (StatList.h) is
+    // first numbered in the chunk, in its local key indices.
+    StatShapes shapes;
+    Column<uint16_t> listShape;           // per event with stats: its local shape
+    std::vector<uint32_t> shapeUses;      // lists per local shape
     std::vector<uint32_t> stringUses;     // Str and Bytes entries per local string
     std::vector<uint32_t> unknownRefUses; // Ref entries per element of unknownRefs
-    size_t fixedBytes = 0;                // bytes that no id mapping changes: values, list ends
+    size_t fixedBytes = 0;                // bytes that no id mapping changes: the other values
 
     // Filled by the merge.
     std::vector<uint32_t> keyMap;    // local key index - 1 -> builder key index
+    std::vector<uint32_t> shapeMap;  // local shape -> builder shape
     std::vector<StringId> stringMap; // local string index -> StringId
     std::vector<uint32_t> unknownMetaMap;
     size_t statBytes = 0; // its stat lists in the builder's ids
@@ -269,23 +275,42 @@ void ChunkDecoder::run() {
     }
 }
 
-// Counts what the merge needs to size the chunk's stat lists in the builder's ids: the entries of
-// each key and string, the Ref entries of each unknown stat id, and every other byte.
+// Counts what the merge needs to size the chunk's stat lists in the builder's ids: the lists of
+// each shape, the entries of each string, the Ref entries of each unknown stat id, and every other
+// byte. Numbers each list's shape in the chunk.
 void ChunkDecoder::tally() {
+    // A chunk has fewer distinct shapes than events: its shapes fit listShape.
+    static_assert(kChunkEvents < 0xFFFF);
     const IdMap& statNames = c_.line->tables->statNames;
-    c_.keyUses.assign(c_.keyIds.size(), 0);
     c_.stringUses.assign(c_.strings.size(), 0);
     c_.unknownRefUses.assign(c_.unknownRefs.size(), 0);
+    c_.listShape.resize(c_.events);
+    c_.shapeUses.assign(1, 0);
+    std::vector<uint32_t> tags;
+    // Events of one metadata mostly carry the same stats: the shape last seen on events whose
+    // metadata index has the same low bits is compared with each list as it is read, and only a
+    // list that differs is gathered again and looked up.
+    std::array<uint32_t, 64> shapeOfMeta{};
     size_t fixed = 0;
     for (size_t e = 0; e < c_.events; ++e) {
         if (c_.rows.statBegin[e] == 0) continue;
-        for (const uint8_t* q = c_.blob->data() + c_.blobAt + c_.rows.statBegin[e]; *q;) {
-            const uint8_t* entry = q;
-            uint32_t key;
-            StatType type;
-            uint64_t raw;
-            statcodec::readEntry(q, key, type, raw);
-            ++c_.keyUses[key - 1];
+        uint32_t& guess = shapeOfMeta[c_.rows.meta[e] % shapeOfMeta.size()];
+        const std::span<const uint32_t> expected = c_.shapes.tags(guess);
+        bool same = true;
+        size_t n = 0;
+        const uint8_t* const list = c_.blob->data() + c_.blobAt + c_.rows.statBegin[e];
+        // Numeric values keep their bytes; only text and Ref values are looked at.
+        for (const uint8_t* q = list; *q; ++n) {
+            const uint32_t tag = uint32_t(statcodec::getVarint(q));
+            same = same && n < expected.size() && expected[n] == tag;
+            const StatType type = statcodec::typeOfTag(tag);
+            if (type == StatType::Double) {
+                q += 8;
+                fixed += 8;
+                continue;
+            }
+            const uint8_t* value = q;
+            const uint64_t raw = statcodec::getVarint(q);
             if (type == StatType::Str || type == StatType::Bytes) {
                 ++c_.stringUses[raw];
             } else if (type == StatType::Ref) {
@@ -297,11 +322,23 @@ void ChunkDecoder::tally() {
                         std::find(c_.unknownRefs.begin(), c_.unknownRefs.end(), int64_t(raw)) -
                         c_.unknownRefs.begin())];
             } else {
-                fixed += size_t(q - entry) -
-                         statcodec::varintSize((uint64_t(key) << 3) | uint64_t(type));
+                fixed += size_t(q - value);
             }
         }
-        ++fixed; // the list's end
+        if (!same || n != expected.size()) {
+            tags.clear();
+            for (const uint8_t* q = list; *q;) {
+                uint32_t key;
+                StatType type;
+                uint64_t raw;
+                statcodec::readEntry(q, key, type, raw);
+                tags.push_back(statcodec::tagOf(key, type));
+            }
+            guess = c_.shapes.intern(tags);
+            if (guess == c_.shapeUses.size()) c_.shapeUses.push_back(0);
+        }
+        ++c_.shapeUses[guess];
+        c_.listShape[e] = uint16_t(guess);
     }
     c_.fixedBytes = fixed;
 }
@@ -757,9 +794,20 @@ bool Importer::merge(Chunk& c, int64_t& earliest, int64_t& latest) {
         }
         c.unknownMetaMap[k] = meta;
     }
+    // The chunk's shapes in the builder's key indices, numbered among the builder's shapes.
+    c.shapeMap.assign(c.shapes.size(), 0);
+    std::vector<uint32_t> tags;
+    for (uint32_t k = 1; k < c.shapes.size(); ++k) {
+        tags.clear();
+        for (const uint32_t t : c.shapes.tags(k))
+            tags.push_back(
+                statcodec::tagOf(c.keyMap[statcodec::keyOfTag(t) - 1], statcodec::typeOfTag(t)));
+        c.shapeMap[k] = b_.statShape(tags);
+    }
+    c.shapes = {};
     c.statBytes = c.fixedBytes;
-    for (size_t k = 0; k < c.keyUses.size(); ++k)
-        c.statBytes += c.keyUses[k] * statcodec::varintSize(uint64_t(c.keyMap[k]) << 3);
+    for (size_t k = 1; k < c.shapeUses.size(); ++k)
+        c.statBytes += c.shapeUses[k] * statcodec::varintSize(c.shapeMap[k]);
     for (size_t k = 0; k < c.stringUses.size(); ++k)
         c.statBytes += c.stringUses[k] * statcodec::varintSize(c.stringMap[k]);
     for (size_t k = 0; k < c.unknownRefUses.size(); ++k)
@@ -792,7 +840,7 @@ bool Importer::merge(Chunk& c, int64_t& earliest, int64_t& latest) {
     return true;
 }
 
-// Writes a chunk's stat lists with builder key indices and string ids at `out`, which is byte `at`
+// Writes a chunk's stat lists with builder shapes and string ids at `out`, which is byte `at`
 // of the builder's stat bytes, points its rows there, and gives its unknown metadata builder
 // metadata indices. Reads shared tables only. The merge sized the lists (c.statBytes); nothing is
 // written past that size, and should the lists come out another size, the chunk fails.
@@ -805,15 +853,16 @@ void Importer::encode(Chunk& c, uint8_t* out, size_t at) {
             if (meta[e] & kLocalMetadata) meta[e] = c.unknownMetaMap[meta[e] & ~kLocalMetadata];
     uint8_t* p = out;
     uint8_t* const end = out + c.statBytes;
-    auto put = [&](uint32_t key, StatType type, uint64_t raw) {
-        if (size_t(end - p) >= statcodec::kMaxEntryBytes) [[likely]] {
-            p = statcodec::putEntry(p, key, type, raw);
+    // A value, or a shape as a Uint64 value is written.
+    auto put = [&](StatType type, uint64_t raw) {
+        if (size_t(end - p) >= statcodec::kMaxValueBytes) [[likely]] {
+            p = statcodec::putValue(p, type, raw);
             return true;
         }
-        uint8_t entry[statcodec::kMaxEntryBytes];
-        const size_t n = size_t(statcodec::putEntry(entry, key, type, raw) - entry);
+        uint8_t value[statcodec::kMaxValueBytes];
+        const size_t n = size_t(statcodec::putValue(value, type, raw) - value);
         if (n > size_t(end - p)) return false;
-        std::memcpy(p, entry, n);
+        std::memcpy(p, value, n);
         p += n;
         return true;
     };
@@ -822,6 +871,7 @@ void Importer::encode(Chunk& c, uint8_t* out, size_t at) {
         if (statBegin[e] == 0) continue;
         const uint8_t* q = c.blob->data() + c.blobAt + statBegin[e];
         statBegin[e] = uint32_t(at + size_t(p - out));
+        fits = put(StatType::Uint64, c.shapeMap[c.listShape[e]]);
         while (fits && *q) {
             uint32_t key;
             StatType type;
@@ -831,11 +881,10 @@ void Importer::encode(Chunk& c, uint8_t* out, size_t at) {
                 raw = c.stringMap[raw];
             else if (type == StatType::Ref)
                 raw = statNames.get(int64_t(raw));
-            fits = put(c.keyMap[key - 1], type, raw);
+            fits = put(type, raw);
         }
-        fits = fits && p != end;
-        if (fits) *p++ = 0;
     }
+    Column<uint16_t>().swap(c.listShape);
     if (!fits || p != end)
         c.error = "internal error: the stat lists of a chunk of XLine \"" +
                   std::string(c.line->name) + "\" came out another size than counted";
